@@ -94,7 +94,8 @@ class Variant:
         known = cls.knob_names()
         for name in knobs:
             if name not in known:
-                raise VariantError(name, knobs[name], "no such knob; the knobs are " + ", ".join(known))
+                accepted = "no such knob; the knobs are " + ", ".join(known)
+                raise VariantError(name, knobs[name], accepted)
         return cls(**dict(knobs))
 
     def to_dict(self) -> dict[str, Any]:

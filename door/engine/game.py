@@ -1,0 +1,672 @@
+"""A game of Canfield: the piles, the plays, undo, scoring and the position JSON.
+
+>>> from door.engine import Game, Variant
+>>> game = Game.deal(Variant(), number=48213)
+>>> game.legal()[0]
+'V'
+>>> before = game.to_dict()
+>>> game.play("v").move
+'V'
+>>> game.play("u").move
+'U'
+>>> {k: v for k, v in game.to_dict().items() if k not in ("history", "moves")} == {
+...     k: v for k, v in before.items() if k not in ("history", "moves")}
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from door.engine.cards import CARDS, RANKS, SUIT_SYMBOLS, Card, check_full_deck
+from door.engine.moves import (
+    FOUNDATION,
+    RESERVE,
+    SEND_UP,
+    TURN,
+    UNDO,
+    WASTE,
+    IllegalMove,
+    Move,
+)
+from door.engine.position import read_position
+from door.engine.shuffle import shuffled_order
+from door.engine.status import PLAYING, RESIGNED, STUCK, WON
+from door.engine.variant import Variant
+
+KING = 12
+_RED = tuple((card & 3) in (1, 2) for card in range(52))
+_SEPARATOR = b"\xff"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayResult:
+    """What one accepted play did, for the screen to show."""
+
+    move: str
+    """The play in canonical form."""
+    sent_up: tuple[Card, ...]
+    """Every card the play put on a foundation, in order (send up and finish included)."""
+    finish: tuple[Card, ...]
+    """The cards the automatic finish sent up (the end of ``sent_up``); empty if none."""
+    status: str
+    score: int
+    moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """The position before a play, so that undo can take the play back."""
+
+    piles: bytes
+    base_rank: int | None
+    passes_started: int
+    status: str
+    gain: int
+
+
+def _rank_word(rank: int) -> str:
+    return "10" if rank == 9 else RANKS[rank]
+
+
+def _colour_word(red: bool) -> str:
+    return "red" if red else "black"
+
+
+class Game:
+    """One game: deal it with :meth:`deal` or :meth:`from_order`, then :meth:`play`.
+
+    The piles are lists, bottom first (the last item is the top card). Read them; change them
+    only through :meth:`play`.
+    """
+
+    variant: Variant
+    deal_number: int | None
+    order: tuple[Card, ...]
+    reserve: list[Card]
+    deck: list[Card]
+    waste: list[Card]
+    foundations: list[list[Card]]
+    tableau: list[list[Card]]
+    base_rank: int | None
+    passes_started: int
+    score: int
+    moves: int
+    status: str
+    history: list[str]
+
+    def __init__(self, variant: Variant, order: Sequence[Card], deal_number: int | None) -> None:
+        check_full_deck(order)
+        self.variant = variant
+        self.deal_number = deal_number
+        self.order = tuple(order)
+        self._deal_piles()
+        self.passes_started = 1
+        self.moves = 0
+        self.status = PLAYING
+        self.history = []
+        self._snapshots: list[_Snapshot] = []
+        self._sent_up: list[Card] = []
+        self._points = 0
+        self._cards_points = 0
+        self.score = 0
+        self._settle_score()
+        self._check_stuck()
+
+    # -- dealing ---------------------------------------------------------------------------
+
+    @classmethod
+    def deal(cls, variant: Variant, number: int) -> Game:
+        """Deal ``number`` with the documented shuffle (door.engine.shuffle)."""
+        return cls(variant, shuffled_order(number), number)
+
+    @classmethod
+    def from_order(cls, variant: Variant, cards: Iterable[Card | str]) -> Game:
+        """Deal an explicit order of the 52 cards (``"7H"`` strings or Cards)."""
+        return cls(variant, [c if isinstance(c, Card) else Card.parse(c) for c in cards], None)
+
+    def _deal_piles(self) -> None:
+        variant, order = self.variant, self.order
+        at = variant.reserve_size
+        self.reserve = list(order[:at])
+        self.foundations = [[], [], [], []]
+        self.base_rank = None
+        if variant.base == "dealt":
+            self.foundations[0].append(order[at])
+            self.base_rank = order[at].rank
+            at += 1
+        elif variant.base == "ace":
+            self.base_rank = 0
+        self.tableau = [[card] for card in order[at : at + variant.columns]]
+        self.deck = list(reversed(order[at + variant.columns :]))
+        self.waste = []
+
+    # -- what the position allows ----------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != PLAYING
+
+    @property
+    def cards_on_foundations(self) -> int:
+        return sum(len(pile) for pile in self.foundations)
+
+    @property
+    def passes_left(self) -> int | None:
+        """New passes still allowed after this one; None when unlimited."""
+        if self.variant.passes == 0:
+            return None
+        return max(0, self.variant.passes - self.passes_started)
+
+    def _new_pass_allowed(self) -> bool:
+        return self.variant.passes == 0 or self.passes_started < self.variant.passes
+
+    def _fits(self, card: int, top: int) -> bool:
+        """May ``card`` be placed on ``top`` in a column? (rule 3, fine point 6)"""
+        if _RED[card] == _RED[top] or ((top >> 2) - (card >> 2)) % 13 != 1:
+            return False
+        # The broken corner: a card of rank base-1 never goes on one of the base rank.
+        broken = self.variant.wrap == "broken" and self.base_rank is not None
+        return not (broken and top >> 2 == self.base_rank)
+
+    def _foundation_for(self, card: int) -> int | None:
+        """The foundation ``card`` would go to now, or None (fine point 2)."""
+        rank = card >> 2
+        if self.base_rank is None or rank == self.base_rank:
+            for index, pile in enumerate(self.foundations):
+                if not pile:
+                    return index
+            return None
+        for index, pile in enumerate(self.foundations):
+            if pile and pile[0] & 3 == card & 3:
+                top = pile[-1]
+                if len(pile) < 13 and (top >> 2) + 1 - rank in (0, 13):
+                    return index
+                return None
+        return None
+
+    def _space_takes(self, source: str, card: int, whole_pile: bool) -> bool:
+        """May ``card`` (from the reserve, the waste or a column) fill an empty column?"""
+        if self.reserve:
+            return source == RESERVE
+        rule = self.variant.spaces_after_reserve
+        if rule == "waste":
+            return source == WASTE
+        if rule == "king":
+            return card >> 2 == KING
+        return source == WASTE or whole_pile
+
+    def _run_start(self, pile: list[Card]) -> int:
+        """Index of the bottom card of the run on top of ``pile`` (fine point 7)."""
+        start = len(pile) - 1
+        while start > 0 and self._fits(pile[start], pile[start - 1]):
+            start -= 1
+        return start
+
+    def _moving_part(self, source: int, target: int) -> int | None:
+        """Index in column ``source`` of the card at the bottom of what ``m n`` would move."""
+        pile = self.tableau[source]
+        if not pile or source == target:
+            return None
+        destination = self.tableau[target]
+        if self.variant.moves == "whole":
+            if destination:
+                return 0 if self._fits(pile[0], destination[-1]) else None
+            return 0 if self._space_takes("column", pile[0], True) else None
+        start = self._run_start(pile)
+        if destination:
+            top = destination[-1]
+            for index in range(start, len(pile)):
+                if self._fits(pile[index], top):
+                    return index
+            return None
+        if self.reserve:
+            return None
+        rule = self.variant.spaces_after_reserve
+        if rule == "any":
+            return 0
+        if rule == "king":
+            for index in range(start, len(pile)):
+                if pile[index] >> 2 == KING:
+                    return index
+        return None
+
+    def _column_takes(self, source: str, card: int, column: int) -> bool:
+        destination = self.tableau[column]
+        if destination:
+            return self._fits(card, destination[-1])
+        return self._space_takes(source, card, False)
+
+    def _tops(self) -> list[tuple[str, int, Card]]:
+        """(source key, column index or -1, top card) for every pile a card can leave."""
+        tops: list[tuple[str, int, Card]] = []
+        if self.reserve:
+            tops.append((RESERVE, -1, self.reserve[-1]))
+        if self.waste:
+            tops.append((WASTE, -1, self.waste[-1]))
+        for index, pile in enumerate(self.tableau):
+            if pile:
+                tops.append((str(index + 1), index, pile[-1]))
+        return tops
+
+    def legal(self) -> list[str]:
+        """Every play the position allows, in canonical form: V, F, S…, D…, then columns.
+
+        U, being no play of its own, is not listed.
+        """
+        if self.status != PLAYING:
+            return []
+        plays: list[str] = []
+        if self.deck or (self.waste and self._new_pass_allowed()):
+            plays.append(TURN)
+        tops = self._tops()
+        if self.base_rank is not None and any(
+            self._foundation_for(card) is not None for _, _, card in tops
+        ):
+            plays.append(SEND_UP)
+        columns = range(len(self.tableau))
+        for key, source, card in tops:
+            if self._foundation_for(card) is not None:
+                plays.append(f"{key} F")
+            if source < 0:
+                plays.extend(f"{key} {t + 1}" for t in columns if self._column_takes(key, card, t))
+            else:
+                plays.extend(
+                    f"{key} {t + 1}"
+                    for t in columns
+                    if t != source and self._moving_part(source, t) is not None
+                )
+        return plays
+
+    def is_legal(self, command: str | Move) -> bool:
+        """Would :meth:`play` accept ``command`` now? (U included)"""
+        try:
+            move = command if isinstance(command, Move) else Move.parse(command)
+        except IllegalMove:
+            return False
+        if move.source == UNDO:
+            return self._undo_refusal() is None
+        return str(move) in self.legal()
+
+    # -- the stuck rule ---------------------------------------------------------------------
+
+    def _has_real_play(self) -> bool:
+        """Is any play but V legal, leaving out whole piles moved into a space?"""
+        tops = self._tops()
+        for key, source, card in tops:
+            if self._foundation_for(card) is not None:
+                return True
+            for target in range(len(self.tableau)):
+                if source < 0:
+                    if self._column_takes(key, card, target):
+                        return True
+                elif target != source:
+                    part = self._moving_part(source, target)
+                    if part is not None and (self.tableau[target] or part > 0):
+                        return True
+        return False
+
+    def _cards_turning_shows(self) -> list[Card]:
+        """Cards that turning alone would bring to the top of the waste (the stuck rule)."""
+        draw = self.variant.draw
+        shown: list[Card] = []
+        this_pass = self.deck[::-1]
+        for end in range(draw, len(this_pass) + draw, draw):
+            shown.append(this_pass[min(end, len(this_pass)) - 1])
+        if self._new_pass_allowed():
+            whole_pass = self.waste + this_pass
+            for end in range(draw, len(whole_pass) + draw, draw):
+                shown.append(whole_pass[min(end, len(whole_pass)) - 1])
+        return shown
+
+    def _is_stuck(self) -> bool:
+        if self._has_real_play():
+            return False
+        for card in self._cards_turning_shows():
+            if self._foundation_for(card) is not None:
+                return False
+            if any(self._column_takes(WASTE, card, t) for t in range(len(self.tableau))):
+                return False
+        return True
+
+    def _check_stuck(self) -> None:
+        if self.status == PLAYING and self._is_stuck():
+            self.status = STUCK
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def play(self, command: str | Move) -> PlayResult:
+        """Make one play (or ``U``), given in any spelling RULES.md accepts.
+
+        Raises IllegalMove, leaving the game exactly as it was, when the play is refused.
+        """
+        move = command if isinstance(command, Move) else Move.parse(command)
+        if self.status != PLAYING:
+            raise IllegalMove(self._over_message())
+        if move.source == UNDO:
+            return self._undo()
+        self._check_columns(move)
+        piles_before, base_before = self._pack(), self.base_rank
+        passes_before, score_before = self.passes_started, self.score
+        self._points = self._cards_points = 0
+        self._sent_up = []
+        if move.source == TURN:
+            self._turn()
+        elif move.source == SEND_UP:
+            if self.base_rank is None:
+                raise IllegalMove(
+                    "Choose the base rank first: send a card up with S F, D F or a column's F"
+                )
+            if not self._send_up():
+                raise IllegalMove("No card can go to a foundation now")
+        else:
+            self._move(move)
+        finish = self._finish()
+        self.moves += 1
+        self.history.append(str(move))
+        if self.cards_on_foundations == 52:
+            self.status = WON
+        self._settle_score()
+        gain = self.score - score_before
+        self._remember(_Snapshot(piles_before, base_before, passes_before, PLAYING, gain))
+        self._check_stuck()
+        return PlayResult(
+            str(move), tuple(self._sent_up), finish, self.status, self.score, self.moves
+        )
+
+    def _remember(self, snapshot: _Snapshot) -> None:
+        if self.variant.undo == "none":
+            return
+        if self.variant.undo == "one":
+            self._snapshots.clear()
+        self._snapshots.append(snapshot)
+
+    def resign(self) -> None:
+        """End the game as lost (the door's ``N``); it is not a play."""
+        if self.status == PLAYING:
+            self.status = RESIGNED
+
+    def _check_columns(self, move: Move) -> None:
+        columns = len(self.tableau)
+        for number in (move.source_column, move.target_column):
+            if number is not None and not 1 <= number <= columns:
+                raise IllegalMove(f"There is no column {number}: this game has {columns}")
+
+    def _turn(self) -> None:
+        if self.deck:
+            for _ in range(min(self.variant.draw, len(self.deck))):
+                self.waste.append(self.deck.pop())
+        elif not self.waste:
+            raise IllegalMove("The deck and the waste are both empty")
+        elif not self._new_pass_allowed():
+            raise IllegalMove("The deck is empty and this level allows no more passes")
+        else:
+            self.deck = self.waste[::-1]
+            self.waste = []
+            self.passes_started += 1
+            self._points -= 1
+
+    def _move(self, move: Move) -> None:
+        source, target = move.source, move.target
+        if source.isdigit():
+            self._move_from_column(int(source) - 1, target)
+            return
+        pile = self.reserve if source == RESERVE else self.waste
+        if not pile:
+            raise IllegalMove("The reserve is empty" if source == RESERVE else "The waste is empty")
+        card = pile[-1]
+        if target == FOUNDATION:
+            if self._foundation_for(card) is None:
+                raise IllegalMove(self._why_not_up(card))
+            self._take(source)
+            self._put_up(card, source)
+        else:
+            column = int(target) - 1
+            if not self._column_takes(source, card, column):
+                raise IllegalMove(self._why_not_on_column(source, card, column))
+            self._take(source)
+            self.tableau[column].append(card)
+            if source == WASTE:
+                self._cards_points += 5
+        self._fill_spaces()
+
+    def _move_from_column(self, source: int, target: str | None) -> None:
+        pile = self.tableau[source]
+        if not pile:
+            raise IllegalMove(f"Column {source + 1} is empty")
+        if target == FOUNDATION:
+            card = pile[-1]
+            if self._foundation_for(card) is None:
+                raise IllegalMove(self._why_not_up(card))
+            pile.pop()
+            self._put_up(card, "column")
+        else:
+            column = int(target) - 1
+            if column == source:
+                raise IllegalMove("A column can't move onto itself")
+            part = self._moving_part(source, column)
+            if part is None:
+                raise IllegalMove(self._why_not_column_move(source, column))
+            self.tableau[column].extend(pile[part:])
+            del pile[part:]
+        self._fill_spaces()
+
+    def _take(self, source: str) -> Card:
+        """Take the top card of the reserve or the waste, scoring what that earns."""
+        if source == RESERVE:
+            card = self.reserve.pop()
+            if self.reserve:
+                self._points += 2
+                self._cards_points += 5
+            return card
+        self._points += 1
+        return self.waste.pop()
+
+    def _put_up(self, card: Card, source: str) -> None:
+        index = self._foundation_for(card)
+        assert index is not None
+        if self.base_rank is None:
+            self.base_rank = card.rank
+        self.foundations[index].append(card)
+        self._sent_up.append(card)
+        self._points += 4
+        self._cards_points += 10 if source == WASTE else 5
+
+    def _fill_spaces(self) -> None:
+        """spaces = auto: the reserve fills every empty column at once, left to right."""
+        if self.variant.spaces != "auto":
+            return
+        for pile in self.tableau:
+            if not self.reserve:
+                return
+            if not pile:
+                pile.append(self._take(RESERVE))
+
+    def _send_up(self) -> int:
+        """Send up every card that can go, one at a time (fine point 3); how many went."""
+        sent = 0
+        while True:
+            movable = [top for top in self._tops() if self._foundation_for(top[2]) is not None]
+            if not movable:
+                return sent
+            key, source, card = movable[0]
+            if source >= 0:
+                self.tableau[source].pop()
+            else:
+                self._take(key)
+            self._put_up(card, key)
+            self._fill_spaces()
+            sent += 1
+
+    def _finish(self) -> tuple[Card, ...]:
+        """The automatic finish: send everything up when that would win (fine point 10)."""
+        if self.reserve or self.deck or self.waste or self.base_rank is None:
+            return ()
+        if not self._finish_possible():
+            return ()
+        already = len(self._sent_up)
+        self._send_up()
+        return tuple(self._sent_up[already:])
+
+    def _finish_possible(self) -> bool:
+        next_rank: dict[int, int] = {}
+        for pile in self.foundations:
+            if pile:
+                next_rank[pile[0] & 3] = ((pile[-1] >> 2) + 1) % 13
+        columns = [list(pile) for pile in self.tableau if pile]
+        progress = True
+        while progress:
+            progress = False
+            for pile in columns:
+                while pile:
+                    card = pile[-1]
+                    wanted = next_rank.get(card & 3, self.base_rank)
+                    if card >> 2 != wanted:
+                        break
+                    pile.pop()
+                    next_rank[card & 3] = ((card >> 2) + 1) % 13
+                    progress = True
+        return not any(columns)
+
+    def _settle_score(self) -> None:
+        variant = self.variant
+        if variant.scoring == "points":
+            self.score += self._points * variant.multiplier
+        elif variant.scoring == "cards":
+            self.score += self._cards_points
+        else:
+            score = -variant.vegas_cost + variant.vegas_per_card * self.cards_on_foundations
+            if self.status == WON and variant.vegas_refund_on_win:
+                score += variant.vegas_cost
+            self.score = score
+        self._points = self._cards_points = 0
+
+    # -- undo -------------------------------------------------------------------------------
+
+    def _undo_refusal(self) -> str | None:
+        if self.status != PLAYING:
+            return self._over_message()
+        if self.variant.undo == "none":
+            return "This level allows no undo"
+        if self.variant.undo == "one" and self.history and self.history[-1] == UNDO:
+            return "Only the last play can be undone, and it already was"
+        if not self._snapshots:
+            return "There is nothing to undo"
+        return None
+
+    def _undo(self) -> PlayResult:
+        refusal = self._undo_refusal()
+        if refusal is not None:
+            raise IllegalMove(refusal)
+        snapshot = self._snapshots.pop()
+        self._unpack(snapshot.piles)
+        self.base_rank = snapshot.base_rank
+        self.passes_started = snapshot.passes_started
+        self.status = snapshot.status
+        self.score -= snapshot.gain
+        if self.variant.scoring == "cards":
+            self.score -= 3
+        self.moves += 1 if self.variant.tournament else -1
+        self.history.append(UNDO)
+        return PlayResult(UNDO, (), (), self.status, self.score, self.moves)
+
+    def _pack(self) -> bytes:
+        piles = [self.reserve, self.deck, self.waste, *self.foundations, *self.tableau]
+        return _SEPARATOR.join(bytes(pile) for pile in piles)
+
+    def _unpack(self, data: bytes) -> None:
+        piles = [[CARDS[value] for value in piece] for piece in data.split(_SEPARATOR)]
+        self.reserve, self.deck, self.waste = piles[0], piles[1], piles[2]
+        self.foundations = piles[3:7]
+        self.tableau = piles[7:]
+
+    # -- why a play is refused --------------------------------------------------------------
+
+    def _over_message(self) -> str:
+        return {
+            WON: "This game is over: it was won",
+            STUCK: "This game is over: no play can change anything any more",
+            RESIGNED: "This game is over: it was resigned",
+        }[self.status]
+
+    def _why_not_up(self, card: Card) -> str:
+        assert self.base_rank is not None
+        symbol = SUIT_SYMBOLS[card.suit]
+        for pile in self.foundations:
+            if pile and pile[0].suit == card.suit:
+                if len(pile) == 13:
+                    return f"{card.symbol} can't go up: the {symbol} foundation is complete"
+                wanted = Card.of((pile[-1].rank + 1) % 13, card.suit)
+                needs = f"the {symbol} foundation needs {wanted.symbol} next"
+                return f"{card.symbol} can't go up: {needs}"
+        base = Card.of(self.base_rank, card.suit)
+        return f"{card.symbol} can't go up: the {symbol} foundation starts with {base.symbol}"
+
+    def _needs(self, top: Card, column: int) -> str:
+        if self.variant.wrap == "broken" and top.rank == self.base_rank:
+            return f"nothing goes on the base rank {_rank_word(top.rank)}"
+        wanted = (top.rank - 1) % 13
+        return f"column {column + 1} needs a {_colour_word(not top.red)} {_rank_word(wanted)}"
+
+    def _why_not_in_space(self, source: str) -> str:
+        if self.reserve:
+            return "While the reserve has cards, only the reserve may fill a space"
+        rule = self.variant.spaces_after_reserve
+        if rule == "waste":
+            return "Only the waste's top card may fill a space"
+        if rule == "king":
+            return "Only a K may fill a space"
+        return "Only the waste's top card or a column's whole pile may fill a space"
+
+    def _why_not_on_column(self, source: str, card: Card, column: int) -> str:
+        destination = self.tableau[column]
+        if not destination:
+            return self._why_not_in_space(source)
+        top = destination[-1]
+        return f"{card.symbol} can't go on {top.symbol}: {self._needs(top, column)}"
+
+    def _why_not_column_move(self, source: int, column: int) -> str:
+        pile, destination = self.tableau[source], self.tableau[column]
+        if not destination:
+            return self._why_not_in_space(str(source + 1))
+        top = destination[-1]
+        needs = self._needs(top, column)
+        if self.variant.moves == "whole":
+            return f"The pile from {pile[0].symbol} can't go on {top.symbol}: {needs}"
+        return f"No run in column {source + 1} fits on {top.symbol}: {needs}"
+
+    # -- the position JSON ------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The position as RULES.md's JSON object."""
+
+        def names(pile: Iterable[Card]) -> list[str]:
+            return [str(card) for card in pile]
+
+        return {
+            "variant": self.variant.to_dict(),
+            "deal": self.deal_number,
+            "order": names(self.order),
+            "reserve": names(self.reserve),
+            "deck": names(self.deck),
+            "waste": names(self.waste),
+            "foundations": [names(pile) for pile in self.foundations],
+            "tableau": [names(pile) for pile in self.tableau],
+            "base_rank": None if self.base_rank is None else RANKS[self.base_rank],
+            "passes_started": self.passes_started,
+            "score": self.score,
+            "moves": self.moves,
+            "status": self.status,
+            "history": list(self.history),
+        }
+
+    @classmethod
+    def from_dict(cls, position: Mapping[str, Any]) -> Game:
+        """Read a position: its history is replayed from ``order``, so undo works as before.
+
+        A position with no history whose piles differ from the deal (one laid out by hand)
+        is taken as it stands. ValueError if the position is not a possible one.
+        """
+        return read_position(cls, position)
