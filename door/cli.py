@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
 from door import __version__
+from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,8 +16,40 @@ def build_parser() -> argparse.ArgumentParser:
         description="A BBS door on which callers play Canfield solitaire.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_check_config(sub)
     return parser
+
+
+def add_check_config(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser(
+        "check-config",
+        help="check sysop.toml and say whether the door would start with it",
+        description="Read sysop.toml the way the door does at start-up and report the first "
+        "problem found, or a one-line summary if there is none.",
+    )
+    check.add_argument(
+        "--config",
+        metavar="PATH",
+        default=str(DEFAULT_CONFIG_PATH),
+        help="the settings file (default: %(default)s in the current folder)",
+    )
+    check.set_defaults(run=check_config)
+
+
+def check_config(args: argparse.Namespace) -> int:
+    """Print a summary and return 0 if the file is good; print the error and return 1."""
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 1
+    count = len(config.levels)
+    print(
+        f"{args.config} is good: {count} level{'s' if count != 1 else ''}, "
+        f"port {config.server.port}, database {config.server.database}"
+    )
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,420 @@
+"""sysop.toml: the sysop's settings, read with tomllib and checked into frozen dataclasses.
+
+Every section is optional and every setting has the default the shipped ``sysop.toml`` shows.
+A bad file is refused as a whole with a :class:`ConfigError` that names the file, the key,
+the value given and what would be accepted, so the sysop can fix it without reading code.
+
+>>> config = Config()
+>>> [level.name for level in config.levels]
+['Level 1 - Draw one', 'Level 2 - Draw three', 'Level 3 - One pass']
+>>> config.level(config.default_level).variant.multiplier
+2
+>>> config.level(3).variant.passes
+1
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ansi.text import sanitize
+from door.engine.variant import Variant, VariantError
+
+DEFAULT_CONFIG_PATH = Path("sysop.toml")
+
+# Longest texts the screens are laid out for.
+NAME_LIMIT = 60
+SYSOP_LIMIT = 40
+LEVEL_NAME_LIMIT = 40
+
+
+class ConfigError(ValueError):
+    """sysop.toml can't be used; the message says where, what was given and what would do.
+
+    ``path`` is the file as it was named; ``key`` the dotted key at fault (``server.port``,
+    ``levels[2].draw``), or None when the file as a whole is at fault (missing, not TOML).
+    """
+
+    def __init__(self, path: Path, message: str, key: str | None = None) -> None:
+        self.path = path
+        self.key = key
+        super().__init__(f"{path}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class BbsConfig:
+    """What the welcome screen says about the board."""
+
+    name: str = "The Canfield Door"
+    sysop: str = "Sysop"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """The telnet listener and its limits; times in seconds except ``time_limit`` (minutes)."""
+
+    host: str = "0.0.0.0"
+    port: int = 2323
+    max_nodes: int = 32
+    max_per_address: int = 4
+    idle_timeout: int = 300
+    idle_warning: int = 60
+    time_limit: int = 60
+    database: Path = Path("canfield.db")
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreboardConfig:
+    """How many rows each scoreboard shows."""
+
+    high_scores: int = 10
+    standings: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A numbered entry of the main menu: a name and the rules it is played under."""
+
+    number: int
+    name: str
+    variant: Variant
+
+
+SHIPPED_LEVELS: tuple[Level, ...] = (
+    Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1)),
+    Level(2, "Level 2 - Draw three", Variant(draw=3, passes=0, multiplier=2)),
+    Level(3, "Level 3 - One pass", Variant(draw=3, passes=1, multiplier=3)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything sysop.toml says, checked; ``path`` is the file it was read from."""
+
+    bbs: BbsConfig = field(default_factory=BbsConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)
+    scoreboard: ScoreboardConfig = field(default_factory=ScoreboardConfig)
+    daily_games: int = 0
+    default_level: int = 2
+    levels: tuple[Level, ...] = SHIPPED_LEVELS
+    path: Path = DEFAULT_CONFIG_PATH
+
+    def __post_init__(self) -> None:
+        # The menu numbers levels 1, 2, ... in order; anything else would mislabel it.
+        if [level.number for level in self.levels] != list(range(1, len(self.levels) + 1)):
+            raise ValueError("levels must be numbered 1, 2, ... in order")
+        if not 1 <= self.default_level <= len(self.levels):
+            raise ValueError(f"default_level {self.default_level} is not among the levels")
+
+    def level(self, number: int) -> Level:
+        """The level with this menu number; KeyError if there is none."""
+        if isinstance(number, int) and 1 <= number <= len(self.levels):
+            return self.levels[number - 1]
+        raise KeyError(number)
+
+
+def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:
+    """Read and check sysop.toml; ConfigError (the first fault found) if it can't be used."""
+    path = Path(path)
+    document = _read_toml(path)
+    return _Reader(path).config(document)
+
+
+# --- reading the file -----------------------------------------------------------------------
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(path, f"no such file (looked for {_absolute(path)})") from None
+    except OSError as error:
+        raise ConfigError(path, f"can't be read: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        byte = data[error.start]
+        raise ConfigError(
+            path, f"line {line}: byte 0x{byte:02x} is not UTF-8; save the file as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # tomllib's message ends with "(at line N, column M)".
+        raise ConfigError(path, f"not valid TOML: {error}") from None
+    except (ValueError, RecursionError) as error:
+        # Numbers of over 4300 digits, arrays nested thousands deep: tomllib gives no line.
+        raise ConfigError(path, f"not valid TOML: {error}") from None
+
+
+def _absolute(path: Path) -> Path:
+    """The path made absolute and tidied, without resolving symlinks."""
+    return Path(os.path.normpath(path.expanduser().absolute()))
+
+
+# --- checks for single values ---------------------------------------------------------------
+
+
+class _Refused(Exception):
+    """A value a check does not take; carries the words for what it would take."""
+
+    def __init__(self, accepted: str) -> None:
+        super().__init__(accepted)
+        self.accepted = accepted
+
+
+Check = Callable[[object], Any]
+
+
+def _whole(low: int, high: int | None = None, note: str = "") -> Check:
+    """A whole number from low (to high); TOML's true and false are not numbers."""
+    if high is None:
+        words = f"a whole number of at least {low}"
+    else:
+        words = f"a whole number from {low} to {high}"
+
+    def check(value: object) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _Refused(words + _type_hint(value, int) + note)
+        if value < low or (high is not None and value > high):
+            raise _Refused(words + note)
+        return value
+
+    return check
+
+
+def _text(limit: int, what: str = "text", spaces: bool = True) -> Check:
+    """A string, cleaned of control characters, non-empty, at most ``limit`` characters."""
+    words = f"{what} of 1 to {limit} characters"
+    if not spaces:
+        words += ", without spaces"
+
+    def check(value: object) -> str:
+        if not isinstance(value, str):
+            raise _Refused(words + _type_hint(value, str))
+        cleaned = sanitize(value)
+        if not cleaned or len(cleaned) > limit or (not spaces and " " in cleaned):
+            raise _Refused(words)
+        return cleaned
+
+    return check
+
+
+def _plain(what: str, spaces: bool = True) -> Check:
+    """A string used as given (an address, a file name): refused, not cleaned, if odd."""
+    words = f"{what} in quotes" + ("" if spaces else ", without spaces")
+
+    def check(value: object) -> str:
+        if not isinstance(value, str):
+            raise _Refused(words)
+        if not value.strip() or not value.isprintable() or (not spaces and " " in value):
+            raise _Refused(words)
+        return value
+
+    return check
+
+
+def _type_hint(value: object, wanted: type) -> str:
+    """A word on the commonest slips: quotes round a number, true/false as a number."""
+    if wanted is str:
+        return ", in quotes" if not isinstance(value, str) else ""
+    if isinstance(value, bool):
+        return ", not true or false"
+    if isinstance(value, str):
+        return ", without quotes"
+    return ""
+
+
+def _shown(value: object) -> str:
+    """A value as it would be written in TOML, cut short if long."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = str(value)
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_shown(item) for item in value) + "]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{_key(k)} = {_shown(v)}" for k, v in value.items()) + "}"
+    elif hasattr(value, "isoformat"):
+        text = value.isoformat()
+    else:
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _key(name: str) -> str:
+    """A key as TOML would need it written: bare if it can be, else quoted."""
+    bare = name and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
+    return name if bare else json.dumps(name, ensure_ascii=False)
+
+
+# --- what each section takes ----------------------------------------------------------------
+
+_BBS: dict[str, Check] = {
+    "name": _text(NAME_LIMIT),
+    "sysop": _text(SYSOP_LIMIT),
+}
+_SERVER: dict[str, Check] = {
+    "host": _plain("an address or host name", spaces=False),
+    "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
+    "max_nodes": _whole(1),
+    "max_per_address": _whole(1),
+    "idle_timeout": _whole(1),
+    "idle_warning": _whole(0),
+    "time_limit": _whole(0, note=" (0 for no limit)"),
+    "database": _plain("a file name"),
+}
+_SCOREBOARD: dict[str, Check] = {
+    "high_scores": _whole(1),
+    "standings": _whole(1),
+}
+_LIMITS: dict[str, Check] = {"daily_games": _whole(0, note=" (0 for no limit)")}
+_GAME: dict[str, Check] = {"default_level": _whole(1)}
+_SECTIONS = ("bbs", "server", "scoreboard", "limits", "game", "levels")
+_LEVEL_KEYS = ("name", *Variant.knob_names())
+
+
+class _Reader:
+    """Checks one parsed document against what each section takes; stops at the first fault."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def refuse(self, key: str, value: object, accepted: str) -> ConfigError:
+        return ConfigError(self.path, f"{key} = {_shown(value)} is not accepted: {accepted}", key)
+
+    def config(self, document: Mapping[str, Any]) -> Config:
+        for name, value in document.items():
+            if name not in _SECTIONS:
+                sections = ", ".join(f"[{s}]" for s in _SECTIONS[:-1]) + " and [[levels]]"
+                raise ConfigError(
+                    self.path,
+                    f"{_key(name)} = {_shown(value)} is not a setting; "
+                    f"the file takes the sections {sections}",
+                    _key(name),
+                )
+        bbs = BbsConfig(**self.section(document, "bbs", _BBS))
+        server = self.server(self.section(document, "server", _SERVER))
+        scoreboard = ScoreboardConfig(**self.section(document, "scoreboard", _SCOREBOARD))
+        limits = self.section(document, "limits", _LIMITS)
+        levels = self.levels(document)
+        game = self.section(document, "game", _GAME)
+        default_level = game.get("default_level", _DEFAULTS.default_level)
+        if default_level > len(levels):
+            raise self.refuse(
+                "game.default_level",
+                default_level,
+                f"the number of one of the levels, 1 to {len(levels)}",
+            )
+        return Config(
+            bbs=bbs,
+            server=server,
+            scoreboard=scoreboard,
+            daily_games=limits.get("daily_games", _DEFAULTS.daily_games),
+            default_level=default_level,
+            levels=levels,
+            path=self.path,
+        )
+
+    def section(
+        self, document: Mapping[str, Any], name: str, checks: Mapping[str, Check]
+    ) -> dict[str, Any]:
+        """The checked settings of one [section]; those not given are left out."""
+        table = document.get(name, {})
+        if not isinstance(table, dict):
+            raise self.refuse(name, table, f"a [{name}] section")
+        checked: dict[str, Any] = {}
+        for key, value in table.items():
+            dotted = f"{name}.{_key(key)}"
+            if key not in checks:
+                raise ConfigError(
+                    self.path,
+                    f"{dotted} = {_shown(value)} is not a setting; "
+                    f"[{name}] takes {', '.join(checks)}",
+                    dotted,
+                )
+            try:
+                checked[key] = checks[key](value)
+            except _Refused as refused:
+                raise self.refuse(dotted, value, refused.accepted) from None
+        return checked
+
+    def server(self, settings: dict[str, Any]) -> ServerConfig:
+        timeout = settings.get("idle_timeout", _DEFAULTS.server.idle_timeout)
+        warning = settings.get("idle_warning", _DEFAULTS.server.idle_warning)
+        if warning >= timeout:
+            raise self.refuse(
+                "server.idle_warning",
+                warning,
+                f"fewer seconds than server.idle_timeout ({timeout}); 0 for no warning",
+            )
+        # A relative database lives beside sysop.toml, wherever the server is started from.
+        database = Path(settings.get("database", _DEFAULTS.server.database)).expanduser()
+        settings["database"] = _absolute(_absolute(self.path).parent / database)
+        return ServerConfig(**settings)
+
+    def levels(self, document: Mapping[str, Any]) -> tuple[Level, ...]:
+        if "levels" not in document:
+            return SHIPPED_LEVELS
+        tables = document["levels"]
+        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+            raise self.refuse("levels", tables, "[[levels]] tables, one for each level")
+        if not tables:
+            raise self.refuse("levels", tables, "at least one [[levels]] table")
+        levels: list[Level] = []
+        for number, table in enumerate(tables, start=1):
+            level = self.level(number, table)
+            for earlier in levels:
+                if earlier.name.casefold() == level.name.casefold():
+                    raise self.refuse(
+                        f"levels[{number}].name",
+                        table["name"],
+                        f"a name no other level has (level {earlier.number} is called that)",
+                    )
+            levels.append(level)
+        return tuple(levels)
+
+    def level(self, number: int, table: Mapping[str, Any]) -> Level:
+        where = f"levels[{number}]"
+        for key, value in table.items():
+            if key not in _LEVEL_KEYS:
+                raise ConfigError(
+                    self.path,
+                    f"{where}.{_key(key)} = {_shown(value)} is not a setting; "
+                    f"a level takes {', '.join(_LEVEL_KEYS)}",
+                    f"{where}.{_key(key)}",
+                )
+        if "name" not in table:
+            raise ConfigError(
+                self.path,
+                f'{where}.name is missing: every level needs a name, such as "Level {number}"',
+                f"{where}.name",
+            )
+        try:
+            name = _text(LEVEL_NAME_LIMIT)(table["name"])
+        except _Refused as refused:
+            raise self.refuse(f"{where}.name", table["name"], refused.accepted) from None
+        knobs = {key: value for key, value in table.items() if key != "name"}
+        try:
+            variant = Variant.from_dict(knobs)
+        except VariantError as error:
+            accepted = error.accepted + _type_hint(error.value, _KNOB_TYPES[error.knob])
+            raise self.refuse(f"{where}.{error.knob}", error.value, accepted) from None
+        return Level(number, name, variant)
+
+
+# Slotted dataclasses keep no class-level defaults, so read them off an instance.
+_DEFAULTS = Config()
+
+# The Python type of each knob, read off the defaults, for the hint after a type slip.
+_KNOB_TYPES: dict[str, type] = {f.name: type(f.default) for f in fields(Variant)}

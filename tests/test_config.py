@@ -1,0 +1,325 @@
+"""sysop.toml as a sysop meets it: the shipped file, the messages for mistakes, check-config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from door.config import (
+    SHIPPED_LEVELS,
+    Config,
+    ConfigError,
+    load_config,
+)
+from door.engine.variant import Variant
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "sysop.toml"
+
+
+def write(tmp_path: Path, text: str, name: str = "sysop.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def refused(path: Path) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return caught.value
+
+
+# --- the shipped file ------------------------------------------------------------------------
+
+
+def test_shipped_file_has_big_blue_disks_three_levels() -> None:
+    config = load_config(SHIPPED)
+    rules = [
+        (lv.number, lv.variant.draw, lv.variant.passes, lv.variant.multiplier)
+        for lv in config.levels
+    ]
+    assert rules == [(1, 1, 0, 1), (2, 3, 0, 2), (3, 3, 1, 3)]
+    assert [lv.name for lv in config.levels] == [
+        "Level 1 - Draw one",
+        "Level 2 - Draw three",
+        "Level 3 - One pass",
+    ]
+    assert config.default_level == 2
+    assert config.level(2).variant.draw == 3
+
+
+def test_shipped_file_shows_the_defaults() -> None:
+    # The header promises that a deleted line falls back to the value shown in the file.
+    shipped = load_config(SHIPPED)
+    defaults = Config(path=shipped.path, server=shipped.server)
+    assert shipped == defaults
+    assert shipped.levels == SHIPPED_LEVELS
+    assert shipped.server.port == 2323
+    assert shipped.server.idle_timeout == 300
+    assert shipped.server.idle_warning == 60
+    assert (shipped.scoreboard.high_scores, shipped.scoreboard.standings) == (10, 20)
+    assert shipped.daily_games == 0
+
+
+def test_shipped_file_lists_every_knob() -> None:
+    text = SHIPPED.read_text(encoding="utf-8")
+    for knob in Variant.knob_names():
+        assert f"#   {knob} " in text, knob
+
+
+def test_commented_example_level_works_once_uncommented(tmp_path: Path) -> None:
+    text = SHIPPED.read_text(encoding="utf-8")
+    example = text[text.index("# [[levels]]") :]
+    uncommented = "\n".join(line.removeprefix("# ") for line in example.splitlines())
+    config = load_config(write(tmp_path, text + "\n" + uncommented))
+    assert len(config.levels) == 4
+    assert config.level(4).variant.scoring == "vegas"
+    assert config.level(4).name.startswith("Vegas")
+
+
+# --- defaults and paths -----------------------------------------------------------------------
+
+
+def test_empty_file_gives_the_shipped_settings(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, ""))
+    assert config.levels == SHIPPED_LEVELS
+    assert config.server.host == "0.0.0.0"
+    assert config.server.database == tmp_path / "canfield.db"
+
+
+def test_a_level_takes_rules_md_defaults_for_knobs_not_given(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[game]\ndefault_level = 1\n[[levels]]\nname = "Only"\n'))
+    assert config.levels[0].variant == Variant()
+    assert config.level(1).name == "Only"
+    with pytest.raises(KeyError):
+        config.level(2)
+
+
+def test_relative_database_is_beside_the_file_wherever_the_door_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "bbs"
+    folder.mkdir()
+    write(folder, '[server]\ndatabase = "data/door.db"\n')
+    monkeypatch.chdir(tmp_path)
+    assert load_config("bbs/sysop.toml").server.database == folder / "data" / "door.db"
+
+
+def test_absolute_database_is_kept(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere" / "scores.db"
+    path = write(tmp_path, f'[server]\ndatabase = "{elsewhere}"\n')
+    assert load_config(path).server.database == elsewhere
+
+
+def test_control_characters_are_removed_from_names(tmp_path: Path) -> None:
+    text = (
+        '[bbs]\nname = "Bob\'s \\u001b[31mBBS\\u0007"\nsysop = "Bob\\tSmith"\n'
+        '[[levels]]\nname = "\\u001b[2JEasy"\ndraw = 1\n[game]\ndefault_level = 1\n'
+    )
+    config = load_config(write(tmp_path, text))
+    assert config.bbs.name == "Bob's BBS"
+    assert config.bbs.sysop == "Bob Smith"
+    assert config.level(1).name == "Easy"
+
+
+# --- mistakes ---------------------------------------------------------------------------------
+
+MISTAKES = [
+    # (file text, key, what the message shows, what it says would be accepted)
+    ("[server]\nport = -1\n", "server.port", "server.port = -1", "0 to 65535"),
+    ("[server]\nport = 70000\n", "server.port", "server.port = 70000", "0 to 65535"),
+    ('[server]\nport = "2323"\n', "server.port", 'server.port = "2323"', "without quotes"),
+    ("[server]\nport = true\n", "server.port", "server.port = true", "not true or false"),
+    ("[server]\nport = 23.5\n", "server.port", "server.port = 23.5", "a whole number"),
+    (
+        "[server]\nprot = 2323\n",
+        "server.prot",
+        "server.prot = 2323 is not a setting",
+        "host, port, max_nodes",
+    ),
+    (
+        "[server]\nidle_warning = 300\n",
+        "server.idle_warning",
+        "server.idle_warning = 300",
+        "fewer seconds than server.idle_timeout (300)",
+    ),
+    (
+        "[server]\nidle_timeout = 30\n",
+        "server.idle_warning",
+        "server.idle_warning = 60",
+        "server.idle_timeout (30)",
+    ),
+    ('[server]\nhost = ""\n', "server.host", 'server.host = ""', "an address or host name"),
+    ("[server]\nmax_nodes = 0\n", "server.max_nodes", "server.max_nodes = 0", "at least 1"),
+    ('[bbs]\nname = "\\u001b[2J"\n', "bbs.name", 'bbs.name = "\\u001b[2J"', "1 to 60"),
+    ("[bbs]\nsysop = 7\n", "bbs.sysop", "bbs.sysop = 7", "in quotes"),
+    (
+        "[limits]\ndaily_games = -1\n",
+        "limits.daily_games",
+        "limits.daily_games = -1",
+        "0 for no limit",
+    ),
+    ("[scoreboard]\nhigh_scores = 0\n", "scoreboard.high_scores", "high_scores = 0", "at least 1"),
+    (
+        "[game]\ndefault_level = 4\n",
+        "game.default_level",
+        "game.default_level = 4",
+        "one of the levels, 1 to 3",
+    ),
+    ('[[levels]]\nname = "A"\ndraw = 2\n', "levels[1].draw", "levels[1].draw = 2", "1 or 3"),
+    (
+        '[[levels]]\nname = "A"\n[[levels]]\nname = "B"\ndraw = 2\n',
+        "levels[2].draw",
+        "levels[2].draw = 2",
+        "1 or 3",
+    ),
+    (
+        '[[levels]]\nname = "A"\ndraw = "3"\n',
+        "levels[1].draw",
+        'levels[1].draw = "3"',
+        "without quotes",
+    ),
+    (
+        '[[levels]]\nname = "A"\nmultiplier = true\n',
+        "levels[1].multiplier",
+        "levels[1].multiplier = true",
+        "not true or false",
+    ),
+    (
+        '[[levels]]\nname = "A"\nbase = 1\n',
+        "levels[1].base",
+        "levels[1].base = 1",
+        '"dealt" or "ace" or "choose", in quotes',
+    ),
+    (
+        '[[levels]]\nname = "A"\ntournament = "yes"\n',
+        "levels[1].tournament",
+        'levels[1].tournament = "yes"',
+        "true or false",
+    ),
+    (
+        '[[levels]]\nname = "A"\ndrow = 1\n',
+        "levels[1].drow",
+        "levels[1].drow = 1 is not a setting",
+        "name, draw, passes, reserve_size",
+    ),
+    (
+        '[[levels]]\nname = "A"\n[[levels]]\ndraw = 1\n',
+        "levels[2].name",
+        "levels[2].name is missing",
+        "needs a name",
+    ),
+    ('[[levels]]\nname = ""\n', "levels[1].name", 'levels[1].name = ""', "1 to 40"),
+    (
+        '[[levels]]\nname = "Easy"\n[[levels]]\nname = "easy"\n',
+        "levels[2].name",
+        'levels[2].name = "easy"',
+        "level 1 is called that",
+    ),
+    ("levels = []\n", "levels", "levels = []", "at least one [[levels]] table"),
+    ('[levels]\nname = "A"\n', "levels", 'levels = {name = "A"}', "[[levels]] tables"),
+    (
+        "[sever]\nport = 2323\n",
+        "sever",
+        "sever = {port = 2323} is not a setting",
+        "[bbs], [server]",
+    ),
+    ('server = "big"\n', "server", 'server = "big"', "a [server] section"),
+]
+
+
+@pytest.mark.parametrize(("text", "key", "shown", "accepted"), MISTAKES)
+def test_each_mistake_names_file_key_value_and_what_would_do(
+    tmp_path: Path, text: str, key: str, shown: str, accepted: str
+) -> None:
+    path = write(tmp_path, text)
+    error = refused(path)
+    message = str(error)
+    assert message.startswith(f"{path}: ")
+    assert shown in message
+    assert accepted in message
+    assert error.key == key
+    assert isinstance(error, ValueError)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.toml"
+    message = str(refused(path))
+    assert message == f"{path}: no such file (looked for {path})"
+
+
+def test_toml_syntax_error_gives_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, '[bbs]\nname = "Board"\nsysop = Bob\n')
+    message = str(refused(path))
+    assert message.startswith(f"{path}: not valid TOML: ")
+    assert "line 3" in message
+
+
+def test_file_not_in_utf8_gives_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "sysop.toml"
+    path.write_bytes(b'[bbs]\nname = "Caf\x82 BBS"\n')
+    message = str(refused(path))
+    assert message.startswith(f"{path}: line 2: byte 0x82 is not UTF-8")
+
+
+def test_number_too_long_for_python(tmp_path: Path) -> None:
+    path = write(tmp_path, "[server]\nport = " + "9" * 5000 + "\n")
+    assert str(refused(path)).startswith(f"{path}: not valid TOML: ")
+
+
+def test_the_first_mistake_is_the_one_reported(tmp_path: Path) -> None:
+    path = write(tmp_path, "[bbs]\nname = 1\n[server]\nport = -1\n")
+    assert refused(path).key == "bbs.name"
+
+
+# --- check-config, run as the sysop runs it ------------------------------------------------------
+
+
+def check_config(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # The door as checked out here, whether or not it is installed in this Python.
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+    return subprocess.run(
+        [sys.executable, "-m", "door", "check-config", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_check_config_on_a_good_file(tmp_path: Path) -> None:
+    path = write(tmp_path, SHIPPED.read_text(encoding="utf-8"), "board.toml")
+    result = check_config(tmp_path, "--config", str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        f"{path} is good: 3 levels, port 2323, database {tmp_path / 'canfield.db'}\n"
+    )
+    assert result.stderr == ""
+
+
+def test_check_config_reads_sysop_toml_in_the_current_folder(tmp_path: Path) -> None:
+    write(tmp_path, '[server]\nport = 2424\n[[levels]]\nname = "Only"\n[game]\ndefault_level = 1\n')
+    result = check_config(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("sysop.toml is good: 1 level, port 2424, database ")
+
+
+def test_check_config_on_a_bad_file(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[levels]]\nname = "A"\ndraw = 2\n')
+    result = check_config(tmp_path, "--config", str(path))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.strip() == f"{path}: levels[1].draw = 2 is not accepted: 1 or 3"
+
+
+def test_check_config_without_a_file(tmp_path: Path) -> None:
+    result = check_config(tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("sysop.toml: no such file")
