@@ -56,17 +56,35 @@ def test_deal_number_must_be_a_whole_number_in_range():
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [
-        ("V", "V"), ("d", "V"), ("F", "F"), ("a", "F"), ("u", "U"),
-        ("S 3", "S 3"), ("s3", "S 3"), ("S F", "S F"), ("SF", "S F"), ("s a", "S F"),
-        ("D 1", "D 1"), ("d1", "D 1"), ("DF", "D F"), ("2 F", "2 F"), ("2f", "2 F"),
-        ("2 4", "2 4"), ("24", "2 4"), ("  1   2 ", "1 2"), ("1 10", "1 10"), ("101", "10 1"),
+        ("V", "V"),
+        ("d", "V"),
+        ("F", "F"),
+        ("a", "F"),
+        ("u", "U"),
+        ("S 3", "S 3"),
+        ("s3", "S 3"),
+        ("S F", "S F"),
+        ("SF", "S F"),
+        ("s a", "S F"),
+        ("D 1", "D 1"),
+        ("d1", "D 1"),
+        ("DF", "D F"),
+        ("2 F", "2 F"),
+        ("2f", "2 F"),
+        ("2 4", "2 4"),
+        ("24", "2 4"),
+        ("  1   2 ", "1 2"),
+        ("1 10", "1 10"),
+        ("101", "10 1"),
     ],
 )
 def test_every_spelling_parses_to_its_canonical_form(text, canonical):
     assert str(Move.parse(text)) == canonical
 
 
-@pytest.mark.parametrize("text", ["V V", "S", "3 X", "F 2", "R", "?", "Q", "N", "", "S 0", "SDF", "5%"])
+@pytest.mark.parametrize(
+    "text", ["V V", "S", "3 X", "F 2", "R", "?", "Q", "N", "", "S 0", "SDF", "5%"]
+)
 def test_other_commands_are_unknown(text):
     with pytest.raises(IllegalMove, match="Unknown command"):
         Move.parse(text)
@@ -82,20 +100,44 @@ def test_unknown_command_message_names_it():
 
 def test_defaults_are_the_classic_game():
     assert Variant().to_dict() == {
-        "draw": 3, "passes": 0, "reserve_size": 13, "columns": 4, "base": "dealt",
-        "wrap": "broken", "moves": "whole", "spaces": "auto", "spaces_after_reserve": "any",
-        "undo": "one", "tournament": False, "scoring": "points", "multiplier": 1,
-        "vegas_cost": 52, "vegas_per_card": 5, "vegas_refund_on_win": False,
+        "draw": 3,
+        "passes": 0,
+        "reserve_size": 13,
+        "columns": 4,
+        "base": "dealt",
+        "wrap": "broken",
+        "moves": "whole",
+        "spaces": "auto",
+        "spaces_after_reserve": "any",
+        "undo": "one",
+        "tournament": False,
+        "scoring": "points",
+        "multiplier": 1,
+        "vegas_cost": 52,
+        "vegas_per_card": 5,
+        "vegas_refund_on_win": False,
     }
 
 
 @pytest.mark.parametrize(
     "knobs",
     [
-        {"draw": 2}, {"passes": -1}, {"reserve_size": 27}, {"columns": 0}, {"columns": 11},
-        {"base": "king"}, {"wrap": "half"}, {"moves": "some"}, {"spaces": "never"},
-        {"spaces_after_reserve": "queen"}, {"undo": "two"}, {"tournament": 1},
-        {"scoring": "golf"}, {"multiplier": 0}, {"vegas_cost": -5}, {"draw": True},
+        {"draw": 2},
+        {"passes": -1},
+        {"reserve_size": 27},
+        {"columns": 0},
+        {"columns": 11},
+        {"base": "king"},
+        {"wrap": "half"},
+        {"moves": "some"},
+        {"spaces": "never"},
+        {"spaces_after_reserve": "queen"},
+        {"undo": "two"},
+        {"tournament": 1},
+        {"scoring": "golf"},
+        {"multiplier": 0},
+        {"vegas_cost": -5},
+        {"draw": True},
     ],
 )
 def test_bad_knob_values_are_refused_with_what_is_accepted(knobs):
@@ -174,8 +216,9 @@ def test_draw_one_turns_one_card():
 
 
 def test_a_new_pass_keeps_the_deck_order_and_costs_a_point():
-    game = build([["KS"]], deck=["2C", "3C", "8C", "5C", "6C"], rest="reserve",
-                 draw=1, multiplier=3)
+    game = build(
+        [["KS"]], deck=["2C", "3C", "8C", "5C", "6C"], rest="reserve", draw=1, multiplier=3
+    )
     first = []
     for _ in range(5):
         game.play("V")
@@ -331,8 +374,9 @@ def test_auto_spaces_fill_from_the_reserve_the_moment_they_appear():
 
 
 def test_auto_fill_goes_left_to_right_after_each_card():
-    game = build([["8D"], ["8S"], ["KC"]], reserve=["2C", "3C", "4C"],
-                 foundations=[["8H"], [], [], []])
+    game = build(
+        [["8D"], ["8S"], ["KC"]], reserve=["2C", "3C", "4C"], foundations=[["8H"], [], [], []]
+    )
     game.play("F")
     assert names(game.tableau[0]) == ["4C"] and names(game.tableau[1]) == ["3C"]
     assert names(game.reserve) == ["2C"]
@@ -378,8 +422,11 @@ def test_waste_rule_refuses_columns_into_a_space():
 
 def test_send_up_plays_everything_it_can_in_order():
     game = build(
-        [["9H"], ["TH"], ["KC"]], reserve=["JC", "8D"], waste=["8C"],
-        foundations=[["8H"], [], [], []], rest="deck",
+        [["9H"], ["TH"], ["KC"]],
+        reserve=["JC", "8D"],
+        waste=["8C"],
+        foundations=[["8H"], [], [], []],
+        rest="deck",
     )
     result = game.play("F")
     # Reserve first, then the waste, then columns left to right, looking again each time.
@@ -396,7 +443,12 @@ def test_send_up_is_refused_when_nothing_can_go():
 
 
 def finishing_layout(**knobs) -> Game:
-    foundations = [climb("8", "C", "7"), climb("8", "D", "7"), climb("8", "H", "4"), climb("8", "S", "5")]
+    foundations = [
+        climb("8", "C", "7"),
+        climb("8", "D", "7"),
+        climb("8", "H", "4"),
+        climb("8", "S", "5"),
+    ]
     return build([["7H", "7S"], ["6H", "5H"]], reserve=["6S"], foundations=foundations, **knobs)
 
 
@@ -414,7 +466,12 @@ def test_the_automatic_finish_sends_everything_up_and_wins():
 
 
 def test_no_finish_while_a_card_blocks_the_rest():
-    foundations = [climb("8", "C", "7"), climb("8", "D", "7"), climb("8", "H", "4"), climb("8", "S", "5")]
+    foundations = [
+        climb("8", "C", "7"),
+        climb("8", "D", "7"),
+        climb("8", "H", "4"),
+        climb("8", "S", "5"),
+    ]
     # 6H is buried under 7H, which needs 6H first: sending up cannot carry everything.
     game = build([["6H", "7H"], ["5H"], ["7S"]], reserve=["6S"], foundations=foundations)
     result = game.play("S F")
@@ -422,7 +479,9 @@ def test_no_finish_while_a_card_blocks_the_rest():
 
 
 def test_vegas_scores_each_foundation_card_and_refunds_a_win():
-    game = finishing_layout(scoring="vegas", vegas_cost=50, vegas_per_card=2, vegas_refund_on_win=True)
+    game = finishing_layout(
+        scoring="vegas", vegas_cost=50, vegas_per_card=2, vegas_refund_on_win=True
+    )
     assert game.score == -50 + 2 * 47
     result = game.play("S F")
     assert result.score == -50 + 2 * 52 + 50
@@ -445,8 +504,18 @@ def test_undo_takes_back_each_kind_of_play():
         game.play("U")
         after = game.to_dict()
         assert after["history"] == [command, "U"]
-        for key in ("reserve", "deck", "waste", "foundations", "tableau", "base_rank",
-                    "passes_started", "score", "moves", "status"):
+        for key in (
+            "reserve",
+            "deck",
+            "waste",
+            "foundations",
+            "tableau",
+            "base_rank",
+            "passes_started",
+            "score",
+            "moves",
+            "status",
+        ):
             assert after[key] == before[key], (command, key)
 
 
@@ -513,8 +582,14 @@ def test_a_position_with_nothing_left_to_do_is_stuck():
 def near_stuck(**knobs) -> Game:
     # Nothing plays now; the waste's bottom card 4S would go on 5H, but only a new pass
     # turns it up again.
-    return build([["5H"], ["QC"]], reserve=reserve_topped_by("2D"), waste=["4S", "2C", "3D"],
-                 foundations=EIGHTS, draw=1, **knobs)
+    return build(
+        [["5H"], ["QC"]],
+        reserve=reserve_topped_by("2D"),
+        waste=["4S", "2C", "3D"],
+        foundations=EIGHTS,
+        draw=1,
+        **knobs,
+    )
 
 
 EIGHTS = [["8C"], ["8D"], ["8H"], ["8S"]]
@@ -539,13 +614,23 @@ def test_near_stuck_is_stuck_when_no_new_pass_is_allowed():
 
 def test_draw_three_sees_only_every_third_card():
     # With draw 3 the 4S sits where turning never shows it on top: nothing can change.
-    game = build([["5H"], ["QC"]], reserve=reserve_topped_by("2D"), deck=["2C", "4S", "3D"],
-                 foundations=EIGHTS, draw=3)
+    game = build(
+        [["5H"], ["QC"]],
+        reserve=reserve_topped_by("2D"),
+        deck=["2C", "4S", "3D"],
+        foundations=EIGHTS,
+        draw=3,
+    )
     assert game.status == "stuck"
 
 
 def test_swapping_columns_into_a_space_does_not_count_as_a_play():
-    foundations = [climb("8", "C", "7"), climb("8", "D", "7"), climb("8", "H", "4"), climb("8", "S", "6")]
+    foundations = [
+        climb("8", "C", "7"),
+        climb("8", "D", "7"),
+        climb("8", "H", "4"),
+        climb("8", "S", "6"),
+    ]
     # Only moves of a whole pile into the space are left: they would just swap columns.
     game = build([["7S", "6H"], [], ["5H", "7H"]], foundations=foundations)
     assert game.status == "stuck"
@@ -555,15 +640,25 @@ def test_swapping_columns_into_a_space_does_not_count_as_a_play():
 
 
 def test_points_for_reserve_waste_and_foundation():
-    game = build([["9S"], ["9C"]], reserve=["3C", "8D"], waste=["8H"],
-                 foundations=[["8S"], [], [], []], multiplier=2)
+    game = build(
+        [["9S"], ["9C"]],
+        reserve=["3C", "8D"],
+        waste=["8H"],
+        foundations=[["8S"], [], [], []],
+        multiplier=2,
+    )
     assert game.play("D 1").score == 2  # +1 from the waste
     assert game.play("S F").score == 2 + 2 * (4 + 2)  # to a foundation, and a new reserve top
 
 
 def test_cards_scoring_per_kind_of_move():
-    game = build([["9S"], ["9C"], ["TD"]], reserve=["3C", "8S"], waste=["9H", "8D"],
-                 foundations=[["8H"], [], [], []], scoring="cards")
+    game = build(
+        [["9S"], ["9C"], ["TD"]],
+        reserve=["3C", "8S"],
+        waste=["9H", "8D"],
+        foundations=[["8H"], [], [], []],
+        scoring="cards",
+    )
     assert game.play("D 1").score == 5  # waste to column
     assert game.play("S F").score == 5 + 5 + 5  # reserve to foundation, new reserve top
     assert game.play("D F").score == 15 + 10  # waste to foundation
