@@ -1,0 +1,333 @@
+"""The screen buffer, checked the way a caller sees it: through a terminal emulator (pyte)."""
+
+from __future__ import annotations
+
+import re
+
+import pyte
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ansi.charset import CHARSETS, decode, encode
+from ansi.screen import BLANK, DEFAULT_STYLE, ScreenBuffer, Style
+from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
+
+WIDTH, HEIGHT = 80, 24
+PYTE_COLOURS = ("black", "red", "green", "brown", "blue", "magenta", "cyan", "white")
+
+
+class RecordingScreen(pyte.Screen):
+    """A pyte screen that remembers every cell a character was drawn in, and any scroll."""
+
+    def __init__(self, columns: int, lines: int) -> None:
+        super().__init__(columns, lines)
+        self.drawn_at: set[tuple[int, int]] = set()
+        self.scrolled = False
+
+    def draw(self, data: str) -> None:
+        for char in data:
+            row, col = self.cursor.y, self.cursor.x
+            if col == self.columns:  # pending wrap: the character lands on the next row
+                row, col = row + 1, 0
+            self.drawn_at.add((row, col))
+            super().draw(char)
+
+    def index(self) -> None:
+        if self.cursor.y == self.lines - 1:
+            self.scrolled = True
+        super().index()
+
+
+class Terminal:
+    """A caller's terminal using ``charset``: encoded bytes go in, a screen comes out."""
+
+    def __init__(self, charset: str, width: int = WIDTH, height: int = HEIGHT) -> None:
+        self.charset = charset
+        self.screen = RecordingScreen(width, height)
+        self._text_stream = pyte.Stream(self.screen)
+        self._byte_stream = pyte.ByteStream(self.screen)
+        self.sent: list[bytes] = []
+
+    def receive(self, text: str) -> int:
+        """Send ``text`` down the wire; return how many bytes it took."""
+        data = encode(text, self.charset)
+        self.sent.append(data)
+        if self.charset == "cp437":
+            # A CP437 terminal draws the glyphs for 0x01-0x1F; pyte would not.
+            self._text_stream.feed(decode(data, "cp437", glyphs=True))
+        else:
+            self._byte_stream.feed(data)
+        return len(data)
+
+    def row_text(self, row: int) -> str:
+        return self.screen.display[row - 1]
+
+
+def shown_as(text: str, charset: str) -> str:
+    """``text`` as a terminal using ``charset`` draws it."""
+    if charset == "utf-8":
+        return text
+    return decode(encode(text, charset), charset, glyphs=True)
+
+
+def assert_terminal_shows(terminal: Terminal, buffer: ScreenBuffer) -> None:
+    screen = terminal.screen
+    for row in range(1, buffer.height + 1):
+        assert terminal.row_text(row) == shown_as(buffer.text_at(row), terminal.charset), row
+        for col in range(1, buffer.width + 1):
+            char, style = buffer.cell_at(row, col)
+            shown = screen.buffer[row - 1][col - 1]
+            bg = "black" if shown.bg == "default" else shown.bg
+            assert bg == PYTE_COLOURS[style.bg], (row, col)
+            if char != " ":
+                assert (shown.fg, shown.bold) == (PYTE_COLOURS[style.fg], style.bold), (row, col)
+    assert (screen.cursor.y + 1, screen.cursor.x + 1) == buffer.cursor
+    assert (buffer.height - 1, buffer.width - 1) not in screen.drawn_at
+    assert not screen.scrolled
+    assert not any(b"\x1b[M" in data for data in terminal.sent)
+
+
+def board() -> ScreenBuffer:
+    """A screen that looks like a game in progress."""
+    buffer = ScreenBuffer()
+    buffer.fill(1, 1, 1, WIDTH, " ", Style(WHITE, BLUE))
+    buffer.put(1, 3, "Canfield", Style(YELLOW, BLUE, bold=True))
+    buffer.put(3, 2, "┌───┐ ┌───┐ ┌───┐", Style(GREEN))
+    for index, card in enumerate(["7♥", "Q♠", "A♦", "T♣"]):
+        colour = RED if card[1] in "♥♦" else WHITE
+        buffer.put(5 + index, 10, card, Style(colour, bold=True))
+    buffer.put(23, 1, "Command: ", Style(CYAN))
+    buffer.set_cursor(23, 10)
+    return buffer
+
+
+@pytest.mark.parametrize("charset", CHARSETS)
+def test_full_render_shows_the_buffer(charset: str) -> None:
+    buffer, terminal = board(), Terminal(charset)
+    terminal.receive(buffer.render_full())
+    assert_terminal_shows(terminal, buffer)
+    assert terminal.row_text(5).startswith(shown_as("         7♥", charset))
+    assert terminal.screen.cursor.hidden is False
+
+
+def test_full_render_hides_the_cursor_while_drawing() -> None:
+    output = board().render_full()
+    assert output.startswith("\x1b[?25l")
+    assert output.endswith("\x1b[?25h")
+
+
+def test_changing_a_card_costs_few_bytes() -> None:
+    buffer, terminal = board(), Terminal("cp437")
+    terminal.receive(buffer.render_full())
+    buffer.put(6, 10, "K♦ ", Style(RED, bold=True))  # three cells, a colour change
+    cost = terminal.receive(buffer.render_changes())
+    assert cost < 40
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_nothing_changed_sends_nothing() -> None:
+    buffer = board()
+    buffer.render_full()
+    assert buffer.render_changes() == ""
+    buffer.put(5, 10, "7♥", Style(RED, bold=True))  # the same as already shown
+    assert buffer.render_changes() == ""
+
+
+def test_the_cursor_alone_can_move() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    terminal.receive(buffer.render_full())
+    buffer.set_cursor(24, 1)
+    terminal.receive(buffer.render_changes())
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_adjacent_changes_share_one_cursor_move() -> None:
+    buffer = board()
+    buffer.render_full()
+    buffer.put(10, 20, "a b c", Style(RED))  # changed cells with unchanged blanks between
+    output = buffer.render_changes()
+    moves = re.findall(r"\x1b\[\d*;?\d*[HABCD]", output)
+    assert len(moves) == 2  # one to the row, one back to the prompt
+    assert len(re.findall(r"\x1b\[[\d;]*m", output)) == 2  # red, then the prompt's colour
+
+
+def test_bottom_right_cell_is_never_written() -> None:
+    buffer, terminal = ScreenBuffer(), Terminal("cp437")
+    buffer.put(1, 1, "top row")
+    buffer.fill(2, 1, HEIGHT - 1, WIDTH, "▓", Style(WHITE, RED))
+    buffer.put(HEIGHT, WIDTH - 2, "xyz")
+    assert buffer.cell_at(HEIGHT, WIDTH) == BLANK
+    assert buffer.text_at(HEIGHT).endswith("xy ")
+    terminal.receive(buffer.render_full())
+    buffer.put(HEIGHT, WIDTH, "!")
+    terminal.receive(buffer.render_changes())
+    buffer.invalidate(HEIGHT)
+    terminal.receive(buffer.render_changes())
+    assert_terminal_shows(terminal, buffer)
+    assert terminal.row_text(1).startswith("top row")
+
+
+def test_invalidate_redraws_everything() -> None:
+    buffer = board()
+    buffer.render_full()
+    buffer.invalidate()
+    assert buffer.render_changes() == buffer.render_full()
+    assert "\x1b[2J" in buffer.render_full()
+
+
+def test_an_invalidated_row_is_repaired() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    terminal.receive(buffer.render_full())
+    terminal.receive("s3 f4 and more")  # the caller typing at the prompt, echoed
+    buffer.invalidate(23)
+    terminal.receive(buffer.render_changes())
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_changes_after_typing_at_the_prompt() -> None:
+    # The echo moves the cursor: the next render must not assume where it is.
+    buffer, terminal = board(), Terminal("utf-8")
+    terminal.receive(buffer.render_full())
+    terminal.receive("v")
+    buffer.put(23, 10, "v")
+    buffer.put(5, 10, "8♣", Style(WHITE, bold=True))
+    terminal.receive(buffer.render_changes())
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_hidden_cursor() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    buffer.set_cursor(1, 1, visible=False)
+    terminal.receive(buffer.render_full())
+    assert terminal.screen.cursor.hidden
+    buffer.set_cursor(23, 10)
+    terminal.receive(buffer.render_changes())
+    assert not terminal.screen.cursor.hidden
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_put_is_one_based_and_clipped() -> None:
+    buffer = ScreenBuffer(10, 3)
+    assert buffer.put(1, 1, "ab") == 3
+    buffer.put(1, 8, "xyzw")
+    buffer.put(2, -1, "..left")
+    buffer.put(0, 1, "off the top")
+    buffer.put(4, 1, "off the bottom")
+    assert [buffer.text_at(row) for row in (1, 2, 3)] == ["ab     xyz", "left      ", " " * 10]
+
+
+def test_each_character_takes_one_cell() -> None:
+    buffer = ScreenBuffer(10, 2)
+    buffer.put(1, 1, "日e\u0301x\x1b[2J\ufe0f")
+    assert buffer.text_at(1) == "?éx?[2J   "
+
+
+def test_plain_lines() -> None:
+    buffer = board()
+    lines = buffer.plain_lines()
+    assert len(lines) == 23
+    assert lines[0] == "  Canfield"
+    assert lines[1] == ""
+    assert lines[4] == "         7♥"
+    assert lines[22] == "Command:"
+
+
+def test_clear_and_fill() -> None:
+    buffer = board()
+    buffer.clear()
+    assert buffer.plain_lines() == []
+    buffer.fill(2, 3, 2, 4, "#")
+    assert buffer.plain_lines() == ["", "  ####", "  ####"]
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError):
+        ScreenBuffer(0, 24)
+    with pytest.raises(ValueError):
+        ScreenBuffer().set_cursor(25, 1)
+    with pytest.raises(ValueError):
+        ScreenBuffer().invalidate(0)
+    with pytest.raises(ValueError):
+        Style(fg=9)
+
+
+# Random edits: whatever the door draws, the caller's screen ends up equal to the buffer.
+
+CHARS = "ab XY7 ─│┌┐└┘┼═║╔╝░▓█▀♥♦♣♠éë—“€日\u0301\x1b\t"
+styles = st.builds(Style, st.integers(0, 7), st.integers(0, 7), st.booleans())
+rows = st.integers(1, HEIGHT)
+cols = st.integers(1, WIDTH)
+edits = st.one_of(
+    st.tuples(
+        st.just("put"),
+        st.integers(0, HEIGHT + 1),
+        st.integers(-3, WIDTH + 2),
+        st.text(st.sampled_from(CHARS), max_size=12),
+        styles,
+    ),
+    st.tuples(st.just("fill"), rows, cols, st.integers(0, 4), st.integers(0, 30), styles),
+    st.tuples(st.just("cursor"), rows, cols, st.booleans(), styles),
+    st.tuples(st.just("echo"), st.text(st.sampled_from("abc 123"), min_size=1, max_size=5)),
+    st.tuples(st.just("invalidate"), st.one_of(st.none(), rows)),
+    st.tuples(st.just("clear")),
+    st.tuples(st.just("render")),
+)
+
+
+def apply(edit: tuple, buffer: ScreenBuffer, terminal: Terminal) -> None:
+    match edit:
+        case ("put", row, col, text, style):
+            buffer.put(row, col, text, style)
+        case ("fill", row, col, height, width, style):
+            buffer.fill(row, col, height, width, "▒", style)
+        case ("cursor", row, col, visible, style):
+            buffer.set_cursor(row, col, visible=visible, style=style)
+        case ("echo", typed):
+            # Typed where the terminal's cursor is (the last render left it), up to the edge.
+            row, col = terminal.screen.cursor.y + 1, terminal.screen.cursor.x + 1
+            terminal.receive(typed[: buffer.width - col])
+            buffer.invalidate(row)
+        case ("invalidate", row):
+            buffer.invalidate(row)
+        case ("clear",):
+            buffer.clear()
+        case ("render",):
+            terminal.receive(buffer.render_changes())
+            assert_terminal_shows(terminal, buffer)
+
+
+@pytest.mark.parametrize("charset", CHARSETS)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_random_edits_reach_the_terminal(charset: str, data: st.DataObject) -> None:
+    buffer, terminal = board(), Terminal(charset)
+    terminal.receive(buffer.render_full())
+    for edit in data.draw(st.lists(edits, max_size=20)):
+        apply(edit, buffer, terminal)
+    terminal.receive(buffer.render_changes())
+    assert_terminal_shows(terminal, buffer)
+    assert buffer.render_changes() == ""
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    changes=st.lists(
+        st.tuples(rows, st.integers(1, WIDTH - 3), st.text(st.sampled_from(CHARS), max_size=3)),
+        min_size=1,
+        max_size=3,
+    ),
+    style=styles,
+)
+def test_small_changes_cost_no_more_than_a_redraw(
+    changes: list[tuple[int, int, str]], style: Style
+) -> None:
+    buffer = board()
+    full = buffer.render_full()
+    for row, col, text in changes:
+        buffer.put(row, col, text, style)
+    assert len(buffer.render_changes()) < len(full)
+
+
+def test_default_style_is_white_on_black() -> None:
+    assert (DEFAULT_STYLE.fg, DEFAULT_STYLE.bg, DEFAULT_STYLE.bold) == (WHITE, BLACK, False)
