@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from door.engine.cards import CARDS, RANKS, SUIT_SYMBOLS, Card, check_full_deck
 from door.engine.moves import (
@@ -38,6 +38,14 @@ from door.engine.variant import Variant
 
 KING = 12
 _RED = tuple((card & 3) in (1, 2) for card in range(52))
+_COLUMN_KEYS = tuple(str(number) for number in range(1, 11))
+_NEXT_IN_SUIT = tuple(((card >> 2) + 1) % 13 * 4 + (card & 3) for card in range(52))
+_OF_RANK = tuple(tuple(rank * 4 + suit for suit in range(4)) for rank in range(13))
+# The two cards that go on each card in a column: one rank lower, the other colour.
+_FITS_ON = tuple(
+    tuple(((card >> 2) - 1) % 13 * 4 + suit for suit in ((0, 3) if _RED[card] else (1, 2)))
+    for card in range(52)
+)
 _SEPARATOR = b"\xff"
 
 
@@ -54,6 +62,15 @@ class PlayResult:
     status: str
     score: int
     moves: int
+
+
+class _Targets(NamedTuple):
+    up: frozenset[int] | None
+    """Cards that may go to a foundation now; None while any may (base not chosen yet)."""
+    fits: dict[int, list[int]]
+    """Card -> the non-empty columns it may be placed on."""
+    spaces: list[int]
+    """The empty columns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +126,7 @@ class Game:
         self.history = []
         self._snapshots: list[_Snapshot] = []
         self._sent_up: list[Card] = []
+        self._targets_cache: _Targets | None = None
         self._points = 0
         self._cards_points = 0
         self.score = 0
@@ -151,7 +169,7 @@ class Game:
 
     @property
     def cards_on_foundations(self) -> int:
-        return sum(len(pile) for pile in self.foundations)
+        return sum(map(len, self.foundations))
 
     @property
     def passes_left(self) -> int | None:
@@ -205,39 +223,65 @@ class Game:
             start -= 1
         return start
 
-    def _moving_part(self, source: int, target: int) -> int | None:
-        """Index in column ``source`` of the card at the bottom of what ``m n`` would move."""
-        pile = self.tableau[source]
-        if not pile or source == target:
-            return None
-        destination = self.tableau[target]
-        if self.variant.moves == "whole":
-            if destination:
-                return 0 if self._fits(pile[0], destination[-1]) else None
-            return 0 if self._space_takes("column", pile[0], True) else None
-        start = self._run_start(pile)
-        if destination:
-            top = destination[-1]
-            for index in range(start, len(pile)):
-                if self._fits(pile[index], top):
-                    return index
-            return None
-        if self.reserve:
-            return None
-        rule = self.variant.spaces_after_reserve
-        if rule == "any":
-            return 0
-        if rule == "king":
-            for index in range(start, len(pile)):
-                if pile[index] >> 2 == KING:
-                    return index
-        return None
+    def _targets(self) -> _Targets:
+        """Where cards can go now: worked out once per position, then looked up per card."""
+        if self._targets_cache is not None:
+            return self._targets_cache
+        base = self.base_rank
+        up: frozenset[int] | None = None
+        if base is not None:
+            wanted: set[int] = set()
+            for pile in self.foundations:
+                if not pile:
+                    wanted.update(_OF_RANK[base])
+                elif len(pile) < 13:
+                    wanted.add(_NEXT_IN_SUIT[pile[-1]])
+            up = frozenset(wanted)
+        fits: dict[int, list[int]] = {}
+        spaces: list[int] = []
+        broken = self.variant.wrap == "broken" and base is not None
+        for index, pile in enumerate(self.tableau):
+            if not pile:
+                spaces.append(index)
+            elif not (broken and pile[-1] >> 2 == base):  # the broken corner
+                for card in _FITS_ON[pile[-1]]:
+                    fits.setdefault(card, []).append(index)
+        self._targets_cache = _Targets(up, fits, spaces)
+        return self._targets_cache
 
-    def _column_takes(self, source: str, card: int, column: int) -> bool:
-        destination = self.tableau[column]
-        if destination:
-            return self._fits(card, destination[-1])
-        return self._space_takes(source, card, False)
+    def _column_moves(self, source: int, targets: _Targets) -> dict[int, int]:
+        """For ``m n`` from column ``source``: target column -> index of the moving part's
+        bottom card, for every column it may go to (fine point 7 for partial moves)."""
+        pile = self.tableau[source]
+        moves: dict[int, int] = {}
+        if not pile:
+            return moves
+        if self.variant.moves == "whole":
+            for target in targets.fits.get(pile[0], ()):
+                moves[target] = 0
+            if targets.spaces and self._space_takes("column", pile[0], True):
+                moves.update(dict.fromkeys(targets.spaces, 0))
+            return moves
+        start = self._run_start(pile)
+        for index in range(start, len(pile)):
+            for target in targets.fits.get(pile[index], ()):
+                if target != source and target not in moves:
+                    moves[target] = index
+        if targets.spaces and not self.reserve:
+            rule = self.variant.spaces_after_reserve
+            kings = [index for index in range(start, len(pile)) if pile[index] >> 2 == KING]
+            if rule == "any":
+                moves.update(dict.fromkeys(targets.spaces, 0))
+            elif rule == "king" and kings:
+                moves.update(dict.fromkeys(targets.spaces, kings[0]))
+        return moves
+
+    def _card_targets(self, source: str, card: int, targets: _Targets) -> list[int]:
+        """Columns the top card of the reserve or the waste may go to."""
+        columns = list(targets.fits.get(card, ()))
+        if targets.spaces and self._space_takes(source, card, False):
+            columns = sorted(columns + targets.spaces)
+        return columns
 
     def _tops(self) -> list[tuple[str, int, Card]]:
         """(source key, column index or -1, top card) for every pile a card can leave."""
@@ -248,7 +292,7 @@ class Game:
             tops.append((WASTE, -1, self.waste[-1]))
         for index, pile in enumerate(self.tableau):
             if pile:
-                tops.append((str(index + 1), index, pile[-1]))
+                tops.append((_COLUMN_KEYS[index], index, pile[-1]))
         return tops
 
     def legal(self) -> list[str]:
@@ -261,23 +305,19 @@ class Game:
         plays: list[str] = []
         if self.deck or (self.waste and self._new_pass_allowed()):
             plays.append(TURN)
+        targets = self._targets()
+        up = targets.up
         tops = self._tops()
-        if self.base_rank is not None and any(
-            self._foundation_for(card) is not None for _, _, card in tops
-        ):
+        if up is not None and any(card in up for _, _, card in tops):
             plays.append(SEND_UP)
-        columns = range(len(self.tableau))
         for key, source, card in tops:
-            if self._foundation_for(card) is not None:
+            if up is None or card in up:
                 plays.append(f"{key} F")
             if source < 0:
-                plays.extend(f"{key} {t + 1}" for t in columns if self._column_takes(key, card, t))
+                columns = self._card_targets(key, card, targets)
             else:
-                plays.extend(
-                    f"{key} {t + 1}"
-                    for t in columns
-                    if t != source and self._moving_part(source, t) is not None
-                )
+                columns = sorted(self._column_moves(source, targets))
+            plays.extend(f"{key} {column + 1}" for column in columns)
         return plays
 
     def is_legal(self, command: str | Move) -> bool:
@@ -292,44 +332,43 @@ class Game:
 
     # -- the stuck rule ---------------------------------------------------------------------
 
-    def _has_real_play(self) -> bool:
+    def _has_real_play(self, targets: _Targets) -> bool:
         """Is any play but V legal, leaving out whole piles moved into a space?"""
-        tops = self._tops()
-        for key, source, card in tops:
-            if self._foundation_for(card) is not None:
+        for key, source, card in self._tops():
+            if targets.up is None or card in targets.up:
                 return True
-            for target in range(len(self.tableau)):
-                if source < 0:
-                    if self._column_takes(key, card, target):
-                        return True
-                elif target != source:
-                    part = self._moving_part(source, target)
-                    if part is not None and (self.tableau[target] or part > 0):
-                        return True
+            if source < 0:
+                if self._card_targets(key, card, targets):
+                    return True
+            elif any(
+                part > 0 or self.tableau[column]
+                for column, part in self._column_moves(source, targets).items()
+            ):
+                return True
         return False
 
     def _cards_turning_shows(self) -> list[Card]:
         """Cards that turning alone would bring to the top of the waste (the stuck rule)."""
         draw = self.variant.draw
-        shown: list[Card] = []
         this_pass = self.deck[::-1]
-        for end in range(draw, len(this_pass) + draw, draw):
-            shown.append(this_pass[min(end, len(this_pass)) - 1])
+        shown = this_pass[draw - 1 :: draw]
+        if len(this_pass) % draw:
+            shown.append(this_pass[-1])
         if self._new_pass_allowed():
             whole_pass = self.waste + this_pass
-            for end in range(draw, len(whole_pass) + draw, draw):
-                shown.append(whole_pass[min(end, len(whole_pass)) - 1])
+            shown += whole_pass[draw - 1 :: draw]
+            if len(whole_pass) % draw:
+                shown.append(whole_pass[-1])
         return shown
 
     def _is_stuck(self) -> bool:
-        if self._has_real_play():
+        targets = self._targets()
+        if self._has_real_play(targets):
             return False
-        for card in self._cards_turning_shows():
-            if self._foundation_for(card) is not None:
-                return False
-            if any(self._column_takes(WASTE, card, t) for t in range(len(self.tableau))):
-                return False
-        return True
+        return not any(
+            (targets.up is None or card in targets.up) or self._card_targets(WASTE, card, targets)
+            for card in self._cards_turning_shows()
+        )
 
     def _check_stuck(self) -> None:
         if self.status == PLAYING and self._is_stuck():
@@ -363,6 +402,7 @@ class Game:
                 raise IllegalMove("No card can go to a foundation now")
         else:
             self._move(move)
+        self._targets_cache = None
         finish = self._finish()
         self.moves += 1
         self.history.append(str(move))
@@ -424,7 +464,7 @@ class Game:
             self._put_up(card, source)
         else:
             column = int(target) - 1
-            if not self._column_takes(source, card, column):
+            if column not in self._card_targets(source, card, self._targets()):
                 raise IllegalMove(self._why_not_on_column(source, card, column))
             self._take(source)
             self.tableau[column].append(card)
@@ -446,7 +486,7 @@ class Game:
             column = int(target) - 1
             if column == source:
                 raise IllegalMove("A column can't move onto itself")
-            part = self._moving_part(source, column)
+            part = self._column_moves(source, self._targets()).get(column)
             if part is None:
                 raise IllegalMove(self._why_not_column_move(source, column))
             self.tableau[column].extend(pile[part:])
@@ -562,6 +602,7 @@ class Game:
             raise IllegalMove(refusal)
         snapshot = self._snapshots.pop()
         self._unpack(snapshot.piles)
+        self._targets_cache = None
         self.base_rank = snapshot.base_rank
         self.passes_started = snapshot.passes_started
         self.status = snapshot.status

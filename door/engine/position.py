@@ -133,6 +133,7 @@ def lay_out(game: Game, position: Mapping[str, Any]) -> None:
     game.reserve, game.deck, game.waste = reserve, deck, waste
     game.foundations, game.tableau = foundations, tableau
     game.base_rank = base_rank
+    game._targets_cache = None
     game.passes_started = _whole(position.get("passes_started", 1), "passes_started", 1)
     game.moves = _whole(position.get("moves", 0), "moves", 0)
     score = position.get("score", 0)
