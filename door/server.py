@@ -1,0 +1,386 @@
+"""The telnet server: callers connect, get a node, and are handed to the door's visit.
+
+telnetlib3 does the telnet protocol, in bytes mode (``encoding=False``): the charset is
+chosen per caller after detection and encoded in :mod:`door.terminal`, and telnetlib3's
+unicode streams raise on undecodable input. The server asks for character-at-a-time mode
+(WILL ECHO, WILL SGA), the window size (DO NAWS) and the terminal type (DO TTYPE), and waits
+a bounded time for the answers; a client that answers nothing still gets its visit.
+
+Each connection gets a node, 1 to ``max_nodes``, or is told why not and hung up. Each visit
+is wrapped so that whatever happens in it, the caller hears how it ended, the node is freed,
+and the server goes on serving:
+
+- :class:`~door.terminal.IdleTimeout` and :class:`~door.terminal.TimeUp`: a goodbye;
+- :class:`~door.terminal.CallerGone`: nothing (nobody is listening);
+- any other exception: logged with its traceback, and an apology to the caller.
+
+Everything is logged on the ``door`` logger, one line per event, with the node number and
+the caller's alias once the visit has set :attr:`Terminal.alias <door.terminal.Terminal>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any, Protocol
+
+import telnetlib3
+
+from ansi.text import sanitize
+from door.terminal import (
+    DETECT_TIMEOUT,
+    CallerGone,
+    IdleTimeout,
+    Terminal,
+    TerminalInfo,
+    TimeUp,
+    VisitEnded,
+    known_charset,
+    screen_size,
+)
+
+log = logging.getLogger("door")
+
+Visit = Callable[[Terminal, int], Awaitable[None]]
+
+SHUTDOWN_MESSAGE = "The door is shutting down. Your game is saved."
+SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
+TOO_MANY_MESSAGE = "Too many connections from your address."
+NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
+CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
+
+
+class ServerSettings(Protocol):
+    """The fields of :class:`door.config.ServerConfig` the server reads."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def max_nodes(self) -> int: ...
+    @property
+    def max_per_address(self) -> int: ...
+    @property
+    def idle_timeout(self) -> float: ...
+    @property
+    def idle_warning(self) -> float: ...
+    @property
+    def time_limit(self) -> int: ...
+
+
+class _DoorProtocol(telnetlib3.TelnetServer):
+    """telnetlib3's server protocol, waking a pending ``drain()`` when the connection is lost.
+
+    telnetlib3's ``connection_lost`` does not reach ``FlowControlMixin``'s, so a visit blocked
+    writing to a caller who stopped reading and then vanished would wait for ever.
+    """
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        asyncio.streams.FlowControlMixin.connection_lost(self, exc)
+
+
+class _Call:
+    """A connected caller holding a node."""
+
+    __slots__ = ("address", "node", "task", "terminal")
+
+    def __init__(self, node: int, address: str, task: asyncio.Task[Any], terminal: Terminal):
+        self.node = node
+        self.address = address
+        self.task = task
+        self.terminal = terminal
+
+
+class DoorServer:
+    """A listening door: made by :func:`start_server`, ended by :meth:`close`."""
+
+    def __init__(
+        self,
+        config: ServerSettings,
+        visit: Visit,
+        *,
+        detect_timeout: float = DETECT_TIMEOUT,
+        negotiate_timeout: float = NEGOTIATE_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self._visit = visit
+        self._detect_timeout = detect_timeout
+        self._negotiate_timeout = negotiate_timeout
+        self._calls: dict[int, _Call] = {}
+        self._per_address: Counter[str] = Counter()
+        self._telnet: telnetlib3.Server | None = None
+        self._port = 0
+        self._closing: str | None = None  # the reason, once close() has begun
+        self._closed = asyncio.Event()
+
+    async def _listen(self) -> None:
+        self._telnet = await telnetlib3.create_server(
+            host=self.config.host,
+            port=self.config.port,
+            protocol_factory=_DoorProtocol,
+            shell=self._shell,
+            encoding=False,
+            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
+            # negotiation need not wait for BINARY to be agreed.
+            force_binary=True,
+            connect_maxwait=self._negotiate_timeout,
+            timeout=0,  # the door keeps its own idle time, with a warning first
+            compression=False,
+            cols=0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
+            rows=0,
+        )
+        assert self._telnet.sockets
+        self._port = int(self._telnet.sockets[0].getsockname()[1])
+        log.info(
+            "listening on %s port %d for %d nodes",
+            self.config.host,
+            self._port,
+            self.config.max_nodes,
+        )
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the real one when the configuration said 0)."""
+        return self._port
+
+    @property
+    def nodes(self) -> dict[int, str]:
+        """Busy nodes and who is on each: the alias once known, else the address."""
+        return {
+            node: _alias(call.terminal) or call.address
+            for node, call in sorted(self._calls.items())
+        }
+
+    async def serve_forever(self) -> None:
+        """Return once the server has been closed."""
+        await self._closed.wait()
+
+    async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
+        """Tell every caller ``reason``, end their visits and stop listening.
+
+        Visits are cancelled, so they save in ``finally`` or on :class:`asyncio.CancelledError`;
+        they get ``grace`` seconds. Callers connecting meanwhile hear ``reason`` too. Calling
+        again waits for the first close to finish.
+        """
+        if self._closing is not None:
+            await self._closed.wait()
+            return
+        self._closing = reason
+        log.info("closing with %d caller(s) on: %s", len(self._calls), reason)
+        tasks = [call.task for call in self._calls.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        if self._telnet is not None:
+            self._telnet.close()
+            try:
+                async with asyncio.timeout(grace):
+                    await self._telnet.wait_closed()
+            except TimeoutError:
+                log.warning("listener did not close within %g seconds", grace)
+        log.info("closed")
+        self._closed.set()
+
+    # --- one connection -------------------------------------------------------------------
+
+    async def _shell(self, reader: Any, writer: Any) -> None:
+        """telnetlib3's shell: one connection from negotiation's end to hang-up.
+
+        telnetlib3 runs this in a task nobody awaits, so nothing may escape it.
+        """
+        address = _peer_address(writer)
+        terminal = Terminal(
+            reader,
+            writer,
+            idle_timeout=self.config.idle_timeout,
+            idle_warning=self.config.idle_warning,
+            echo=bool(writer.will_echo),  # a client that refused WILL ECHO echoes itself
+        )
+        try:
+            refusal = self._refusal(address)
+            if refusal is not None:
+                log.info("refused %s: %s", address, refusal)
+                await terminal.hang_up(refusal)
+                return
+            await self._call(terminal, writer, address)
+        except Exception:  # a fault here, outside any visit; keep serving
+            log.exception("connection from %s failed", address)
+            await terminal.hang_up(SORRY_MESSAGE)
+
+    def _refusal(self, address: str) -> str | None:
+        """Why this caller can't have a node now, or None if they can."""
+        if self._closing is not None:
+            return self._closing
+        if self._per_address[address] >= self.config.max_per_address:
+            return TOO_MANY_MESSAGE
+        if len(self._calls) >= self.config.max_nodes:
+            nodes = self.config.max_nodes
+            busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
+            return f"{busy} Please call again later."
+        return None
+
+    async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
+        """Hold a node for the length of one call."""
+        node = min(set(range(1, self.config.max_nodes + 1)) - self._calls.keys())
+        task = asyncio.current_task()
+        assert task is not None
+        self._calls[node] = _Call(node, address, task, terminal)
+        self._per_address[address] += 1
+        try:
+            await self._visit_node(node, terminal, writer, address)
+        finally:
+            del self._calls[node]
+            self._per_address[address] -= 1
+            if not self._per_address[address]:
+                del self._per_address[address]
+
+    async def _visit_node(self, node: int, terminal: Terminal, writer: Any, address: str) -> None:
+        """Detect the terminal, run the visit, and hang up saying how it ended."""
+        started = time.monotonic()
+        farewell, ending = "", "finished"
+        try:
+            info = await _detect(terminal, writer, self._detect_timeout)
+            log.info(
+                "node %d: connect from %s, %s %dx%d, %s, %s",
+                node,
+                address,
+                info.term_type,
+                info.width,
+                info.height,
+                "ANSI" if info.ansi else "no ANSI",
+                info.charset,
+            )
+            if self.config.time_limit > 0:
+                terminal.deadline = started + 60 * self.config.time_limit
+            await self._visit(terminal, node)
+        except asyncio.CancelledError:
+            farewell, ending = self._closing or "", "shut down"
+            raise
+        except VisitEnded as ended:
+            farewell, ending = ended.farewell, _ending(ended)
+        except Exception:
+            log.exception("%s: the visit failed", _who(node, terminal))
+            farewell, ending = SORRY_MESSAGE, "error"
+        finally:
+            await terminal.hang_up(farewell)
+            log.info(
+                "%s: hang-up (%s) after %d s",
+                _who(node, terminal),
+                ending,
+                time.monotonic() - started,
+            )
+
+
+async def _detect(terminal: Terminal, writer: Any, timeout: float) -> TerminalInfo:
+    """Detect the terminal, then take in negotiation answers that came during the wait."""
+    info = await terminal.detect(
+        term_type=_term_type(writer), size=_window_size(writer), timeout=timeout
+    )
+    terminal.echo = bool(writer.will_echo)
+    width, height = screen_size(_window_size(writer))
+    if (width, height) != (info.width, info.height):
+        terminal.info = info = replace(info, width=width, height=height)
+    return info
+
+
+def _ending(ended: VisitEnded) -> str:
+    if isinstance(ended, IdleTimeout):
+        return "idle"
+    if isinstance(ended, TimeUp):
+        return "time up"
+    if isinstance(ended, CallerGone):
+        return "caller gone"
+    return type(ended).__name__
+
+
+def _alias(terminal: Terminal) -> str:
+    return sanitize(terminal.alias or "", 40)
+
+
+def _who(node: int, terminal: Terminal) -> str:
+    """``node 3`` or ``node 3 (Alias)`` for the log."""
+    alias = _alias(terminal)
+    return f"node {node} ({alias})" if alias else f"node {node}"
+
+
+def _peer_address(writer: Any) -> str:
+    peer = writer.get_extra_info("peername")
+    return str(peer[0]) if peer else "unknown"
+
+
+def _term_type(writer: Any) -> str:
+    """The terminal type the client gave (TTYPE), made safe to log.
+
+    Clients cycle through names from the most to the least specific, and telnetlib3 keeps the
+    last as ``TERM``. The first is kept when it names a type with a known charset: Windows
+    telnet answers ANSI (a CP437 console), then VT100.
+    """
+    first = writer.get_extra_info("ttype1") or ""
+    chosen = writer.get_extra_info("TERM") or ""
+    return sanitize(first if known_charset(first) else chosen, 40)
+
+
+def _window_size(writer: Any) -> tuple[int, int] | None:
+    """``(width, height)`` from NAWS, or None if the client sent none."""
+    width, height = writer.get_extra_info("cols") or 0, writer.get_extra_info("rows") or 0
+    return (int(width), int(height)) if width and height else None
+
+
+async def start_server(
+    config: ServerSettings,
+    visit: Visit,
+    *,
+    detect_timeout: float = DETECT_TIMEOUT,
+    negotiate_timeout: float = NEGOTIATE_TIMEOUT,
+) -> DoorServer:
+    """Listen on ``config.host`` and ``config.port``, running ``visit(terminal, node)`` per caller.
+
+    ``negotiate_timeout`` bounds the wait for telnet negotiation answers, ``detect_timeout``
+    the wait for the answer to the ANSI probe.
+    """
+    server = DoorServer(
+        config, visit, detect_timeout=detect_timeout, negotiate_timeout=negotiate_timeout
+    )
+    await server._listen()
+    return server
+
+
+async def run_server(
+    config: ServerSettings,
+    visit: Visit,
+    *,
+    detect_timeout: float = DETECT_TIMEOUT,
+    on_start: Callable[[DoorServer], None] | None = None,
+) -> None:
+    """Serve until SIGINT or SIGTERM, then close, telling callers the door is shutting down.
+
+    ``on_start`` is called with the listening server (to learn its port, say).
+    """
+    server = await start_server(config, visit, detect_timeout=detect_timeout)
+    loop = asyncio.get_running_loop()
+    closing: list[asyncio.Task[None]] = []
+
+    def shut_down(name: str) -> None:
+        log.info("%s received", name)
+        if not closing:  # a second signal changes nothing; the first close is under way
+            closing.append(asyncio.create_task(server.close(SHUTDOWN_MESSAGE)))
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for number in signals:
+        loop.add_signal_handler(number, shut_down, number.name)
+    try:
+        if on_start is not None:
+            on_start(server)
+        await server.serve_forever()
+    finally:
+        for number in signals:
+            loop.remove_signal_handler(number)
+        await server.close(SHUTDOWN_MESSAGE)

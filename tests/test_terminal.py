@@ -1,0 +1,427 @@
+"""The terminal: charset choice, detection, the line editor, keys, time and idle checks.
+
+A Terminal takes any byte reader and writer; here the reader is an ``asyncio.StreamReader``
+fed by the test (each ``type`` is one packet) and the writer keeps what was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pyte
+import pytest
+
+from door.terminal import (
+    UNKNOWN_TERMINAL,
+    CallerGone,
+    IdleTimeout,
+    Terminal,
+    TerminalInfo,
+    TimeUp,
+    choose_charset,
+    describe_seconds,
+    screen_size,
+)
+
+WAIT = 5.0
+
+
+class Line:
+    """Both ends of a caller's connection, in memory."""
+
+    def __init__(self) -> None:
+        self.reader = asyncio.StreamReader()
+        self.sent = bytearray()
+        self.closed = False
+
+    # the writer's side
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    async def drain(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    # the caller's side
+    def type(self, data: bytes) -> None:
+        self.reader.feed_data(data)
+
+    def hang_up(self) -> None:
+        self.reader.feed_eof()
+
+    def screen(self) -> list[str]:
+        screen = pyte.Screen(80, 24)
+        pyte.ByteStream(screen).feed(bytes(self.sent))
+        return [line.rstrip() for line in screen.display if line.strip()]
+
+
+ANSI_UTF8 = TerminalInfo("xterm", 80, 24, True, "utf-8")
+
+
+def make(info: TerminalInfo = ANSI_UTF8, **options: object) -> tuple[Terminal, Line]:
+    line = Line()
+    return Terminal(line.reader, line, info, **options), line  # type: ignore[arg-type]
+
+
+async def read_line(terminal: Terminal, **options: object) -> str:
+    return await asyncio.wait_for(terminal.read_line(**options), WAIT)  # type: ignore[arg-type]
+
+
+# --- what the terminal is ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("term_type", "charset"),
+    [
+        ("syncterm", "cp437"),
+        ("SyncTERM", "cp437"),
+        ("ANSI", "cp437"),
+        ("ansi-bbs", "cp437"),
+        ("PCANSI", "cp437"),
+        ("ansi-256color", "cp437"),
+        ("cp437", "cp437"),
+        ("xterm", "utf-8"),
+        ("XTERM-256COLOR", "utf-8"),
+        ("linux", "utf-8"),
+        ("screen.xterm-256color", "utf-8"),
+        ("tmux-256color", "utf-8"),
+        ("rxvt-unicode", "utf-8"),
+        ("vt100", "ascii"),
+        ("VT220", "ascii"),
+    ],
+)
+def test_charset_by_terminal_type(term_type: str, charset: str) -> None:
+    assert choose_charset(term_type, ansi=True) == charset
+    assert choose_charset(term_type, ansi=False) == charset
+
+
+def test_charset_of_an_unknown_terminal_follows_ansi() -> None:
+    assert choose_charset("", ansi=True) == "cp437"
+    assert choose_charset("unknown", ansi=False) == "ascii"
+
+
+@pytest.mark.parametrize(
+    ("size", "kept"),
+    [
+        ((80, 25), (80, 25)),
+        ((132, 50), (132, 50)),
+        ((0, 0), (80, 24)),
+        ((1, 1), (80, 24)),
+        ((65535, 65535), (80, 24)),
+        ((80, 0), (80, 24)),
+        (None, (80, 24)),
+    ],
+)
+def test_screen_size(size: tuple[int, int] | None, kept: tuple[int, int]) -> None:
+    assert screen_size(size) == kept
+
+
+def test_describe_seconds() -> None:
+    assert [describe_seconds(s) for s in (0.2, 2, 59.5, 90, 120, 299.9)] == [
+        "1 second",
+        "2 seconds",
+        "1 minute",
+        "90 seconds",
+        "2 minutes",
+        "5 minutes",
+    ]
+
+
+# --- detection -----------------------------------------------------------------------------
+
+
+async def test_detect_ansi_from_the_position_report() -> None:
+    terminal, line = make(UNKNOWN_TERMINAL)
+    line.type(b"\x1b[12;40R")
+    info = await terminal.detect(term_type="syncterm", size=(80, 25), timeout=WAIT)
+    assert info == TerminalInfo("syncterm", 80, 25, True, "cp437")
+    assert terminal.info == info
+    assert line.sent == b"\x1b[6n"
+
+
+async def test_detect_accepts_zero_zero_and_a_report_in_pieces() -> None:
+    terminal, line = make(UNKNOWN_TERMINAL)
+    line.type(b"x\x1b[0")
+    asyncio.get_running_loop().call_later(0.05, line.type, b";0Ry\r\n")
+    info = await terminal.detect(timeout=WAIT)
+    assert (info.term_type, info.ansi, info.charset) == ("unknown", True, "cp437")
+    line.type(b"ok\r")
+    assert await read_line(terminal) == "ok"  # nothing from detection became a line
+
+
+async def test_detect_without_an_answer_is_plain_ascii() -> None:
+    terminal, line = make(UNKNOWN_TERMINAL)
+    started = time.monotonic()
+    info = await terminal.detect(term_type="", size=(0, 0), timeout=0.2)
+    assert time.monotonic() - started >= 0.2
+    assert info == TerminalInfo("unknown", 80, 24, False, "ascii")
+    await terminal.flush()
+    assert line.sent == b"\x1b[6n\r        \r"
+
+
+async def test_detect_keeps_the_charset_of_a_known_type_without_ansi() -> None:
+    terminal, _ = make(UNKNOWN_TERMINAL)
+    info = await terminal.detect(term_type="xterm", timeout=0.05)
+    assert (info.ansi, info.charset) == (False, "utf-8")
+
+
+async def test_hang_up_during_detection() -> None:
+    terminal, line = make(UNKNOWN_TERMINAL)
+    line.hang_up()
+    with pytest.raises(CallerGone):
+        await terminal.detect(timeout=WAIT)
+
+
+# --- output --------------------------------------------------------------------------------
+
+
+async def test_write_encodes_in_the_current_charset() -> None:
+    terminal, line = make()
+    terminal.write("7♥")
+    terminal.charset = "cp437"
+    terminal.write("7♥")
+    terminal.charset = "ascii"
+    terminal.write("7♥")
+    await terminal.flush()
+    assert line.sent == b"7\xe2\x99\xa5" + b"7\x03" + b"7H"
+    assert terminal.info.charset == "ascii"
+    with pytest.raises(ValueError, match="charset"):
+        terminal.charset = "latin-1"
+
+
+async def test_output_waits_for_flush() -> None:
+    terminal, line = make()
+    terminal.write("hello")
+    assert line.sent == b""
+    await terminal.flush()
+    assert line.sent == b"hello"
+
+
+async def test_hang_up_says_goodbye_and_closes() -> None:
+    terminal, line = make()
+    await terminal.hang_up("Goodbye.")
+    assert line.sent == b"\x1b[0m\x1b[?25h\r\nGoodbye.\r\n"
+    assert line.closed
+    terminal.ansi = False
+    await terminal.hang_up("again")  # a second hang-up does nothing
+    assert line.sent.count(b"Goodbye.") == 1 and b"again" not in line.sent
+
+
+# --- the line editor -----------------------------------------------------------------------
+
+
+async def test_line_with_echo() -> None:
+    terminal, line = make()
+    terminal.write("Name: ")
+    line.type(b"Bob\r\n")
+    assert await read_line(terminal) == "Bob"
+    await terminal.flush()
+    assert line.sent == b"Name: Bob\r\n"
+
+
+@pytest.mark.parametrize(
+    ("typed", "result"),
+    [
+        (b"abc\x08d\r", "abd"),
+        (b"abc\x7f\x7f\x7f\x7fd\r", "d"),  # erasing past the start does nothing
+        (b"abc\x15de\r", "de"),
+        (b"a\x1b[Ab\x1b[1;5Cc\x1bOBd\x1b[15~e\x1b[[Af\x1b[200~g\r", "abcdefg"),
+        (b"ab\x1b\r", "ab"),  # ESC then Enter: still Enter
+        (b"\x1bq\r", "q"),  # a lone ESC does not eat the next key
+        (b"\x00a\x01\x02b\x07\x09c\x1f\r", "abc"),
+        (b"a\xffb\xc3(c\r", "ab(c"),  # invalid UTF-8 is dropped
+    ],
+)
+async def test_editing_keys(typed: bytes, result: str) -> None:
+    terminal, line = make()
+    line.type(typed)
+    assert await read_line(terminal) == result
+
+
+async def test_erasing_shows_on_the_screen() -> None:
+    terminal, line = make()
+    terminal.write("> ")
+    line.type(b"hello\x08\x08\x08i\r")
+    assert await read_line(terminal) == "hei"
+    await terminal.flush()
+    assert line.screen() == ["> hei"]
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\r\x00", b"\r", b"\n"])
+async def test_line_endings(ending: bytes) -> None:
+    terminal, line = make()
+    line.type(b"one" + ending + b"two" + ending)
+    assert await read_line(terminal) == "one"
+    assert await read_line(terminal) == "two"
+
+
+async def test_cr_lf_split_across_packets_is_one_line_end() -> None:
+    terminal, line = make()
+    line.type(b"one\r")
+    assert await read_line(terminal) == "one"
+    line.type(b"\ntwo\r")
+    assert await read_line(terminal) == "two"
+    line.type(b"\x00three\r")
+    assert await read_line(terminal) == "three"
+    line.type(b"\n\n")  # the first LF ends the CR LF; the second is a line of its own
+    assert await read_line(terminal) == ""
+
+
+async def test_utf8_split_across_packets() -> None:
+    terminal, line = make()
+    line.type(b"caf\xc3")
+    reading = asyncio.create_task(terminal.read_line())
+    await asyncio.sleep(0)
+    line.type(b"\xa9\r")
+    assert await asyncio.wait_for(reading, WAIT) == "café"
+
+
+async def test_cp437_input() -> None:
+    terminal, line = make(TerminalInfo("syncterm", 80, 24, True, "cp437"))
+    line.type(b"caf\x82\r")
+    assert await read_line(terminal) == "café"
+    await terminal.flush()
+    assert line.sent == b"caf\x82\r\n"
+
+
+async def test_over_long_line_is_cut_and_rings_once() -> None:
+    terminal, line = make()
+    line.type(b"x" * 1_000_000)
+    line.type(b"\r")
+    assert await read_line(terminal, max_length=20) == "x" * 20
+    await terminal.flush()
+    assert line.sent == b"x" * 20 + b"\a\r\n"
+
+
+async def test_erasing_a_full_line_lets_typing_resume() -> None:
+    terminal, line = make()
+    line.type(b"abcdef\x08gh\r")
+    assert await read_line(terminal, max_length=4) == "abcg"
+
+
+async def test_masked_line() -> None:
+    terminal, line = make()
+    line.type(b"secret\x08\r")
+    assert await read_line(terminal, mask=True) == "secre"
+    await terminal.flush()
+    assert line.sent == b"******\x08 \x08\r\n"
+
+
+async def test_no_echo() -> None:
+    terminal, line = make()
+    line.type(b"quiet\r")
+    assert await read_line(terminal, echo=False) == "quiet"
+    terminal.echo = False  # the client echoes for itself
+    line.type(b"loud\r")
+    assert await read_line(terminal) == "loud"
+    await terminal.flush()
+    assert line.sent == b""
+
+
+async def test_wide_characters_erase_two_columns() -> None:
+    terminal, line = make()
+    line.type("漢\x08\r".encode())
+    assert await read_line(terminal) == ""
+    await terminal.flush()
+    assert line.sent == "漢".encode() + b"\x08 \x08\x08 \x08\r\n"
+
+
+async def test_hang_up_mid_line() -> None:
+    terminal, line = make()
+    line.type(b"half a li")
+    line.hang_up()
+    with pytest.raises(CallerGone):
+        await read_line(terminal)
+
+
+async def test_broken_connection_is_caller_gone() -> None:
+    terminal, line = make()
+    line.reader.set_exception(ConnectionResetError("reset by peer"))
+    with pytest.raises(CallerGone):
+        await read_line(terminal)
+
+
+# --- keys ----------------------------------------------------------------------------------
+
+
+async def test_read_key() -> None:
+    terminal, line = make()
+    line.type(b"q\x1b[A\x1bOP\x08z\r\n\x00x\n")
+    keys = [await asyncio.wait_for(terminal.read_key(), WAIT) for _ in range(5)]
+    assert keys == ["Q", "Z", "\r", "X", "\r"]
+    await terminal.flush()
+    assert line.sent == b""  # keys are not echoed
+
+
+# --- idle and time -------------------------------------------------------------------------
+
+
+async def test_idle_warning_then_timeout() -> None:
+    terminal, line = make(idle_timeout=0.4, idle_warning=0.2)
+    terminal.write("Name: ")
+    line.type(b"Jo")
+    started = time.monotonic()
+    with pytest.raises(IdleTimeout) as ended:
+        await read_line(terminal)
+    assert time.monotonic() - started >= 0.4
+    assert ended.value.farewell == "No input for 1 second. Goodbye."
+    await terminal.flush()
+    assert line.sent == (
+        b"Name: Jo\r\nAre you still there? You will be disconnected in 1 second.\r\nName: Jo"
+    )
+
+
+async def test_typing_keeps_the_caller_from_idling_out() -> None:
+    terminal, line = make(idle_timeout=1.0, idle_warning=0.5)
+    loop = asyncio.get_running_loop()
+    for delay, key in ((0.3, b"a"), (0.6, b"b"), (0.9, b"c"), (1.2, b"\r")):
+        loop.call_later(delay, line.type, key)
+    assert await read_line(terminal) == "abc"
+    await terminal.flush()
+    assert b"still there" not in line.sent
+
+
+async def test_time_warnings_then_time_up() -> None:
+    terminal, line = make(time_warnings=(0.6, 0.3))
+    terminal.deadline = time.monotonic() + 0.8
+    terminal.write("> ")
+    with pytest.raises(TimeUp) as ended:
+        await read_line(terminal)
+    assert ended.value.farewell == "Your time is up. Your game is saved. Goodbye."
+    await terminal.flush(check_time=False)
+    assert line.sent.count(b"left.") == 2
+    assert line.sent.startswith(b"> \r\nYou have 1 second left.\r\n> ")
+
+
+async def test_a_short_deadline_gets_one_warning_not_three() -> None:
+    terminal, line = make()
+    terminal.deadline = time.monotonic() + 100
+    terminal.write("Board\r\n")
+    await terminal.flush()
+    assert line.sent == b"Board\r\n\r\nYou have 100 seconds left.\r\n"
+    await terminal.flush()
+    assert line.sent.count(b"left.") == 1
+
+
+async def test_flush_after_the_deadline_is_time_up() -> None:
+    terminal, line = make()
+    terminal.deadline = time.monotonic() - 1
+    terminal.write("too late")
+    with pytest.raises(TimeUp):
+        await terminal.flush()
+    await terminal.hang_up(TimeUp.farewell)
+    assert b"too late" not in line.sent
+    assert line.sent.endswith(b"Your time is up. Your game is saved. Goodbye.\r\n")
+
+
+async def test_notices_can_be_drawn_elsewhere() -> None:
+    terminal, line = make(idle_timeout=0.2, idle_warning=0.1)
+    terminal.on_notice = lambda message: f"\x1b7\x1b[24;1H{message}\x1b8"
+    with pytest.raises(IdleTimeout):
+        await read_line(terminal)
+    assert line.sent == (
+        b"\x1b7\x1b[24;1HAre you still there? You will be disconnected in 1 second.\x1b8"
+    )
