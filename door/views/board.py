@@ -1,0 +1,197 @@
+"""The game screen: a Canfield position drawn into an 80x24 screen buffer.
+
+The same drawing serves both kinds of caller: an ANSI caller is sent only the cells that
+changed; a plain-ASCII caller is sent the buffer's lines as text (no colours, suits as
+letters, a ten as ``T``).
+
+>>> from door.engine import Game, Variant
+>>> look = Look(ansi=False, suit_letters=True)
+>>> screen = ScreenBuffer(80, 24)
+>>> draw_board(screen, Game.deal(Variant(), 48213), "Level 2: Draw three", look)
+>>> screen.text_at(4)[:30]
+'  4D 13      ### 34    ---    '
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ansi.screen import ScreenBuffer, Style
+from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
+from door.engine import RANKS, Card, Game
+from door.engine.cards import SUIT_SYMBOLS, SUITS
+
+WIDTH, HEIGHT = 80, 24
+TITLE_ROW = 1
+LABEL_ROW, CARD_ROW, COUNT_ROW = 3, 4, 5
+COLUMN_LABEL_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW = 7, 8, 20
+MESSAGE_ROW, PROMPT_ROW = 22, 23
+PROMPT = "Command (? for help): "
+COLUMN_WIDTH = 6
+SIDEBAR = 62
+RESERVE_COL, DECK_COL, WASTE_COL, FOUNDATION_COL = 2, 14, 24, 42
+
+TITLE = Style(WHITE, BLUE, True)
+LABEL = Style(CYAN)
+KEY = Style(YELLOW, BLACK, True)
+RED_CARD = Style(RED, WHITE)
+BLACK_CARD = Style(BLACK, WHITE)
+CARD_BACK = Style(WHITE, BLUE)
+EMPTY = Style(BLUE, BLACK, True)
+INFO = Style(WHITE)
+VALUE = Style(WHITE, BLACK, True)
+MESSAGE = Style(YELLOW, BLACK, True)
+REFUSAL = Style(RED, BLACK, True)
+GOOD_NEWS = Style(GREEN, BLACK, True)
+PLAIN = Style()
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """How this caller wants cards drawn."""
+
+    ansi: bool = True
+    suit_letters: bool = False
+
+
+def card_text(card: Card, look: Look) -> str:
+    """A card in three cells: ``10♥``, `` 7♠``; ``TH`` style in letters or plain ASCII."""
+    letters = look.suit_letters or not look.ansi
+    suit = SUITS[card.suit] if letters else SUIT_SYMBOLS[card.suit]
+    rank = RANKS[card.rank]
+    if rank == "T" and look.ansi:
+        return "10" + suit
+    return f"{rank:>2}{suit}"
+
+
+def card_style(card: Card, look: Look) -> Style:
+    if not look.ansi:
+        return PLAIN
+    return RED_CARD if card.red else BLACK_CARD
+
+
+def rank_word(rank: int | None) -> str:
+    if rank is None:
+        return "not chosen"
+    return "10" if RANKS[rank] == "T" else RANKS[rank]
+
+
+def _put_card(screen: ScreenBuffer, row: int, col: int, card: Card, look: Look) -> None:
+    screen.put(row, col, card_text(card, look), card_style(card, look))
+
+
+def _put_empty(screen: ScreenBuffer, row: int, col: int, look: Look) -> None:
+    screen.put(row, col, "[ ]" if look.ansi else "---", EMPTY if look.ansi else PLAIN)
+
+
+def _put_label(screen: ScreenBuffer, row: int, col: int, name: str, key: str, look: Look) -> None:
+    end = screen.put(row, col, name, LABEL if look.ansi else PLAIN)
+    screen.put(row, end + 1, key, KEY if look.ansi else PLAIN)
+
+
+def _title(screen: ScreenBuffer, game: Game, level_name: str, look: Look) -> None:
+    deal = f"Deal {game.deal_number}" if game.deal_number is not None else "Deal by hand"
+    text = f" CANFIELD  {level_name}"
+    line = text + deal.rjust(WIDTH - 1 - len(text)) + " "
+    screen.put(TITLE_ROW, 1, line[:WIDTH], TITLE if look.ansi else PLAIN)
+
+
+def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
+    _put_label(screen, LABEL_ROW, RESERVE_COL, "Reserve", "S", look)
+    _put_label(screen, LABEL_ROW, DECK_COL, "Deck", "V", look)
+    _put_label(screen, LABEL_ROW, WASTE_COL, "Waste", "D", look)
+    _put_label(screen, LABEL_ROW, FOUNDATION_COL, "Foundations", "F", look)
+    if game.reserve:
+        _put_card(screen, CARD_ROW, RESERVE_COL, game.reserve[-1], look)
+    else:
+        _put_empty(screen, CARD_ROW, RESERVE_COL, look)
+    screen.put(CARD_ROW, RESERVE_COL + 4, f"{len(game.reserve):>2}", INFO)
+    if game.deck:
+        back, style = ("▒▒▒", CARD_BACK) if look.ansi else ("###", PLAIN)
+        screen.put(CARD_ROW, DECK_COL, back, style)
+    else:
+        _put_empty(screen, CARD_ROW, DECK_COL, look)
+    screen.put(CARD_ROW, DECK_COL + 4, f"{len(game.deck):>2}", INFO)
+    shown = game.waste[-3:]
+    for offset, card in enumerate(shown):
+        _put_card(screen, CARD_ROW, WASTE_COL + 4 * offset, card, look)
+    if not shown:
+        _put_empty(screen, CARD_ROW, WASTE_COL, look)
+    screen.put(COUNT_ROW, WASTE_COL, f"{len(game.waste)} in the waste" if game.waste else "", INFO)
+    for index, pile in enumerate(game.foundations):
+        col = FOUNDATION_COL + 5 * index
+        if pile:
+            _put_card(screen, CARD_ROW, col, pile[-1], look)
+        else:
+            _put_empty(screen, CARD_ROW, col, look)
+
+
+def _column_rows(pile: Sequence[Card]) -> list[Card | None]:
+    """What a column shows in its rows; None marks cards left out of a very tall column.
+
+    Its bottom card stays in view, since a whole pile moves by it.
+    """
+    rows = LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1
+    if len(pile) <= rows:
+        return list(pile)
+    return [pile[0], None, *pile[len(pile) - (rows - 2) :]]
+
+
+def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
+    for index, pile in enumerate(game.tableau):
+        col = 2 + COLUMN_WIDTH * index
+        screen.put(COLUMN_LABEL_ROW, col + 1, str(index + 1), KEY if look.ansi else PLAIN)
+        if not pile:
+            _put_empty(screen, FIRST_COLUMN_ROW, col, look)
+        for offset, card in enumerate(_column_rows(pile)):
+            row = FIRST_COLUMN_ROW + offset
+            if card is None:
+                screen.put(row, col, f"+{len(pile) - 12:<2}", INFO)
+            else:
+                _put_card(screen, row, col, card, look)
+
+
+def sidebar_lines(game: Game) -> list[tuple[str, str]]:
+    variant = game.variant
+    passes = (
+        f"{game.passes_started} of {variant.passes}" if variant.passes else f"{game.passes_started}"
+    )
+    score_name = "Balance" if variant.scoring == "vegas" else "Score"
+    return [
+        (score_name, str(game.score)),
+        ("Moves", str(game.moves)),
+        ("Base rank", rank_word(game.base_rank)),
+        ("Pass", passes),
+        ("Draw", str(variant.draw)),
+        ("Undo", variant.undo),
+        ("Up", f"{game.cards_on_foundations} of 52"),
+    ]
+
+
+def _sidebar(screen: ScreenBuffer, game: Game, look: Look) -> None:
+    for offset, (name, value) in enumerate(sidebar_lines(game)):
+        row = LABEL_ROW + offset
+        screen.put(row, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
+        value_style = VALUE if look.ansi else PLAIN
+        screen.put(row, SIDEBAR + 10, value[: WIDTH - SIDEBAR - 11], value_style)
+
+
+def draw_board(
+    screen: ScreenBuffer,
+    game: Game,
+    level_name: str,
+    look: Look,
+    message: str = "",
+    message_style: Style = MESSAGE,
+) -> None:
+    """Draw the whole game screen into ``screen`` (the caller renders it)."""
+    screen.clear()
+    _title(screen, game, level_name, look)
+    _top_piles(screen, game, look)
+    _columns(screen, game, look)
+    _sidebar(screen, game, look)
+    if message:
+        screen.put(MESSAGE_ROW, 2, message[: WIDTH - 3], message_style if look.ansi else PLAIN)
+    prompt_end = screen.put(PROMPT_ROW, 2, PROMPT, INFO)
+    screen.set_cursor(PROMPT_ROW, prompt_end)
