@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from door import __version__
+from door import __version__, admin, serve
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
 
 
@@ -18,6 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_check_config(sub)
+    serve.add_subcommand(sub)
+    admin.add_subcommand(sub)
     return parser
 
 
@@ -55,7 +57,6 @@ def check_config(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command is None:  # no command: serve, on the shipped defaults
+        args = parser.parse_args(["serve"])
     return int(args.run(args))

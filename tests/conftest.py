@@ -12,3 +12,57 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+# -- a door on 127.0.0.1 for end-to-end tests ----------------------------------------------------
+
+import dataclasses  # noqa: E402
+from collections.abc import AsyncIterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from door.config import Config, load_config  # noqa: E402
+from door.server import DoorServer, start_server  # noqa: E402
+from door.session import telnet_visit  # noqa: E402
+from door.store import Store  # noqa: E402
+
+SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
+
+
+def door_config(tmp_path: Path, **server_changes) -> Config:
+    """The shipped sysop.toml, listening on 127.0.0.1 port 0 with a database in tmp_path."""
+    config = load_config(SHIPPED_CONFIG)
+    server = dataclasses.replace(
+        config.server, host="127.0.0.1", port=0, database=tmp_path / "door.db", **server_changes
+    )
+    return dataclasses.replace(config, server=server)
+
+
+@dataclasses.dataclass
+class RunningDoor:
+    server: DoorServer
+    store: Store
+    config: Config
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+
+async def open_door(config: Config) -> RunningDoor:
+    store = await Store.open(config.server.database)
+
+    async def visit(terminal, node):
+        await telnet_visit(terminal, node, store, config)
+
+    server = await start_server(config.server, visit, detect_timeout=0.5)
+    return RunningDoor(server, store, config)
+
+
+@pytest.fixture
+async def door(tmp_path) -> AsyncIterator[RunningDoor]:
+    running = await open_door(door_config(tmp_path))
+    yield running
+    await running.server.close("The door is shutting down.", grace=2.0)
+    await running.store.close()

@@ -458,6 +458,7 @@ def test_the_automatic_finish_sends_everything_up_and_wins():
     assert result.status == "won" and game.status == "won"
     assert names(result.sent_up) == ["6S", "7S", "5H", "6H", "7H"]
     assert names(result.finish) == ["7S", "5H", "6H", "7H"]
+    assert result.finish_columns == (1, 2, 2, 1)
     assert game.cards_on_foundations == 52
     # Each card is scored as a play to a foundation: 5 cards x 4 points x 2.
     assert result.score == 40

@@ -62,6 +62,8 @@ class PlayResult:
     status: str
     score: int
     moves: int
+    finish_columns: tuple[int, ...] = ()
+    """The column (1, 2, ...) each card of ``finish`` went up from, to show them going."""
 
 
 class _Targets(NamedTuple):
@@ -126,6 +128,7 @@ class Game:
         self.history = []
         self._snapshots: list[_Snapshot] = []
         self._sent_up: list[Card] = []
+        self._sent_from: list[int] = []  # column index of each card sent up, -1 otherwise
         self._targets_cache: _Targets | None = None
         self._points = 0
         self._cards_points = 0
@@ -391,6 +394,7 @@ class Game:
         passes_before, score_before = self.passes_started, self.score
         self._points = self._cards_points = 0
         self._sent_up = []
+        self._sent_from = []
         if move.source == TURN:
             self._turn()
         elif move.source == SEND_UP:
@@ -403,7 +407,7 @@ class Game:
         else:
             self._move(move)
         self._targets_cache = None
-        finish = self._finish()
+        finish, finish_columns = self._finish()
         self.moves += 1
         self.history.append(str(move))
         if self.cards_on_foundations == 52:
@@ -413,7 +417,13 @@ class Game:
         self._remember(_Snapshot(piles_before, base_before, passes_before, PLAYING, gain))
         self._check_stuck()
         return PlayResult(
-            str(move), tuple(self._sent_up), finish, self.status, self.score, self.moves
+            str(move),
+            tuple(self._sent_up),
+            finish,
+            self.status,
+            self.score,
+            self.moves,
+            finish_columns,
         )
 
     def _remember(self, snapshot: _Snapshot) -> None:
@@ -536,19 +546,24 @@ class Game:
                 self.tableau[source].pop()
             else:
                 self._take(key)
+            self._sent_from.append(source)
             self._put_up(card, key)
             self._fill_spaces()
             sent += 1
 
-    def _finish(self) -> tuple[Card, ...]:
-        """The automatic finish: send everything up when that would win (fine point 10)."""
+    def _finish(self) -> tuple[tuple[Card, ...], tuple[int, ...]]:
+        """The automatic finish: send everything up when that would win (fine point 10).
+
+        Returns the cards it sent up and the column (1-based) each came from.
+        """
         if self.reserve or self.deck or self.waste or self.base_rank is None:
-            return ()
+            return (), ()
         if not self._finish_possible():
-            return ()
-        already = len(self._sent_up)
+            return (), ()
+        cards_before, columns_before = len(self._sent_up), len(self._sent_from)
         self._send_up()
-        return tuple(self._sent_up[already:])
+        columns = tuple(index + 1 for index in self._sent_from[columns_before:])
+        return tuple(self._sent_up[cards_before:]), columns
 
     def _finish_possible(self) -> bool:
         next_rank: dict[int, int] = {}

@@ -1,0 +1,248 @@
+"""One game on a caller's screen: command -> engine -> store -> screen.
+
+Every accepted play is committed to the store before the caller sees its result, so a
+dropped line or a killed server never loses a play the caller has seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from dataclasses import dataclass
+
+from ansi.screen import ScreenBuffer
+from ansi.sequences import clear_to_end_of_line, move
+from ansi.text import sanitize
+from door.config import Level
+from door.engine import Game, IllegalMove, PlayResult
+from door.engine.status import PLAYING, STUCK, WON
+from door.views.board import (
+    GOOD_NEWS,
+    MESSAGE,
+    MESSAGE_ROW,
+    PROMPT_ROW,
+    REFUSAL,
+    Look,
+    card_text,
+    draw_board,
+)
+from door.views.texts import HELP
+from door.visit import Visit
+
+COMMAND_LENGTH = 20
+FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
+
+# Commands of the screen, not of the engine (RULES.md: R ? H ANSI C Q N).
+REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
+SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game screen ended: ``next_deal`` when the caller resigned for a new deal."""
+
+    status: str
+    next_deal: bool = False
+
+
+class GameScreen:
+    """The board of one game on one caller's terminal, ANSI or plain."""
+
+    def __init__(self, visit: Visit, level: Level, game: Game) -> None:
+        self.visit = visit
+        self.level = level
+        self.game = game
+        self.buffer = ScreenBuffer(80, 24)
+        self.message = ""
+        self.message_style = MESSAGE
+
+    @property
+    def look(self) -> Look:
+        return self.visit.look
+
+    def draw(self, game: Game | None = None, *, full: bool = False) -> None:
+        """Send the board: only what changed (ANSI), or the whole board as lines (plain)."""
+        draw_board(
+            self.buffer,
+            game or self.game,
+            self.level.name,
+            self.look,
+            self.message,
+            self.message_style,
+        )
+        terminal = self.visit.terminal
+        if self.look.ansi:
+            terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
+        else:
+            terminal.write("\r\n" + "\r\n".join(plain_board(self.buffer)) + " ")
+
+    def say(self, text: str, style=MESSAGE) -> None:
+        self.message, self.message_style = text, style
+
+    def notice(self, text: str) -> str:
+        """A warning from the terminal (idle, time left), shown on the message line."""
+        if not self.look.ansi:
+            return f"\r\n{text}\r\n"
+        self.buffer.invalidate(MESSAGE_ROW)
+        return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
+
+
+def plain_board(buffer: ScreenBuffer) -> list[str]:
+    """The board as plain lines, runs of empty lines folded to one for slow links."""
+    lines: list[str] = []
+    for line in buffer.plain_lines():
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return lines
+
+
+async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Outcome:
+    """Play until the game ends or the caller leaves it; every play is stored first."""
+    screen = GameScreen(visit, level, game)
+    terminal = visit.terminal
+    terminal.on_notice = screen.notice
+    try:
+        if game.status != PLAYING:
+            return await _game_over(visit, screen)
+        screen.say(
+            f"Deal {game.deal_number}. Type ? for help." if game.moves == 0 else "Welcome back."
+        )
+        screen.draw(full=True)
+        while True:
+            await terminal.flush()
+            line = await terminal.read_line(COMMAND_LENGTH)
+            screen.buffer.invalidate(PROMPT_ROW)  # the caller's typing is on the prompt row
+            command = " ".join(line.upper().split())
+            if not command:
+                screen.draw()
+                continue
+            ended = await _command(visit, screen, game_id, command)
+            if ended is not None:
+                return ended
+    finally:
+        terminal.on_notice = None
+
+
+async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str) -> Outcome | None:
+    game = screen.game
+    if command == QUIT:
+        return Outcome(game.status)
+    if command == REDRAW:
+        screen.say("")
+        screen.draw(full=True)
+        return None
+    if command in HELP_KEYS:
+        await _help(visit, screen)
+        return None
+    if command == SWITCH_ANSI:
+        await visit.set_look(ansi=not visit.look.ansi)
+        screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
+        screen.draw(full=True)
+        return None
+    if command == SWITCH_SUITS:
+        await visit.set_look(suit_letters=not visit.look.suit_letters)
+        screen.say("Suits as letters." if visit.look.suit_letters else "Suits as symbols.")
+        screen.draw(full=True)
+        return None
+    if command == RESIGN:
+        if await _confirm(visit, screen, "Resign this game and deal a new one? (Y/N) "):
+            game.resign()
+            await visit.store.finish_game(game_id, game)
+            return Outcome(game.status, next_deal=True)
+        screen.say("You play on.")
+        screen.draw()
+        return None
+    try:
+        result = game.play(SPELLINGS.get(command, command))
+    except IllegalMove as refusal:
+        screen.say(sanitize(str(refusal), 76), REFUSAL)
+        screen.draw()
+        return None
+    await visit.store.record_play(game_id, game)
+    await _show_result(visit, screen, result)
+    if game.status != PLAYING:
+        return await _game_over(visit, screen)
+    return None
+
+
+async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+    look = visit.look
+    if result.finish:
+        screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
+        if visit.look.ansi:
+            await _play_up(visit, screen, result)
+    elif result.sent_up and result.move == "F":
+        screen.say("Sent up: " + " ".join(card_text(c, look).strip() for c in result.sent_up))
+    else:
+        screen.say(f"{result.move} played.")
+    screen.draw()
+
+
+async def _play_up(visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+    """Show the automatic finish card by card, as Big Blue Disk let you watch it."""
+    game = screen.game
+    frame = copy.copy(game)  # the same game, drawn as it stood while the cards went up
+    frame.foundations = [list(pile) for pile in game.foundations]
+    frame.tableau = [list(pile) for pile in game.tableau]
+    for card, column in zip(reversed(result.finish), reversed(result.finish_columns), strict=True):
+        next(pile for pile in frame.foundations if pile and pile[-1] == card).pop()
+        frame.tableau[column - 1].append(card)
+    for card, column in zip(result.finish, result.finish_columns, strict=True):
+        frame.tableau[column - 1].pop()
+        suited = [p for p in frame.foundations if p and p[0].suit == card.suit]
+        (suited[0] if suited else next(p for p in frame.foundations if not p)).append(card)
+        screen.draw(frame)
+        await visit.terminal.flush()
+        await asyncio.sleep(FINISH_STEP_SECONDS)
+
+
+async def _game_over(visit: Visit, screen: GameScreen) -> Outcome:
+    game = screen.game
+    if game.status == WON:
+        screen.say(
+            f"You won! Final score {game.score}, in {game.moves} moves. Press Enter.", GOOD_NEWS
+        )
+    elif game.status == STUCK:
+        screen.say(
+            f"No play can change anything any more: the game is over. Score {game.score}. "
+            "Press Enter.",
+            REFUSAL,
+        )
+    else:
+        screen.say(f"This game is over ({game.status}). Press Enter.", REFUSAL)
+    screen.draw()
+    await visit.terminal.flush()
+    await visit.terminal.read_line(COMMAND_LENGTH)
+    return Outcome(game.status)
+
+
+async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
+    screen.say(question)
+    screen.draw()
+    await visit.terminal.flush()
+    answer = await visit.terminal.read_key()
+    screen.buffer.invalidate(PROMPT_ROW)
+    return answer == "Y"
+
+
+async def _help(visit: Visit, screen: GameScreen) -> None:
+    terminal = visit.terminal
+    lines = HELP.splitlines()
+    if visit.look.ansi:
+        help_buffer = ScreenBuffer(80, 24)
+        from door.views.pages import Text, draw_page
+
+        draw_page(
+            help_buffer,
+            "Canfield commands",
+            [Text(line) for line in lines],
+            visit.look,
+            "Press Enter to return to the game. ",
+        )
+        terminal.write(help_buffer.render_full())
+    else:
+        terminal.write("\r\n" + "\r\n".join(lines) + "\r\nPress Enter to return to the game. ")
+    await terminal.flush()
+    await terminal.read_line(COMMAND_LENGTH)
+    screen.say("")
+    screen.draw(full=True)

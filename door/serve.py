@@ -1,0 +1,97 @@
+"""``canfield-door serve``: the telnet door on sysop.toml's port and database."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import logging
+import sys
+from pathlib import Path
+
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
+from door.server import DoorServer, run_server
+from door.session import telnet_visit
+from door.store import Store
+from door.terminal import Terminal
+
+log = logging.getLogger("door")
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="run the telnet door (the default command)",
+        description="Listen for telnet callers with the settings of sysop.toml; the flags "
+        "override the file. Stops cleanly on Ctrl-C or SIGTERM, saving every game.",
+    )
+    add_arguments(serve)
+    serve.set_defaults(run=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=str(DEFAULT_CONFIG_PATH),
+        help="the settings file (default: %(default)s)",
+    )
+    parser.add_argument("--host", help="address to listen on (overrides server.host)")
+    parser.add_argument("--port", type=int, help="telnet port (overrides server.port)")
+    parser.add_argument(
+        "--database", metavar="FILE", help="SQLite file (overrides server.database)"
+    )
+
+
+def set_up_logging() -> None:
+    """One line per event on stderr; telnetlib3's own chatter only when it matters."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+    )
+    logging.getLogger("telnetlib3").setLevel(logging.WARNING)
+
+
+def settings(args: argparse.Namespace) -> Config:
+    """sysop.toml with the command line's overrides; ConfigError for a bad file or flag."""
+    config = load_config(args.config)
+    server = config.server
+    if args.host is not None:
+        server = dataclasses.replace(server, host=args.host)
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            raise ConfigError(Path("--port"), f"{args.port} is not accepted: 0 to 65535")
+        server = dataclasses.replace(server, port=args.port)
+    if args.database is not None:
+        server = dataclasses.replace(server, database=Path(args.database).absolute())
+    return dataclasses.replace(config, server=server)
+
+
+async def serve(config: Config) -> None:
+    async with await Store.open(config.server.database) as store:
+
+        async def visit(terminal: Terminal, node: int) -> None:
+            await telnet_visit(terminal, node, store, config)
+
+        def started(server: DoorServer) -> None:
+            log.info(
+                "Canfield door listening on %s port %d, database %s",
+                config.server.host,
+                server.port,
+                config.server.database,
+            )
+
+        await run_server(config.server, visit, on_start=started)
+    log.info("door stopped; database closed")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = settings(args)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 1
+    set_up_logging()
+    asyncio.run(serve(config))
+    return 0

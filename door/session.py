@@ -1,0 +1,450 @@
+"""A caller's visit: welcome, log in, the main menu and everything it leads to.
+
+The same visit serves a telnet caller (:func:`telnet_visit`, after a log in) and a caller a
+BBS sends with a drop file (:func:`run_visit` with the user already known).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+
+from ansi.screen import ScreenBuffer
+from ansi.text import sanitize
+from door.config import Config, Level
+from door.engine import Game
+from door.engine.shuffle import MAX_DEAL_NUMBER
+from door.engine.status import PLAYING
+from door.play import play_game
+from door.store import AliasTaken, Store
+from door.store.accounts import check_alias, check_password
+from door.store.records import User
+from door.terminal import Terminal
+from door.views.pages import (
+    Entry,
+    PageLine,
+    Text,
+    draw_page,
+    high_score_lines,
+    level_line,
+    page_count,
+    page_of,
+    standing_lines,
+    statistics_lines,
+    welcome_lines,
+)
+from door.views.texts import rules_lines
+from door.visit import Visit
+
+log = logging.getLogger("door")
+
+LOGIN_TRIES = 3
+ALIAS_LENGTH = 20
+PASSWORD_LENGTH = 40
+NEW = "NEW"
+
+
+async def telnet_visit(terminal: Terminal, node: int, store: Store, config: Config) -> None:
+    """A telnet caller: welcome, log in or sign up, then the main menu."""
+    visit = Visit(terminal, store, config, node)
+    user = await log_in(visit)
+    if user is None:
+        return
+    await run_visit(visit, user)
+
+
+async def run_visit(visit: Visit, user: User) -> None:
+    """The main menu for a caller who is known, until they say goodbye."""
+    visit.adopt(user)
+    await visit.store.touch(user.id)
+    log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
+    await main_menu(visit)
+    visit.terminal.write("\r\nThanks for playing Canfield. Goodbye!\r\n")
+    await visit.terminal.flush(check_time=False)
+
+
+# -- logging in ---------------------------------------------------------------------------------
+
+
+async def _ask(visit: Visit, title: str, lines: list[PageLine], prompt: str, **read) -> str:
+    screen = ScreenBuffer()
+    draw_page(screen, title, lines, visit.look, prompt)
+    visit.show(screen)
+    await visit.terminal.flush()
+    return (await visit.terminal.read_line(**read)).strip()
+
+
+async def _say(visit: Visit, text: str) -> None:
+    visit.terminal.write(f"\r\n{text}\r\n")
+    await visit.terminal.flush()
+
+
+async def log_in(visit: Visit) -> User | None:
+    """Ask for an alias and password (or sign up); None when the caller fails too often."""
+    config = visit.config
+    lines = welcome_lines(config.bbs.name, config.bbs.sysop, visit.node)
+    failures = 0
+    while failures < LOGIN_TRIES:
+        alias = await _ask(
+            visit, "Canfield", lines, "Your alias (or NEW): ", max_length=ALIAS_LENGTH
+        )
+        if not alias:
+            continue
+        if alias.upper() == NEW:
+            user = await sign_up(visit, "")
+        elif await visit.store.find_user(alias) is None:
+            user = await sign_up(visit, alias)
+        else:
+            password = await _ask(
+                visit,
+                "Canfield",
+                lines,
+                f"Password for {sanitize(alias)}: ",
+                max_length=PASSWORD_LENGTH,
+                mask=True,
+            )
+            user = await visit.store.authenticate(alias, password)
+            if user is None:
+                failures += 1
+                log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
+                await _say(visit, "Wrong password.")
+                await asyncio.sleep(2**failures)  # each failure waits longer
+                continue
+        if user is not None:
+            return user
+    await visit.terminal.hang_up("Too many wrong passwords. Goodbye.")
+    return None
+
+
+async def sign_up(visit: Visit, alias: str) -> User | None:
+    """Create an account; None if the caller gives up."""
+    lines: list[PageLine] = [
+        "A new caller! Choose an alias of 2 to 20 letters, digits or signs,",
+        "and a password you will type each time you call.",
+    ]
+    if alias:
+        answer = await _ask(
+            visit,
+            "Sign up",
+            lines,
+            f"Nobody called {sanitize(alias)} is here. Sign up? (Y/N) ",
+            max_length=3,
+        )
+        if answer.upper() not in ("Y", "YES"):
+            return None
+    while True:
+        if not alias:
+            alias = await _ask(visit, "Sign up", lines, "Alias: ", max_length=ALIAS_LENGTH)
+            if not alias:
+                return None
+        problem = check_alias(alias)
+        if problem is None and alias.upper() == NEW:
+            problem = "that word is taken by the door"
+        if problem is None and await visit.store.find_user(alias) is not None:
+            problem = "someone has that alias already"
+        if problem:
+            lines = [*lines[:2], "", Text(f"That alias won't do: {problem}.")]
+            alias = ""
+            continue
+        password = await _ask(
+            visit, "Sign up", lines, "Password: ", max_length=PASSWORD_LENGTH, mask=True
+        )
+        again = await _ask(
+            visit, "Sign up", lines, "Password again: ", max_length=PASSWORD_LENGTH, mask=True
+        )
+        problem = check_password(password) or (
+            None if password == again else "the two passwords differ"
+        )
+        if problem:
+            lines = [*lines[:2], "", Text(f"That password won't do: {problem}.")]
+            continue
+        try:
+            user = await visit.store.create_user(alias, password)
+        except AliasTaken:
+            lines = [*lines[:2], "", Text("Someone took that alias a moment ago.")]
+            alias = ""
+            continue
+        log.info("node %d: %s signed up", visit.node, sanitize(user.alias))
+        return user
+
+
+# -- the main menu ------------------------------------------------------------------------------
+
+
+async def main_menu(visit: Visit) -> None:
+    message = ""
+    while True:
+        assert visit.user is not None
+        saved = await visit.store.unfinished_levels(visit.user.id)
+        entries: list[PageLine] = [
+            Text(f"Hello, {sanitize(visit.user.alias)}."),
+            "",
+            Entry("P", "Play a game"),
+        ]
+        if saved:
+            names = ", ".join(str(number) for number in saved)
+            entries.append(Entry("R", f"Resume your saved game (level {names})"))
+        entries += [
+            Entry("#", "Play a numbered deal"),
+            Entry("S", "Scoreboards"),
+            Entry("M", "My statistics"),
+            Entry("I", "Instructions: the rules of Canfield"),
+            Entry("T", "Terminal settings"),
+            Entry("G", "Goodbye"),
+        ]
+        screen = ScreenBuffer()
+        draw_page(
+            screen,
+            f"Canfield - {visit.config.bbs.name}",
+            entries,
+            visit.look,
+            "Your choice: ",
+            message,
+        )
+        visit.show(screen)
+        await visit.terminal.flush()
+        key = await visit.terminal.read_key()
+        message = ""
+        if key == "G":
+            return
+        if key == "P":
+            message = await choose_and_play(visit)
+        elif key == "R" and saved:
+            message = await resume(visit, saved)
+        elif key == "#":
+            message = await numbered_deal(visit)
+        elif key == "S":
+            await scoreboards(visit)
+        elif key == "M":
+            await statistics(visit)
+        elif key == "I":
+            await show_paged(visit, "The rules of Canfield", rules_lines(visit.config.levels))
+        elif key == "T":
+            await settings(visit)
+        else:
+            message = "Press one of the keys shown."
+
+
+async def choose_level(visit: Visit, why: str) -> Level | None:
+    config = visit.config
+    lines: list[PageLine] = [Text(why), ""]
+    lines += [Entry(str(level.number), level_line(level)) for level in config.levels]
+    lines += ["", f"Enter plays level {config.default_level}; Q goes back."]
+    screen = ScreenBuffer()
+    draw_page(screen, "Choose a level", lines, visit.look, "Level: ")
+    visit.show(screen)
+    await visit.terminal.flush()
+    key = await visit.terminal.read_key()
+    if key == "\r":
+        return config.level(config.default_level)
+    if key.isdigit():
+        for level in config.levels:
+            if level.number == int(key):
+                return level
+    return None
+
+
+async def _daily_limit_reached(visit: Visit) -> str:
+    limit = visit.config.daily_games
+    assert visit.user is not None
+    if limit and await visit.store.games_started_today(visit.user.id) >= limit:
+        return f"You have played your {limit} games for today. Come back tomorrow!"
+    return ""
+
+
+def random_deal(level: Level) -> Game:
+    """A fresh deal that is not over before it starts (a few deals are stuck at the deal)."""
+    while True:
+        game = Game.deal(level.variant, secrets.randbelow(1_000_000_000))
+        if game.status == PLAYING:
+            return game
+
+
+async def choose_and_play(visit: Visit) -> str:
+    level = await choose_level(visit, "Which level will you play?")
+    if level is None:
+        return ""
+    assert visit.user is not None
+    saved = await visit.store.resume(visit.user.id, level.number)
+    if saved is not None:
+        answer = await _ask(
+            visit,
+            level.name,
+            [
+                Text("You have a saved game at this level."),
+                "",
+                Entry("R", "Resume it"),
+                Entry("N", "Resign it (it counts as lost) and deal anew"),
+            ],
+            "Your choice: ",
+            max_length=1,
+        )
+        if answer.upper() == "R":
+            return await _play(visit, level, *saved)
+        if answer.upper() != "N":
+            return ""
+        game_id, game = saved
+        game.resign()
+        await visit.store.finish_game(game_id, game)
+    return await new_game(visit, level, None)
+
+
+async def new_game(visit: Visit, level: Level, number: int | None) -> str:
+    """Deal a game (a random one, or deal ``number``) and play it, and the next ones."""
+    while True:
+        refusal = await _daily_limit_reached(visit)
+        if refusal:
+            return refusal
+        game = random_deal(level) if number is None else Game.deal(level.variant, number)
+        assert visit.user is not None
+        game_id = await visit.store.start_game(visit.user.id, level, game)
+        outcome = await play_game(visit, level, game_id, game)
+        if not outcome.next_deal:
+            return _outcome_message(outcome.status)
+        number = None
+
+
+async def _play(visit: Visit, level: Level, game_id: int, game: Game) -> str:
+    outcome = await play_game(visit, level, game_id, game)
+    if outcome.next_deal:
+        return await new_game(visit, level, None)
+    return _outcome_message(outcome.status)
+
+
+def _outcome_message(status: str) -> str:
+    return {
+        "won": "Well played! Your win is on the scoreboard.",
+        "stuck": "That deal is over. Better luck with the next!",
+        "resigned": "Game resigned.",
+    }.get(status, "Your game is saved: R resumes it.")
+
+
+async def resume(visit: Visit, saved: list[int]) -> str:
+    number = saved[0]
+    if len(saved) > 1:
+        level = await choose_level(
+            visit, "You have saved games at levels " + ", ".join(map(str, saved)) + ". Which one?"
+        )
+        if level is None or level.number not in saved:
+            return ""
+        number = level.number
+    level = _level_or_none(visit.config, number)
+    assert visit.user is not None
+    found = await visit.store.resume(visit.user.id, number)
+    if level is None or found is None:
+        return "That saved game is no longer there."
+    return await _play(visit, level, *found)
+
+
+def _level_or_none(config: Config, number: int) -> Level | None:
+    return next((level for level in config.levels if level.number == number), None)
+
+
+async def numbered_deal(visit: Visit) -> str:
+    text = await _ask(
+        visit,
+        "A numbered deal",
+        [
+            "Every deal has a number: the same number deals the same cards, so you can",
+            "replay a deal or play the one a friend played.",
+            "",
+        ],
+        "Deal number (Enter to go back): ",
+        max_length=20,
+    )
+    if not text:
+        return ""
+    if not text.isdigit() or int(text) > MAX_DEAL_NUMBER:
+        return f"A deal number is a whole number from 0 to {MAX_DEAL_NUMBER}."
+    level = await choose_level(visit, f"Deal {int(text)}: at which level?")
+    if level is None:
+        return ""
+    return await new_game(visit, level, int(text))
+
+
+# -- scoreboards, statistics, rules, settings ---------------------------------------------------
+
+
+async def _wait(visit: Visit, title: str, lines: list[PageLine], prompt: str) -> str:
+    screen = ScreenBuffer()
+    draw_page(screen, title, lines, visit.look, prompt)
+    visit.show(screen)
+    await visit.terminal.flush()
+    return await visit.terminal.read_key()
+
+
+async def scoreboards(visit: Visit) -> None:
+    config = visit.config
+    while True:
+        lines: list[PageLine] = [
+            Entry(str(level.number), f"High scores: {level.name}") for level in config.levels
+        ]
+        lines += [Entry("A", "All callers' standings"), Entry("Q", "Back to the menu")]
+        key = await _wait(visit, "Scoreboards", lines, "Which board? ")
+        if key == "A":
+            standings = await visit.store.standings(config.scoreboard.standings)
+            await _wait(visit, "Standings", standing_lines(standings), "Press any key. ")
+        elif key.isdigit() and (level := _level_or_none(config, int(key))) is not None:
+            scores = await visit.store.high_scores(level, config.scoreboard.high_scores)
+            await _wait(
+                visit,
+                f"High scores - {level.name}",
+                high_score_lines(level, scores),
+                "Press any key. ",
+            )
+        else:
+            return
+
+
+async def statistics(visit: Visit) -> None:
+    assert visit.user is not None
+    for level in visit.config.levels:
+        stats = await visit.store.statistics(visit.user.id, level)
+        recent = await visit.store.recent_results(visit.user.id, 10, level.number)
+        key = await _wait(
+            visit,
+            f"Your statistics - {sanitize(visit.user.alias)}",
+            statistics_lines(level, stats, recent),
+            "Any key for the next level, Q to stop. ",
+        )
+        if key == "Q":
+            return
+
+
+async def show_paged(visit: Visit, title: str, lines: list[str]) -> None:
+    pages = page_count(lines)
+    for page in range(pages):
+        more = "Any key for more, Q to stop. " if page + 1 < pages else "Press any key. "
+        key = await _wait(visit, f"{title} ({page + 1}/{pages})", page_of(lines, page), more)
+        if key == "Q":
+            return
+
+
+async def settings(visit: Visit) -> None:
+    message = ""
+    while True:
+        terminal = visit.terminal
+        lines: list[PageLine] = [
+            Entry("A", f"ANSI colour screen: {'on' if visit.look.ansi else 'off (plain text)'}"),
+            Entry("S", f"Character set: {terminal.charset}"),
+            Entry("L", f"Suits drawn as: {'letters' if visit.look.suit_letters else 'symbols'}"),
+            Entry("Q", "Back to the menu"),
+            "",
+            "Card suits in this character set: ♥ ♦ ♣ ♠",
+        ]
+        screen = ScreenBuffer()
+        draw_page(screen, "Terminal settings", lines, visit.look, "Your choice: ", message)
+        visit.show(screen)
+        await terminal.flush()
+        key = await terminal.read_key()
+        if key == "A":
+            await visit.set_look(ansi=not visit.look.ansi)
+        elif key == "S":
+            order = ("cp437", "utf-8", "ascii")
+            await visit.set_look(charset=order[(order.index(terminal.charset) + 1) % 3])
+        elif key == "L":
+            await visit.set_look(suit_letters=not visit.look.suit_letters)
+        elif key in ("Q", "\r"):
+            return
+        message = "Saved for your next call."

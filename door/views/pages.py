@@ -1,0 +1,192 @@
+"""Full-screen pages: the welcome, menus, scoreboards, statistics, rules and help.
+
+Each function draws one page into an 80x24 :class:`ScreenBuffer`; the session sends it whole
+(ANSI) or as plain lines (ASCII). Anything a user typed (aliases) is cleaned with
+``sanitize`` before it is drawn here.
+
+>>> from door.views.board import Look
+>>> screen = ScreenBuffer(80, 24)
+>>> draw_page(screen, "Main menu", [Entry("P", "Play a game")], Look(ansi=False), "Your choice: ")
+>>> screen.plain_lines()[2]
+'  P  Play a game'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from ansi.screen import ScreenBuffer, Style
+from ansi.text import sanitize
+from door.config import Level
+from door.store.records import HighScore, Standing, Statistics
+from door.views.board import (
+    INFO,
+    KEY,
+    LABEL,
+    MESSAGE,
+    PLAIN,
+    PROMPT_ROW,
+    TITLE,
+    VALUE,
+    WIDTH,
+    Look,
+)
+
+FIRST_ROW = 3
+LAST_ROW = 21
+PAGE_ROWS = LAST_ROW - FIRST_ROW + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A menu line: the key to press and what it does."""
+
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A line of text, in a style."""
+
+    text: str
+    style: Style = INFO
+
+
+PageLine = Entry | Text | str
+
+
+def _title(screen: ScreenBuffer, title: str, look: Look) -> None:
+    line = f" {title}"[: WIDTH - 1].ljust(WIDTH - 1)
+    screen.put(1, 1, line, TITLE if look.ansi else PLAIN)
+
+
+def draw_page(
+    screen: ScreenBuffer,
+    title: str,
+    lines: Sequence[PageLine],
+    look: Look,
+    prompt: str = "",
+    message: str = "",
+) -> None:
+    """A titled page of lines, a message line and a prompt where the cursor waits."""
+    screen.clear()
+    _title(screen, title, look)
+    for offset, line in enumerate(lines[:PAGE_ROWS]):
+        row = FIRST_ROW + offset
+        if isinstance(line, Entry):
+            screen.put(row, 3, line.key, KEY if look.ansi else PLAIN)
+            screen.put(row, 6, line.text[: WIDTH - 7], INFO if look.ansi else PLAIN)
+        elif isinstance(line, Text):
+            screen.put(row, 2, line.text[: WIDTH - 3], line.style if look.ansi else PLAIN)
+        else:
+            screen.put(row, 2, line[: WIDTH - 3], INFO if look.ansi else PLAIN)
+    if message:
+        screen.put(PROMPT_ROW - 1, 2, message[: WIDTH - 3], MESSAGE if look.ansi else PLAIN)
+    end = screen.put(PROMPT_ROW, 2, prompt, VALUE if look.ansi else PLAIN)
+    screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
+
+
+def welcome_lines(bbs_name: str, sysop: str, node: int) -> list[PageLine]:
+    return [
+        Text(f"Welcome to {bbs_name}, node {node}.", VALUE),
+        "",
+        Text("C A N F I E L D", MESSAGE),
+        "",
+        "The solitaire of the casino: build four foundations up in suit from the base",
+        "card, turning the corner from K to A, with the help of four columns built down",
+        "in alternate colours, a reserve of thirteen cards and the deck.",
+        "",
+        f"Your sysop is {sysop}.",
+        "",
+        "Type your alias to log in, or NEW to sign up.",
+    ]
+
+
+def level_line(level: Level) -> str:
+    variant = level.variant
+    passes = (
+        "unlimited passes"
+        if variant.passes == 0
+        else f"{variant.passes} pass" + ("es" if variant.passes > 1 else "")
+    )
+    scoring = {
+        "points": f"points x{variant.multiplier}",
+        "vegas": f"vegas ${variant.vegas_cost}",
+        "cards": "card scoring",
+    }[variant.scoring]
+    return f"{level.name} (draw {variant.draw}, {passes}, {scoring})"
+
+
+def _date(when: datetime | None) -> str:
+    return when.strftime("%Y-%m-%d") if when else ""
+
+
+def high_score_lines(level: Level, scores: Sequence[HighScore]) -> list[PageLine]:
+    lines: list[PageLine] = [
+        Text(level_line(level), LABEL),
+        "",
+        Text(
+            f"{'#':>3}  {'Alias':<22}{'Score':>7}  {'Result':<8}{'Moves':>6}  {'Date':<10}", LABEL
+        ),
+    ]
+    for place, row in enumerate(scores, start=1):
+        result = "won" if row.won else "lost"
+        mark = " (hint)" if row.assisted else ""
+        lines.append(
+            f"{place:>3}  {sanitize(row.alias, 20):<22}{row.score:>7}  {result:<8}"
+            f"{row.moves:>6}  {_date(row.finished):<10}{mark}"
+        )
+    if not scores:
+        lines.append("No finished games at this level yet.")
+    return lines
+
+
+def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
+    lines: list[PageLine] = [
+        Text(f"{'Alias':<22}{'Games':>7}{'Wins':>7}{'Won %':>8}{'Best':>8}", LABEL),
+    ]
+    for row in standings:
+        percent = "" if row.percentage is None else f"{row.percentage:.1f}"
+        best = "" if row.best is None else str(row.best)
+        star = "*" if row.unfinished else " "
+        lines.append(
+            f"{sanitize(row.alias, 20):<22}{row.games:>6}{star}{row.wins:>7}{percent:>8}{best:>8}"
+        )
+    if not standings:
+        lines.append("Nobody has finished a game yet.")
+    lines += ["", Text("* has a saved game to finish (not counted above)", LABEL)]
+    return lines
+
+
+def statistics_lines(
+    level: Level, stats: Statistics, recent: Sequence[tuple[int, str]]
+) -> list[PageLine]:
+    """A user's record at a level, and a bar for each recent game: cards sent up."""
+    percent = f"{stats.win_percentage:.1f}%"
+    best = "-" if stats.best_score is None else str(stats.best_score)
+    average = "-" if stats.average_score is None else f"{stats.average_score:.1f}"
+    lines: list[PageLine] = [
+        Text(level_line(level), LABEL),
+        f"Played {stats.played}   Won {stats.won}   Lost {stats.lost}   Won {percent}",
+        f"Best score {best}   Average {average}   "
+        f"Streak {stats.current_streak} (longest {stats.longest_streak})",
+    ]
+    if stats.balance is not None:
+        lines.append(f"Vegas balance: {stats.balance}")
+    if recent:
+        lines += ["", Text("Cards on the foundations in your recent games:", LABEL)]
+        for cards, status in recent:
+            bar = "█" * (cards // 2) + ("▌" if cards % 2 else "")
+            lines.append(f"{cards:>3} {bar:<26} {status}")
+    return lines
+
+
+def page_of(lines: Sequence[PageLine], page: int) -> list[PageLine]:
+    return list(lines[page * PAGE_ROWS : (page + 1) * PAGE_ROWS])
+
+
+def page_count(lines: Sequence[PageLine]) -> int:
+    return max(1, -(-len(lines) // PAGE_ROWS))

@@ -1,0 +1,123 @@
+"""The words of the rules pages and the in-game help, written for callers."""
+
+from __future__ import annotations
+
+from door.config import Level
+from door.engine import Variant
+
+RULES = """\
+THE LAYOUT
+Thirteen cards are dealt to the RESERVE (S); only its top card is face up and
+playable. One card goes to the first FOUNDATION (F): its rank is the BASE RANK,
+and the other three cards of that rank start the other foundations. Four cards
+go face up to the COLUMNS (1-4). The rest form the DECK (V), face down.
+
+THE AIM
+Build all four foundations up in suit from the base rank, turning the corner:
+after K comes A. With base 8 a foundation runs 8 9 10 J Q K A 2 ... 7. You win
+when all 52 cards are on the foundations.
+
+THE COLUMNS
+Build down in alternating colours: a red 7 on a black 8. Ranks turn the corner
+here too (a black K on a red A), except at the base rank: with base 8, a 7 never
+goes on an 8. A column moves to another only as a whole pile, by its bottom card.
+
+SPACES
+An empty column is filled at once from the reserve. Once the reserve is empty,
+a space takes the waste's top card or a whole column.
+
+THE DECK
+V turns three cards (one at some levels) onto the WASTE (D); only the waste's top
+card is playable. When the deck is empty, V turns the waste over for a new pass,
+in the same order. Some levels limit the passes.
+
+SCORING (points)
+1 for each card played from the waste, 2 for each reserve card turned face up,
+4 for each card played to a foundation, -1 for each new pass; all multiplied by
+the level's multiplier. Vegas levels charge for a game and pay for each card on
+the foundations; card-scoring levels pay 10 for waste to foundation, 5 for waste
+to column, 5 for reserve or column to foundation, 5 for a reserve card turned up,
+and an undo costs what its play earned and 3 more.
+
+THE END
+When the deck, waste and reserve are empty and everything can go up, the door
+plays the cards up for you. When no play can change anything any more, the game
+is over and counts as lost.
+
+COMMANDS
+V (or D alone)  turn the deck          S n, S F  reserve to column n, foundation
+D n, D F        waste to column n, F   m n       column m's pile to column n
+m F             column m's top card up F or A    send up every card that can go
+U               undo                   R         redraw the screen
+?               help                   ANSI      switch ANSI / plain text
+C               suit symbols / letters Q         save and leave; N  resign, new deal
+A letter and a digit may stand together: S3, 2F, D1. SF, DF and 12 work too."""
+
+HELP = """\
+V or D    turn the deck (a new pass when it is empty)
+S n       the reserve's top card to column n         S F   ... to a foundation
+D n       the waste's top card to column n           D F   ... to a foundation
+m n       column m's pile to column n                m F   column m's top card up
+F or A    send up every card that can go
+U         undo          R  redraw       C  suit symbols or letters
+ANSI      switch between the colour screen and plain text
+Q         save the game and return to the menu
+N         resign this game (it counts as lost) and deal a new one
+Columns build down in alternate colours; foundations build up in suit from the
+base rank. After K comes A, except that nothing goes on the base rank in a column."""
+
+
+def rules_lines(levels: tuple[Level, ...]) -> list[str]:
+    """The rules, then what each of this door's levels changes."""
+    lines = RULES.splitlines()
+    lines += ["", "THIS DOOR'S LEVELS"]
+    for level in levels:
+        lines.append(f"{level.number}. {level.name}")
+        lines.extend(f"   {line}" for line in variant_lines(level.variant))
+    return lines
+
+
+def variant_lines(variant: Variant) -> list[str]:
+    """Where a level differs from the classic game, in a caller's words."""
+    classic = Variant()
+    notes = [f"Turns {variant.draw} card{'s' if variant.draw > 1 else ''} at a time."]
+    if variant.passes:
+        notes.append(f"{variant.passes} pass{'es' if variant.passes > 1 else ''} through the deck.")
+    else:
+        notes.append("Unlimited passes through the deck.")
+    if variant.reserve_size != classic.reserve_size or variant.columns != classic.columns:
+        notes.append(f"{variant.reserve_size} reserve cards, {variant.columns} columns.")
+    notes.append(
+        {
+            "dealt": "A card is dealt to start the foundations.",
+            "ace": "Foundations start at the ace.",
+            "choose": "The first card you send up sets the base rank.",
+        }[variant.base]
+    )
+    if variant.wrap == "full":
+        notes.append("Any rank turns the corner in the columns, the base rank too.")
+    if variant.moves == "partial":
+        notes.append("Any run that fits may move between columns, not only whole piles.")
+    if variant.spaces == "manual":
+        notes.append("You fill spaces from the reserve yourself, with S n.")
+    if variant.spaces_after_reserve != "any":
+        notes.append(
+            "Once the reserve is empty, only "
+            + ("the waste's top card" if variant.spaces_after_reserve == "waste" else "a K")
+            + " may fill a space."
+        )
+    notes.append(
+        {"none": "No undo.", "one": "One undo.", "unlimited": "Unlimited undo."}[variant.undo]
+        + (" Each undo counts as a move." if variant.tournament else "")
+    )
+    if variant.scoring == "points":
+        notes.append(f"Points scoring, multiplied by {variant.multiplier}.")
+    elif variant.scoring == "vegas":
+        refund = ", refunded on a win" if variant.vegas_refund_on_win else ""
+        notes.append(
+            f"Vegas: a game costs {variant.vegas_cost}{refund}; "
+            f"each card on the foundations pays {variant.vegas_per_card}."
+        )
+    else:
+        notes.append("Card scoring.")
+    return notes

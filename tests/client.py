@@ -1,0 +1,171 @@
+"""A telnet caller for tests: real TCP, real telnet negotiation, a pyte screen.
+
+It answers the server's negotiation the way a BBS terminal does (its terminal type, its
+window size), answers the ANSI cursor-position probe when it plays an ANSI terminal, and
+shows what it receives on a pyte screen, decoded in its charset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import re
+import time
+
+import pyte
+
+from ansi.charset import decode
+
+IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
+ECHO, SGA, TTYPE, NAWS, BINARY = 1, 3, 24, 31, 0
+IS, SEND = 0, 1
+CPR_REQUEST = b"\x1b[6n"
+
+
+class Caller:
+    """One caller. ``ansi`` decides whether it answers the cursor-position probe."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        term: str = "xterm",
+        charset: str = "utf-8",
+        ansi: bool = True,
+        size: tuple[int, int] | None = (80, 24),
+    ) -> None:
+        self.reader, self.writer = reader, writer
+        self.term, self.charset, self.ansi, self.size = term, charset, ansi, size
+        self.screen = pyte.Screen(80, 24)
+        self.stream = pyte.Stream(self.screen)
+        self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.received = bytearray()  # every byte after telnet commands were taken out
+        self.text = ""  # everything received, decoded, for plain-text callers
+        self._pending = b""
+        self._reader_task = asyncio.create_task(self._read_forever())
+        self.closed = asyncio.Event()
+
+    @classmethod
+    async def connect(cls, port: int, **options) -> Caller:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 5)
+        return cls(reader, writer, **options)
+
+    # -- the telnet side ----------------------------------------------------------------------
+
+    def _send(self, *data: int) -> None:
+        self.writer.write(bytes(data))
+
+    def _answer(self, verb: int, option: int) -> None:
+        if verb == DO:
+            agree = option in (TTYPE, BINARY) or (option == NAWS and self.size is not None)
+            self._send(IAC, WILL if agree else WONT, option)
+            if option == NAWS and self.size is not None:
+                cols, rows = self.size
+                self._send(IAC, SB, NAWS, cols >> 8, cols & 255, rows >> 8, rows & 255, IAC, SE)
+        elif verb == WILL:
+            self._send(IAC, DO if option in (ECHO, SGA, BINARY) else DONT, option)
+
+    def _subnegotiation(self, body: bytes) -> None:
+        if body[:2] == bytes([TTYPE, SEND]):
+            self.writer.write(bytes([IAC, SB, TTYPE, IS]) + self.term.encode() + bytes([IAC, SE]))
+
+    def _take_commands(self, data: bytes) -> bytes:
+        """Answer telnet commands in ``data``; return the rest (kept whole across packets)."""
+        data = self._pending + data
+        self._pending = b""
+        out = bytearray()
+        i = 0
+        while i < len(data):
+            byte = data[i]
+            if byte != IAC:
+                out.append(byte)
+                i += 1
+                continue
+            if i + 1 >= len(data):
+                self._pending = data[i:]
+                break
+            verb = data[i + 1]
+            if verb == IAC:
+                out.append(IAC)
+                i += 2
+            elif verb in (DO, DONT, WILL, WONT):
+                if i + 2 >= len(data):
+                    self._pending = data[i:]
+                    break
+                self._answer(verb, data[i + 2])
+                i += 3
+            elif verb == SB:
+                end = data.find(bytes([IAC, SE]), i)
+                if end < 0:
+                    self._pending = data[i:]
+                    break
+                self._subnegotiation(data[i + 2 : end])
+                i = end + 2
+            else:
+                i += 2
+        return bytes(out)
+
+    async def _read_forever(self) -> None:
+        try:
+            while data := await self.reader.read(4096):
+                text_bytes = self._take_commands(data)
+                if self.ansi and CPR_REQUEST in text_bytes:
+                    self.writer.write(b"\x1b[24;80R")
+                self.received += text_bytes
+                if self.charset == "utf-8":
+                    text = self.utf8.decode(text_bytes)
+                else:
+                    text = decode(text_bytes, self.charset, glyphs=True)
+                self.text += text
+                self.stream.feed(text)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self.closed.set()
+
+    # -- what a test does ---------------------------------------------------------------------
+
+    def display(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+    def row(self, number: int) -> str:
+        """Screen row ``number``, 1-based as ANSI counts."""
+        return self.screen.display[number - 1].rstrip()
+
+    async def wait_for(self, pattern: str, timeout: float = 10.0, *, in_text: bool = False) -> str:
+        """Wait until the screen (or, for plain callers, the text received) matches."""
+        deadline = time.monotonic() + timeout
+        regex = re.compile(pattern)
+        while True:
+            haystack = self.text if in_text else self.display()
+            if regex.search(haystack):
+                return haystack
+            if self.closed.is_set() or time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{pattern!r} not seen within {timeout} s; the screen shows:\n{haystack[-3000:]}"
+                )
+            await asyncio.sleep(0.02)
+
+    async def type(self, text: str, enter: bool = True) -> None:
+        data = text.encode("utf-8" if self.charset == "utf-8" else "latin-1", "replace")
+        self.writer.write(data + (b"\r\n" if enter else b""))
+        await self.writer.drain()
+
+    async def key(self, key: str) -> None:
+        self.writer.write(key.encode())
+        await self.writer.drain()
+
+    def forget_text(self) -> None:
+        """Start afresh what ``wait_for(in_text=True)`` looks at."""
+        self.text = ""
+
+    async def hang_up(self) -> None:
+        self.writer.close()
+        self._reader_task.cancel()
+        try:
+            await self.writer.wait_closed()
+        except ConnectionError:
+            pass
+
+    async def wait_closed(self, timeout: float = 10.0) -> None:
+        await asyncio.wait_for(self.closed.wait(), timeout)
