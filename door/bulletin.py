@@ -1,0 +1,383 @@
+"""The scoreboards as a file a BBS shows as a bulletin, or publishes.
+
+:func:`gather` reads the high-score lists and the standings from the store into a
+:class:`Bulletin`; :func:`render` turns it into the bytes of one of three formats:
+
+- ``ansi``: CP437 with colours and a box-drawing frame, for ANSI callers;
+- ``ascii``: plain text, for everyone else;
+- ``json``: the same facts for a web page or another program (UTF-8).
+
+Both text formats are laid out for an 80-column screen but never write the 80th column:
+terminals that wrap as soon as it is written (SyncTERM among them) would turn each line's
+CR LF into a blank line. Lines end in CR LF, as BBS text files do. Every alias and BBS name
+passes through :func:`ansi.text.sanitize`, whatever the store holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ansi.charset import encode
+from ansi.sequences import (
+    BLACK,
+    BLUE,
+    CYAN,
+    GREEN,
+    MAGENTA,
+    RED,
+    WHITE,
+    YELLOW,
+    clear_screen,
+    reset,
+    sgr,
+)
+from ansi.text import sanitize
+from door.config import Config
+from door.store import HighScore, Standing, Store
+
+FORMATS = ("ansi", "ascii", "json")
+WIDTH = 79  # columns used of an 80-column screen (see the module's docstring)
+INNER = WIDTH - 2  # inside the ANSI frame
+ALIAS_WIDTH = 20
+NEWLINE = "\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class LevelBoard:
+    """One level's high-score list; ``since`` is its last reset, if any."""
+
+    number: int
+    name: str
+    knobs: dict[str, Any]
+    since: datetime | None
+    rows: tuple[HighScore, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Bulletin:
+    """Everything a bulletin shows. ``standings`` is None when only one level was asked for."""
+
+    bbs_name: str
+    generated: datetime
+    levels: tuple[LevelBoard, ...]
+    standings: tuple[Standing, ...] | None
+
+
+async def gather(
+    store: Store, config: Config, level: int | None = None, now: datetime | None = None
+) -> Bulletin:
+    """Read the boards: every level's high scores and the standings, or one level's list.
+
+    KeyError if ``level`` is not one of the config's levels.
+    """
+    levels = config.levels if level is None else (config.level(level),)
+    boards = []
+    for entry in levels:
+        rows = await store.high_scores(entry, config.scoreboard.high_scores)
+        since = await store.scores_reset_at(entry.number)
+        boards.append(
+            LevelBoard(entry.number, entry.name, entry.variant.to_dict(), since, tuple(rows))
+        )
+    standings = None
+    if level is None:
+        standings = tuple(await store.standings(config.scoreboard.standings))
+    return Bulletin(
+        bbs_name=sanitize(config.bbs.name),
+        generated=now or datetime.now(UTC),
+        levels=tuple(boards),
+        standings=standings,
+    )
+
+
+def render(bulletin: Bulletin, fmt: str) -> bytes:
+    """The bulletin as the bytes of a file in format ``fmt`` (one of :data:`FORMATS`)."""
+    if fmt == "ansi":
+        return render_ansi(bulletin)
+    if fmt == "ascii":
+        return encode(render_ascii(bulletin), "ascii")
+    if fmt == "json":
+        return render_json(bulletin).encode("utf-8")
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+# -- shared layout ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    title: str
+    width: int
+    right: bool = False
+
+    def cell(self, text: str) -> str:
+        text = text[: self.width]
+        return text.rjust(self.width) if self.right else text.ljust(self.width)
+
+
+_SCORE_COLUMNS = (
+    _Column("#", 3, right=True),
+    _Column("Alias", ALIAS_WIDTH),
+    _Column("Score", 7, right=True),
+    _Column("Won", 4),
+    _Column("Moves", 5, right=True),
+    _Column("Date", 10),
+    _Column("Hint", 4),
+)
+_STANDING_COLUMNS = (
+    _Column("#", 3, right=True),
+    _Column("Alias", ALIAS_WIDTH),
+    _Column("", 1),
+    _Column("Games", 5, right=True),
+    _Column("Wins", 5, right=True),
+    _Column("Win %", 6, right=True),
+    _Column("Best", 7, right=True),
+)
+_GAP = "  "
+
+
+def _date(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d")
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _score_cells(rank: int, row: HighScore) -> list[str]:
+    return [
+        f"{rank}.",
+        sanitize(row.alias, ALIAS_WIDTH),
+        str(row.score),
+        "yes" if row.won else "no",
+        str(row.moves),
+        _date(row.finished),
+        "yes" if row.assisted else "",
+    ]
+
+
+def _standing_cells(rank: int, row: Standing) -> list[str]:
+    percentage = "-" if row.percentage is None else f"{row.percentage:.1f}"
+    return [
+        f"{rank}.",
+        sanitize(row.alias, ALIAS_WIDTH),
+        "*" if row.unfinished else "",
+        str(row.games),
+        str(row.wins),
+        percentage,
+        "-" if row.best is None else str(row.best),
+    ]
+
+
+def _line(columns: Sequence[_Column], cells: Sequence[str]) -> str:
+    return _GAP.join(column.cell(cell) for column, cell in zip(columns, cells, strict=True))
+
+
+def _heading(columns: Sequence[_Column]) -> str:
+    return _line(columns, [column.title for column in columns])
+
+
+def _level_title(board: LevelBoard) -> tuple[str, str]:
+    """(the level's name, the note on when its list began, or '')."""
+    since = f"since {_stamp(board.since)}" if board.since else ""
+    return sanitize(board.name), since
+
+
+_EMPTY = "No finished games yet."
+_RESUME_NOTE = "* has a game to resume"
+
+
+# -- ASCII -------------------------------------------------------------------------------------
+
+
+def render_ascii(bulletin: Bulletin) -> str:
+    """Plain text, at most 79 columns, CR LF line ends."""
+    title = f"{bulletin.bbs_name} - Canfield scoreboards"[:WIDTH]
+    lines = [title, "=" * len(title)]
+    for board in bulletin.levels:
+        name, since = _level_title(board)
+        lines += ["", f"{name}  ({since})" if since else name]
+        if not board.rows:
+            lines.append(f"  {_EMPTY}")
+            continue
+        lines.append("  " + _heading(_SCORE_COLUMNS))
+        lines += [
+            "  " + _line(_SCORE_COLUMNS, _score_cells(rank, row))
+            for rank, row in enumerate(board.rows, start=1)
+        ]
+    if bulletin.standings is not None:
+        lines += ["", "Standings"]
+        if bulletin.standings:
+            lines.append("  " + _heading(_STANDING_COLUMNS))
+            lines += [
+                "  " + _line(_STANDING_COLUMNS, _standing_cells(rank, row))
+                for rank, row in enumerate(bulletin.standings, start=1)
+            ]
+            lines.append(f"  {_RESUME_NOTE}")
+        else:
+            lines.append(f"  {_EMPTY}")
+    lines += ["", f"Updated {_stamp(bulletin.generated)}"]
+    return "".join(line.rstrip()[:WIDTH] + NEWLINE for line in lines)
+
+
+# -- ANSI --------------------------------------------------------------------------------------
+
+_FRAME = (BLUE, True)
+_TITLE = (YELLOW, True)
+_HEAD = (CYAN, False)
+_TEXT = (WHITE, False)
+_ALIAS = (WHITE, True)
+_SCORE = (GREEN, True)
+_WON = (GREEN, False)
+_LOST = (RED, False)
+_NOTE = (MAGENTA, True)
+
+Style = tuple[int, bool]
+Segment = tuple[str, Style]
+
+
+def _paint(segments: Sequence[Segment]) -> str:
+    out, current = [], None
+    for text, style in segments:
+        if style != current:
+            out.append(sgr(style[0], BLACK, bold=style[1]))
+            current = style
+        out.append(text)
+    return "".join(out)
+
+
+def _framed(segments: Sequence[Segment]) -> str:
+    """One line inside the frame: ║ content padded to the inner width ║."""
+    used = sum(len(text) for text, _ in segments)
+    padding = [(" " * (INNER - used), _TEXT)] if used < INNER else []
+    return _paint([("║", _FRAME), *segments, *padding, ("║", _FRAME)])
+
+
+def _rule(left: str, fill: str, right: str, label: str = "") -> str:
+    """A horizontal line of the frame, with ``label`` in its middle."""
+    if not label:
+        return _paint([(left + fill * INNER + right, _FRAME)])
+    label = f" {label[: INNER - 6]} "
+    before = (INNER - len(label)) // 2
+    after = INNER - len(label) - before
+    return _paint([(left + fill * before, _FRAME), (label, _TITLE), (fill * after + right, _FRAME)])
+
+
+def _row_segments(
+    columns: Sequence[_Column], cells: Sequence[str], styles: Sequence[Style]
+) -> list[Segment]:
+    segments: list[Segment] = [("  ", _TEXT)]
+    for index, (column, cell, style) in enumerate(zip(columns, cells, styles, strict=True)):
+        if index:
+            segments.append((_GAP, _TEXT))
+        segments.append((column.cell(cell), style))
+    return segments
+
+
+def _score_styles(row: HighScore) -> list[Style]:
+    return [_TEXT, _ALIAS, _SCORE, _WON if row.won else _LOST, _TEXT, _TEXT, _NOTE]
+
+
+_STANDING_STYLES = [_TEXT, _ALIAS, _NOTE, _TEXT, _WON, _TEXT, _SCORE]
+
+
+def _ansi_level(board: LevelBoard) -> list[str]:
+    name, since = _level_title(board)
+    gap = INNER - 2 - len(name) - len(since) - 1
+    lines = [_framed([("  ", _TEXT), (name, _TITLE), (" " * max(gap, 1), _TEXT), (since, _TEXT)])]
+    if not board.rows:
+        return [*lines, _framed([(f"  {_EMPTY}", _TEXT)])]
+    lines.append(_framed([("  " + _heading(_SCORE_COLUMNS), _HEAD)]))
+    for rank, row in enumerate(board.rows, start=1):
+        lines.append(
+            _framed(_row_segments(_SCORE_COLUMNS, _score_cells(rank, row), _score_styles(row)))
+        )
+    return lines
+
+
+def _ansi_standings(standings: Sequence[Standing]) -> list[str]:
+    lines = [_framed([("  ", _TEXT), ("Standings", _TITLE)])]
+    if not standings:
+        return [*lines, _framed([(f"  {_EMPTY}", _TEXT)])]
+    lines.append(_framed([("  " + _heading(_STANDING_COLUMNS), _HEAD)]))
+    for rank, row in enumerate(standings, start=1):
+        cells = _standing_cells(rank, row)
+        lines.append(_framed(_row_segments(_STANDING_COLUMNS, cells, _STANDING_STYLES)))
+    lines.append(_framed([("  ", _TEXT), ("*", _NOTE), (_RESUME_NOTE[1:], _TEXT)]))
+    return lines
+
+
+def render_ansi(bulletin: Bulletin) -> bytes:
+    """Colours and a double frame, CP437 bytes, for an 80x25 ANSI screen."""
+    sections = [_ansi_level(board) for board in bulletin.levels]
+    if bulletin.standings is not None:
+        sections.append(_ansi_standings(bulletin.standings))
+    lines = [_rule("╔", "═", "╗", f"{bulletin.bbs_name} - Canfield scoreboards")]
+    for index, section in enumerate(sections):
+        if index:
+            lines.append(_rule("╟", "─", "╢"))
+        lines += section
+    lines.append(_rule("╚", "═", "╝", f"Updated {_stamp(bulletin.generated)}"))
+    text = sgr() + clear_screen() + NEWLINE.join(lines) + reset() + NEWLINE
+    return encode(text, "cp437")
+
+
+# -- JSON --------------------------------------------------------------------------------------
+
+
+def _score_json(rank: int, row: HighScore) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "alias": sanitize(row.alias),
+        "bbs": None if row.bbs is None else sanitize(row.bbs),
+        "score": row.score,
+        "won": row.won,
+        "moves": row.moves,
+        "finished": row.finished.isoformat(),
+        "assisted": row.assisted,
+    }
+
+
+def _standing_json(rank: int, row: Standing) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "alias": sanitize(row.alias),
+        "bbs": None if row.bbs is None else sanitize(row.bbs),
+        "games": row.games,
+        "wins": row.wins,
+        "percentage": None if row.percentage is None else round(row.percentage, 1),
+        "best": row.best,
+        "unfinished": row.unfinished,
+    }
+
+
+def as_json(bulletin: Bulletin) -> dict[str, Any]:
+    """The bulletin as plain JSON values."""
+    document: dict[str, Any] = {
+        "bbs": bulletin.bbs_name,
+        "generated": bulletin.generated.isoformat(),
+        "levels": [
+            {
+                "number": board.number,
+                "name": sanitize(board.name),
+                "rules": board.knobs,
+                "since": None if board.since is None else board.since.isoformat(),
+                "high_scores": [
+                    _score_json(rank, row) for rank, row in enumerate(board.rows, start=1)
+                ],
+            }
+            for board in bulletin.levels
+        ],
+    }
+    if bulletin.standings is not None:
+        document["standings"] = [
+            _standing_json(rank, row) for rank, row in enumerate(bulletin.standings, start=1)
+        ]
+    return document
+
+
+def render_json(bulletin: Bulletin) -> str:
+    return json.dumps(as_json(bulletin), indent=2, ensure_ascii=False) + "\n"

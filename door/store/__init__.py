@@ -1,0 +1,72 @@
+"""The door's memory: users, games, variants and scoreboards in SQLite, through aiosqlite.
+
+Nothing outside this package writes SQL: the session, the game loop and the sysop's tools
+ask a :class:`Store` for what they need.
+
+- :mod:`door.store.api` the :class:`Store`: opening, backups, and the parts below
+- :mod:`door.store.base` the connection, transactions and shared helpers
+- :mod:`door.store.users` users: create, log in, drop-file callers, rename, delete
+- :mod:`door.store.games` variants and games: deal, record every play, finish, resume
+- :mod:`door.store.scoreboards` statistics, high scores, standings, resets
+- :mod:`door.store.schema` the tables, as migration steps applied at open
+- :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
+- :mod:`door.store.statistics` a user's record worked out from their games
+- :mod:`door.store.records` the frozen dataclasses the store hands back, and its errors
+"""
+
+from door.store.accounts import (
+    ALIAS_MAX,
+    ALIAS_MIN,
+    PASSWORD_MAX,
+    PASSWORD_MIN,
+    check_alias,
+    check_password,
+    clean_alias,
+)
+from door.store.api import Store
+from door.store.base import Clock
+from door.store.records import (
+    AliasRefused,
+    AliasTaken,
+    GameRecord,
+    HighScore,
+    NotFound,
+    PasswordRefused,
+    SchemaTooNew,
+    Standing,
+    Statistics,
+    StoreError,
+    User,
+    UserSummary,
+    VariantRow,
+)
+from door.store.schema import MIGRATIONS, SCHEMA_VERSION
+from door.store.scoreboards import ALL_LEVELS
+
+__all__ = [
+    "ALIAS_MAX",
+    "ALIAS_MIN",
+    "ALL_LEVELS",
+    "MIGRATIONS",
+    "PASSWORD_MAX",
+    "PASSWORD_MIN",
+    "SCHEMA_VERSION",
+    "AliasRefused",
+    "AliasTaken",
+    "Clock",
+    "GameRecord",
+    "HighScore",
+    "NotFound",
+    "PasswordRefused",
+    "SchemaTooNew",
+    "Standing",
+    "Statistics",
+    "Store",
+    "StoreError",
+    "User",
+    "UserSummary",
+    "VariantRow",
+    "check_alias",
+    "check_password",
+    "clean_alias",
+]

@@ -1,0 +1,134 @@
+"""The :class:`Store`: every question and change the door and the sysop's tools have for the
+database, so that nothing outside ``door.store`` writes SQL.
+
+Its methods come in parts: users (:mod:`door.store.users`), variants and games
+(:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), over
+the connection and transactions of :mod:`door.store.base`; opening and upkeep are here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from door.store.base import Clock, configure, utc_now
+from door.store.games import GameStore
+from door.store.records import NotFound, StoreError
+from door.store.schema import migrate
+from door.store.scoreboards import ScoreStore
+from door.store.users import UserStore
+
+
+class _Opening:
+    """What :meth:`Store.open` gives: await it for a store, or use it in ``async with``,
+    which closes the store at the end."""
+
+    def __init__(self, opening: Coroutine[Any, Any, Store]) -> None:
+        self._opening = opening
+        self._store: Store | None = None
+
+    def __await__(self) -> Any:
+        return self._opening.__await__()
+
+    async def __aenter__(self) -> Store:
+        self._store = await self._opening
+        return self._store
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._store is not None:
+            await self._store.close()
+
+
+class Store(UserStore, GameStore, ScoreStore):
+    """Users, games, variants and scoreboards in one SQLite file.
+
+    >>> import asyncio, tempfile, pathlib
+    >>> async def demo(folder):
+    ...     async with Store.open(pathlib.Path(folder) / "door.db") as store:
+    ...         user = await store.create_user("Bob", "secret")
+    ...         return (await store.authenticate("BOB", "secret")).alias
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     asyncio.run(demo(folder))
+    'Bob'
+    """
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True, clock: Clock | None = None) -> _Opening:
+        """Open (and with ``create``, create) the database, migrating it to this version.
+
+        ``clock`` gives the current time (tests set it); StoreError if the file is missing
+        (``create=False``), not a database, or from a newer door.
+        """
+        return _Opening(cls._open(Path(path), create, clock or utc_now))
+
+    @classmethod
+    async def _open(cls, path: Path, create: bool, clock: Clock) -> Store:
+        if not create and not path.is_file():
+            raise NotFound(f"{path}: no such database")
+        try:
+            db = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as error:
+            raise StoreError(f"{path}: can't be opened: {error}") from None
+        try:
+            await configure(db, path)
+            await migrate(db)
+        except sqlite3.DatabaseError as error:
+            await db.close()
+            raise StoreError(f"{path}: not a Canfield door database ({error})") from None
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, path, clock)
+
+    # -- upkeep --------------------------------------------------------------------------
+
+    async def counts(self) -> tuple[int, int]:
+        """(users, games) in the database."""
+        rows = await self._read("SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM games)")
+        return int(rows[0][0]), int(rows[0][1])
+
+    async def integrity_check(self) -> list[str]:
+        """SQLite's ``PRAGMA integrity_check``: ``["ok"]`` for a sound database."""
+        return [row[0] for row in await self._read("PRAGMA integrity_check")]
+
+    async def backup(self, path: str | Path) -> Path:
+        """Write a consistent copy of the live database to ``path`` (SQLite's online backup).
+
+        The copy is written beside ``path``, checked with ``PRAGMA integrity_check`` and
+        only then renamed into place, so ``path`` is either what it was or the whole new
+        copy. The copy is a plain single file (not WAL) that opens anywhere.
+        """
+        target = Path(path)
+        if target.exists() and target.resolve() == self.path.resolve():
+            raise StoreError(f"{target} is the live database itself")
+        if Path(f"{target}-wal").exists():
+            raise StoreError(f"{target} is in use by SQLite ({target}-wal exists)")
+        partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+        partial.unlink(missing_ok=True)
+        try:
+            copy = sqlite3.connect(partial, check_same_thread=False)
+            try:
+                async with self._lock:
+                    await self._db.backup(copy)
+                problems = await asyncio.to_thread(_settle_copy, copy)
+            finally:
+                copy.close()
+            if problems != ["ok"]:
+                raise StoreError(f"the copy fails SQLite's integrity check: {problems[0]}")
+            os.replace(partial, target)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        return target
+
+
+def _settle_copy(copy: sqlite3.Connection) -> list[str]:
+    """Make a fresh copy a plain single file and check it; the integrity check's lines."""
+    copy.execute("PRAGMA journal_mode = DELETE")
+    return [row[0] for row in copy.execute("PRAGMA integrity_check")]

@@ -1,0 +1,261 @@
+"""Variants (the rules each level has had) and games, stored after every play."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aiosqlite
+
+from door.config import Level
+from door.engine import Game, Variant
+from door.engine.status import PLAYING
+from door.store.base import Clock, Row, StoreBase, change_one, execute, fetch_all, moment, stamp
+from door.store.records import GameRecord, NotFound, StoreError, VariantRow
+from door.store.users import user_by_id
+
+GAME_COLUMNS = (
+    "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
+    "started, finished, history"
+)
+
+
+def knobs_json(variant: Variant) -> str:
+    return json.dumps(variant.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+def order_text(game: Game) -> str:
+    return " ".join(str(card) for card in game.order)
+
+
+def game_state(game: Game) -> tuple[str, str, int, int, int]:
+    """(position JSON, status, score, moves, cards up) as the games table keeps them."""
+    position = json.dumps(game.to_dict(), separators=(",", ":"))
+    return position, game.status, game.score, game.moves, game.cards_on_foundations
+
+
+def rebuild(game_id: int, position: str) -> Game:
+    try:
+        return Game.from_dict(json.loads(position))
+    except ValueError as error:
+        raise StoreError(f"game {game_id} can't be read back: {error}") from None
+
+
+def to_game_record(row: Row) -> GameRecord:
+    return GameRecord(
+        id=row[0],
+        user_id=row[1],
+        level=row[2],
+        variant_id=row[3],
+        deal=row[4],
+        status=row[5],
+        score=row[6],
+        moves=row[7],
+        cards_up=row[8],
+        assisted=bool(row[9]),
+        started=moment(row[10]),
+        finished=None if row[11] is None else moment(row[11]),
+        history=tuple(json.loads(row[12] or "[]")),
+    )
+
+
+async def game_by_id(db: aiosqlite.Connection, game_id: int) -> GameRecord:
+    rows = await fetch_all(db, f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+    if not rows:
+        raise NotFound(f"no game {game_id}")
+    return to_game_record(rows[0])
+
+
+async def unfinished_game(db: aiosqlite.Connection, user_id: int, level: int) -> int | None:
+    rows = await fetch_all(
+        db,
+        "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing'",
+        (user_id, level),
+    )
+    return rows[0][0] if rows else None
+
+
+async def explain_unchanged(db: aiosqlite.Connection, game_id: int, game: Game) -> None:
+    """Why an update of a game changed nothing, as an error."""
+    record = await game_by_id(db, game_id)
+    if record.status != PLAYING:
+        raise StoreError(f"game {game_id} is over ({record.status}); it takes no more plays")
+    rows = await fetch_all(db, "SELECT deal_order FROM games WHERE id = ?", (game_id,))
+    if rows[0][0] != order_text(game):
+        raise StoreError(f"game {game_id} was dealt differently from the game given")
+    raise StoreError(
+        f"game {game_id} has moved on to play {len(record.history)} elsewhere "
+        f"(this copy is at play {len(game.history)}): was it played in two sessions?"
+    )
+
+
+class VariantStore(StoreBase):
+    """The rules each level has been played under, one row per distinct set of knobs."""
+
+    def __init__(self, db: aiosqlite.Connection, path: Path, clock: Clock) -> None:
+        super().__init__(db, path, clock)
+        self._variant_ids: dict[tuple[int, str], int] = {}
+
+    async def variant_id(self, level: Level) -> int:
+        """The row of this level's rules as they are now; a new row if the knobs changed."""
+        key = (level.number, knobs_json(level.variant))
+        if key not in self._variant_ids:
+            async with self._transaction() as db:
+                await execute(
+                    db,
+                    "INSERT OR IGNORE INTO variants (level, knobs, created) VALUES (?, ?, ?)",
+                    (*key, self._now()),
+                )
+                rows = await fetch_all(
+                    db, "SELECT id FROM variants WHERE level = ? AND knobs = ?", key
+                )
+            self._variant_ids[key] = rows[0][0]
+        return self._variant_ids[key]
+
+    async def variants(self) -> list[VariantRow]:
+        """Every set of rules any level has had, oldest first."""
+        rows = await self._read("SELECT id, level, knobs, created FROM variants ORDER BY id")
+        return [VariantRow(row[0], row[1], json.loads(row[2]), moment(row[3])) for row in rows]
+
+    async def _current_variant_id(self, level: Level) -> int | None:
+        """Like :meth:`variant_id` but never writes: None if no game was ever dealt."""
+        key = (level.number, knobs_json(level.variant))
+        if key in self._variant_ids:
+            return self._variant_ids[key]
+        rows = await self._read("SELECT id FROM variants WHERE level = ? AND knobs = ?", key)
+        return rows[0][0] if rows else None
+
+
+class GameStore(VariantStore):
+    """Dealing, recording every play, finishing and resuming games."""
+
+    async def start_game(self, user_id: int, level: Level, game: Game) -> int:
+        """Store a newly dealt game; its id. One unfinished game per user and level.
+
+        A deal that is stuck from the start is stored as finished at once.
+        """
+        if game.variant != level.variant:
+            raise ValueError(f"the game is not dealt under the rules of level {level.number}")
+        variant_id = await self.variant_id(level)
+        now = self._now()
+        async with self._transaction() as db:
+            await user_by_id(db, user_id)
+            if await unfinished_game(db, user_id, level.number) is not None:
+                raise StoreError(
+                    f"user {user_id} already has an unfinished game at level {level.number}"
+                )
+            _, game_id = await execute(
+                db,
+                "INSERT INTO games (user_id, variant_id, level, deal, deal_order, position, "
+                "status, score, moves, cards_up, started, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    user_id,
+                    variant_id,
+                    level.number,
+                    game.deal_number,
+                    order_text(game),
+                    *game_state(game),
+                    now,
+                    None if game.status == PLAYING else now,
+                ),
+            )
+            return game_id
+
+    async def record_play(self, game_id: int, game: Game) -> None:
+        """Store the game after an accepted play or undo; committed when this returns.
+
+        A game whose status is no longer ``playing`` is stored as finished. StoreError if
+        the stored game is already over or was dealt differently, NotFound if it is gone.
+        """
+        async with self._transaction() as db:
+            if not await self._update_game(db, game_id, game, grown=True):
+                await explain_unchanged(db, game_id, game)
+
+    async def finish_game(self, game_id: int, game: Game) -> None:
+        """Store a game that has just ended (won, stuck or resigned). Safe to call again."""
+        if game.status == PLAYING:
+            raise ValueError("finish_game needs a game that is over; use record_play")
+        async with self._transaction() as db:
+            if not await self._update_game(db, game_id, game, grown=False):
+                record = await game_by_id(db, game_id)
+                if record.status == PLAYING:
+                    await explain_unchanged(db, game_id, game)
+
+    async def _update_game(
+        self, db: aiosqlite.Connection, game_id: int, game: Game, grown: bool
+    ) -> bool:
+        """Write the game over its stored self, if that is unfinished, of the same deal, and
+        not further on: each play and undo adds to the history (``grown``); resigning does
+        not. A copy of the game that fell behind (two sessions) changes nothing."""
+        changed, _ = await execute(
+            db,
+            "UPDATE games SET position = ?, status = ?, score = ?, moves = ?, cards_up = ?, "
+            "finished = ? WHERE id = ? AND status = 'playing' AND deal_order = ? "
+            "AND json_array_length(history) + ? <= ?",
+            (
+                *game_state(game),
+                None if game.status == PLAYING else self._now(),
+                game_id,
+                order_text(game),
+                int(grown),
+                len(game.history),
+            ),
+        )
+        return changed == 1
+
+    async def resume(self, user_id: int, level_number: int) -> tuple[int, Game] | None:
+        """The user's unfinished game at this level, exactly as last stored, or None.
+
+        The game is rebuilt from its position JSON by replaying its history, so undo works
+        as it did before. StoreError if the stored game can't be read back.
+        """
+        async with self._lock:
+            game_id = await unfinished_game(self._db, user_id, level_number)
+            if game_id is None:
+                return None
+            position = await fetch_all(
+                self._db, "SELECT position FROM games WHERE id = ?", (game_id,)
+            )
+        return game_id, rebuild(game_id, position[0][0])
+
+    async def load_game(self, game_id: int) -> Game:
+        """Any stored game rebuilt from its position JSON (to replay or check it)."""
+        rows = await self._read("SELECT position FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            raise NotFound(f"no game {game_id}")
+        return rebuild(game_id, rows[0][0])
+
+    async def game_record(self, game_id: int) -> GameRecord:
+        """A stored game's facts (status, score, history...); NotFound if there is none."""
+        async with self._lock:
+            return await game_by_id(self._db, game_id)
+
+    async def games_of(self, user_id: int) -> list[GameRecord]:
+        """Every game of a user, oldest first."""
+        rows = await self._read(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE user_id = ? ORDER BY id", (user_id,)
+        )
+        return [to_game_record(row) for row in rows]
+
+    async def unfinished_levels(self, user_id: int) -> list[int]:
+        """The levels at which the user has a game to resume, in order."""
+        rows = await self._read(
+            "SELECT level FROM games WHERE user_id = ? AND status = 'playing' ORDER BY level",
+            (user_id,),
+        )
+        return [row[0] for row in rows]
+
+    async def games_started_today(self, user_id: int) -> int:
+        """Games the user has started since midnight, the server's local time."""
+        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        rows = await self._read(
+            "SELECT count(*) FROM games WHERE user_id = ? AND started >= ?",
+            (user_id, stamp(midnight)),
+        )
+        return int(rows[0][0])
+
+    async def mark_assisted(self, game_id: int) -> None:
+        """A hint was taken in this game: the scoreboards say so."""
+        async with self._transaction() as db:
+            await change_one(db, "UPDATE games SET assisted = 1 WHERE id = ?", (game_id,))

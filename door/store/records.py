@@ -1,0 +1,138 @@
+"""What the store hands back: frozen dataclasses, and the errors it raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+class StoreError(Exception):
+    """The store can't do what was asked; the message says why in the sysop's words."""
+
+
+class AliasRefused(StoreError, ValueError):
+    """An alias that breaks the alias rules (see ``check_alias``)."""
+
+
+class PasswordRefused(StoreError, ValueError):
+    """A password that breaks the password rules (see ``check_password``)."""
+
+
+class AliasTaken(StoreError):
+    """Another user (of the same BBS, or over telnet) already has this alias."""
+
+
+class NotFound(StoreError, LookupError):
+    """No such user or game (deleted by the sysop, or never there)."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer door than this one."""
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A caller the door knows. ``bbs`` is None for callers over telnet.
+
+    ``ansi`` and ``charset`` are None until the caller chooses (the door detects them).
+    """
+
+    id: int
+    alias: str
+    bbs: str | None
+    ansi: bool | None
+    charset: str | None
+    suit_letters: bool
+    created: datetime
+    last_seen: datetime
+    real_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UserSummary:
+    """A line of the sysop's user list: the user and how many games they have started."""
+
+    user: User
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class VariantRow:
+    """A set of rules a level has been played under; a level's knobs change, a new row."""
+
+    id: int
+    level: int
+    knobs: dict[str, object]
+    created: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game as stored, without the position (see ``Store.load_game`` for that)."""
+
+    id: int
+    user_id: int
+    level: int
+    variant_id: int
+    deal: int | None
+    status: str
+    score: int
+    moves: int
+    cards_up: int
+    assisted: bool
+    started: datetime
+    finished: datetime | None
+    history: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Statistics:
+    """A user's record at one level, over finished games (a resigned game is lost).
+
+    ``win_percentage`` is 0.0 and the scores None before the first finished game.
+    ``balance`` is the running vegas account (finished and unfinished vegas games of the
+    level); None when the level does not use vegas scoring.
+    """
+
+    level: int
+    played: int
+    won: int
+    lost: int
+    win_percentage: float
+    best_score: int | None
+    average_score: float | None
+    current_streak: int
+    longest_streak: int
+    balance: int | None
+    unfinished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HighScore:
+    """A row of a level's high-score list. ``assisted``: a hint was taken in the game."""
+
+    alias: str
+    bbs: str | None
+    score: int
+    won: bool
+    moves: int
+    finished: datetime
+    assisted: bool
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A row of the standings (Palace's board), over finished games of every level.
+
+    ``percentage`` is None for a user with no finished game yet; ``unfinished`` is shown as
+    ``*`` beside a user who has a game to resume.
+    """
+
+    alias: str
+    bbs: str | None
+    games: int
+    wins: int
+    percentage: float | None
+    best: int | None
+    unfinished: bool

@@ -1,0 +1,115 @@
+"""The database schema, as a list of migration steps, and the code that applies them.
+
+``PRAGMA user_version`` holds the number of steps a database has had. At open, every step
+after that number runs, each in its own transaction together with the version bump, so a
+database is always at one whole version. A later version of the door adds a step at the end
+of :data:`MIGRATIONS` and never edits an earlier one.
+
+Times are stored as ISO 8601 text in UTC with microseconds (``2026-11-29T12:00:00.000000+00:00``),
+which sorts in time order. Aliases are compared by ``alias_key`` (folded case, see
+:mod:`door.store.accounts`) because SQLite's NOCASE only folds ASCII.
+"""
+
+from __future__ import annotations
+
+import aiosqlite
+
+from door.store.records import SchemaTooNew
+
+_VERSION_1 = (
+    """
+    CREATE TABLE users (
+        id            INTEGER PRIMARY KEY,
+        alias         TEXT NOT NULL,
+        alias_key     TEXT NOT NULL,
+        bbs           TEXT,                       -- NULL: a caller over telnet
+        bbs_key       TEXT NOT NULL DEFAULT '',   -- folded bbs; '' for telnet callers
+        real_name     TEXT,
+        password      TEXT,                       -- scrypt$log2n$r$p$salt$hash; NULL for drop files
+        ansi          INTEGER,                    -- NULL: detect at each call
+        charset       TEXT CHECK (charset IN ('cp437', 'utf-8', 'ascii')),
+        suit_letters  INTEGER NOT NULL DEFAULT 0,
+        created       TEXT NOT NULL,
+        last_seen     TEXT NOT NULL,
+        UNIQUE (bbs_key, alias_key)
+    )
+    """,
+    """
+    CREATE TABLE variants (
+        id       INTEGER PRIMARY KEY,
+        level    INTEGER NOT NULL,
+        knobs    TEXT NOT NULL,                   -- every knob, JSON with sorted keys
+        created  TEXT NOT NULL,
+        UNIQUE (level, knobs)
+    )
+    """,
+    """
+    CREATE TABLE games (
+        id          INTEGER PRIMARY KEY,
+        user_id     INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        variant_id  INTEGER NOT NULL REFERENCES variants (id),
+        level       INTEGER NOT NULL,             -- the menu number, as in variants.level
+        deal        INTEGER,                      -- deal number; NULL for an explicit order
+        deal_order  TEXT NOT NULL,                -- the 52 cards in dealing order
+        position    TEXT NOT NULL,                -- RULES.md's position JSON, history included
+        history     TEXT GENERATED ALWAYS AS (json_extract(position, '$.history')) VIRTUAL,
+        status      TEXT NOT NULL CHECK (status IN ('playing', 'won', 'stuck', 'resigned')),
+        score       INTEGER NOT NULL,
+        moves       INTEGER NOT NULL,
+        cards_up    INTEGER NOT NULL,             -- cards on the foundations
+        assisted    INTEGER NOT NULL DEFAULT 0,   -- a hint was taken
+        started     TEXT NOT NULL,
+        finished    TEXT,
+        CHECK ((status = 'playing') = (finished IS NULL))
+    )
+    """,
+    # One unfinished game per user and level.
+    "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level) WHERE status = 'playing'",
+    "CREATE INDEX games_by_user ON games (user_id, level, finished)",
+    "CREATE INDEX games_by_variant ON games (variant_id, status, score)",
+    """
+    CREATE TABLE score_resets (
+        level     INTEGER PRIMARY KEY,            -- 0: every level
+        reset_at  TEXT NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1,)
+"""Step N (1-based) takes a database from version N-1 to N."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+async def schema_version(db: aiosqlite.Connection) -> int:
+    rows = await db.execute_fetchall("PRAGMA user_version")
+    return int(next(iter(rows))[0])
+
+
+async def migrate(db: aiosqlite.Connection) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at.
+
+    The connection must be in autocommit mode (``isolation_level=None``).
+    """
+    found = before = await schema_version(db)
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"the database is at schema version {found}, newer than this door's "
+            f"{SCHEMA_VERSION}: run a newer canfield-door"
+        )
+    while found < SCHEMA_VERSION:
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            # Read again under the write lock: another process may have migrated meanwhile.
+            found = await schema_version(db)
+            if found < SCHEMA_VERSION:
+                for statement in MIGRATIONS[found]:
+                    await db.execute(statement)
+                await db.execute(f"PRAGMA user_version = {found + 1}")
+            await db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                await db.execute("ROLLBACK")
+            raise
+        found = await schema_version(db)
+    return before

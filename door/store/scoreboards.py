@@ -1,0 +1,147 @@
+"""A user's statistics, the high-score lists, the standings and their resets."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from door.config import Level
+from door.store.base import Row, execute, fetch_all, moment
+from door.store.games import VariantStore, unfinished_game
+from door.store.records import HighScore, Standing, Statistics
+from door.store.statistics import summarize
+
+ALL_LEVELS = 0  # score_resets.level for a reset of every level
+
+
+def to_high_score(row: Row) -> HighScore:
+    return HighScore(
+        alias=row[0],
+        bbs=row[1],
+        score=row[2],
+        won=bool(row[3]),
+        moves=row[4],
+        finished=moment(row[5]),
+        assisted=bool(row[6]),
+        game_id=row[7],
+    )
+
+
+class ScoreStore(VariantStore):
+    """Everything worked out from finished games."""
+
+    async def statistics(self, user_id: int, level: Level) -> Statistics:
+        """The user's record at this level, over every set of rules it has had."""
+        async with self._snapshot() as db:
+            finished = await fetch_all(
+                db,
+                "SELECT status, score FROM games WHERE user_id = ? AND level = ? "
+                "AND status != 'playing' ORDER BY finished, id",
+                (user_id, level.number),
+            )
+            unfinished = await unfinished_game(db, user_id, level.number) is not None
+            balance = None
+            if level.variant.scoring == "vegas":
+                rows = await fetch_all(
+                    db,
+                    "SELECT coalesce(sum(g.score), 0) FROM games g "
+                    "JOIN variants v ON v.id = g.variant_id "
+                    "WHERE g.user_id = ? AND g.level = ? "
+                    "AND json_extract(v.knobs, '$.scoring') = 'vegas'",
+                    (user_id, level.number),
+                )
+                balance = int(rows[0][0])
+        return summarize(level.number, [(row[0], row[1]) for row in finished], balance, unfinished)
+
+    async def recent_results(
+        self, user_id: int, limit: int = 10, level_number: int | None = None
+    ) -> list[tuple[int, str]]:
+        """(cards on the foundations, status) of the user's last finished games, oldest first."""
+        rows = await self._read(
+            "SELECT cards_up, status FROM games WHERE user_id = ? AND status != 'playing' "
+            "AND (? IS NULL OR level = ?) ORDER BY finished DESC, id DESC LIMIT ?",
+            (user_id, level_number, level_number, limit),
+        )
+        return [(row[0], row[1]) for row in reversed(rows)]
+
+    # -- scoreboards ---------------------------------------------------------------------
+
+    async def high_scores(self, level: Level, limit: int = 10) -> list[HighScore]:
+        """The best finished games under the level's current rules, since its last reset.
+
+        Best first: higher score, then won before lost, fewer moves, earlier finish.
+        """
+        variant_id = await self._current_variant_id(level)
+        if variant_id is None:
+            return []
+        rows = await self._read(
+            "SELECT u.alias, u.bbs, g.score, g.status = 'won', g.moves, g.finished, "
+            "g.assisted, g.id FROM games g JOIN users u ON u.id = g.user_id "
+            "WHERE g.variant_id = ? AND g.status != 'playing' AND g.finished > "
+            "coalesce((SELECT max(reset_at) FROM score_resets WHERE level IN (?, ?)), '') "
+            "ORDER BY g.score DESC, g.status = 'won' DESC, g.moves, g.finished, g.id LIMIT ?",
+            (variant_id, level.number, ALL_LEVELS, limit),
+        )
+        return [to_high_score(row) for row in rows]
+
+    async def standings(self, limit: int = 20) -> list[Standing]:
+        """Every user with a game, over finished games of all levels (Palace's board).
+
+        Most wins first, then the better percentage, the better best score, the alias.
+        """
+        rows = await self._read(
+            "SELECT u.alias, u.bbs, sum(g.status != 'playing') AS played, "
+            "sum(g.status = 'won') AS wins, "
+            "max(CASE WHEN g.status != 'playing' THEN g.score END) AS best, "
+            "max(g.status = 'playing') "
+            "FROM users u JOIN games g ON g.user_id = u.id GROUP BY u.id "
+            "ORDER BY wins DESC, CAST(wins AS REAL) / nullif(played, 0) DESC, "
+            "best DESC, u.alias_key, u.bbs_key LIMIT ?",
+            (limit,),
+        )
+        return [
+            Standing(
+                alias=row[0],
+                bbs=row[1],
+                games=row[2],
+                wins=row[3],
+                percentage=100.0 * row[3] / row[2] if row[2] else None,
+                best=row[4],
+                unfinished=bool(row[5]),
+            )
+            for row in rows
+        ]
+
+    async def reset_scores(self, level_number: int | None = None) -> int:
+        """Start a level's high-score list afresh (every level's with None).
+
+        Nothing is deleted: the reset time is kept per level, and the high-score lists show
+        only games finished after it. Statistics and standings keep every game. Returns how
+        many finished games it hid (under any of the level's rules, old ones included).
+        """
+        if level_number is not None and level_number < 1:
+            raise ValueError("levels are numbered from 1")
+        level = ALL_LEVELS if level_number is None else level_number
+        now = self._now()
+        async with self._transaction() as db:
+            hidden = await fetch_all(
+                db,
+                "SELECT count(*) FROM games g WHERE g.status != 'playing' "
+                "AND (? = 0 OR g.level = ?) AND g.finished > coalesce("
+                "(SELECT max(reset_at) FROM score_resets r WHERE r.level IN (g.level, 0)), '')",
+                (level, level),
+            )
+            await execute(
+                db,
+                "INSERT INTO score_resets (level, reset_at) VALUES (?, ?) "
+                "ON CONFLICT (level) DO UPDATE SET reset_at = excluded.reset_at",
+                (level, now),
+            )
+            return int(hidden[0][0])
+
+    async def scores_reset_at(self, level_number: int) -> datetime | None:
+        """When the level's high-score list was last started afresh, if ever."""
+        rows = await self._read(
+            "SELECT max(reset_at) FROM score_resets WHERE level IN (?, ?)",
+            (level_number, ALL_LEVELS),
+        )
+        return None if rows[0][0] is None else moment(rows[0][0])

@@ -1,0 +1,229 @@
+"""Users: telnet callers with an alias and a password, and callers handed over by a BBS."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiosqlite
+
+from ansi.charset import CHARSETS
+from ansi.text import sanitize
+from door.store.accounts import (
+    alias_key,
+    bbs_key,
+    check_alias,
+    check_password,
+    clean_alias,
+    hash_password,
+    verify_password,
+)
+from door.store.base import Row, StoreBase, change_one, execute, fetch_all, moment
+from door.store.records import (
+    AliasRefused,
+    AliasTaken,
+    NotFound,
+    PasswordRefused,
+    StoreError,
+    User,
+    UserSummary,
+)
+
+# Drop files carry aliases the BBS has already vetted, up to 40 characters (door.dropfile).
+DROP_ALIAS_LIMIT = 40
+BBS_NAME_LIMIT = 60
+
+USER_COLUMNS = "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name"
+
+
+def to_user(row: Row) -> User:
+    return User(
+        id=row[0],
+        alias=row[1],
+        bbs=row[2],
+        ansi=None if row[3] is None else bool(row[3]),
+        charset=row[4],
+        suit_letters=bool(row[5]),
+        created=moment(row[6]),
+        last_seen=moment(row[7]),
+        real_name=row[8],
+    )
+
+
+async def user_by_id(db: aiosqlite.Connection, user_id: int) -> User:
+    rows = await fetch_all(db, f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,))
+    if not rows:
+        raise NotFound(f"no user {user_id}")
+    return to_user(rows[0])
+
+
+async def refuse_taken(db: aiosqlite.Connection, alias: str, bbs: str | None) -> None:
+    taken = await fetch_all(
+        db,
+        "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?",
+        (bbs_key(bbs), alias_key(alias)),
+    )
+    if taken:
+        where = f" at {bbs}" if bbs else ""
+        raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
+
+
+class UserStore(StoreBase):
+    """Creating, finding, changing and deleting users."""
+
+    async def create_user(self, alias: str, password: str) -> User:
+        """A new caller over telnet. AliasRefused, PasswordRefused or AliasTaken if not."""
+        problem = check_alias(alias)
+        if problem:
+            raise AliasRefused(problem)
+        problem = check_password(password)
+        if problem:
+            raise PasswordRefused(problem)
+        # scrypt takes tens of milliseconds: keep it off the server's event loop.
+        hashed = await asyncio.to_thread(hash_password, password)
+        return await self._insert_user(clean_alias(alias), None, None, hashed)
+
+    async def _insert_user(
+        self, alias: str, bbs: str | None, real_name: str | None, password: str | None
+    ) -> User:
+        now = self._now()
+        async with self._transaction() as db:
+            await refuse_taken(db, alias, bbs)
+            _, user_id = await execute(
+                db,
+                "INSERT INTO users (alias, alias_key, bbs, bbs_key, real_name, password, "
+                "created, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (alias, alias_key(alias), bbs, bbs_key(bbs), real_name, password, now, now),
+            )
+            return await user_by_id(db, user_id)
+
+    async def authenticate(self, alias: str, password: str) -> User | None:
+        """The telnet caller with this alias (any case) if the password is theirs, else None."""
+        rows = await self._read(
+            "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?",
+            (alias_key(alias),),
+        )
+        stored = rows[0][1] if rows else None
+        # Hashing runs even for an unknown alias: the time taken tells nothing.
+        if not await asyncio.to_thread(verify_password, password, stored):
+            return None
+        return await self.user(rows[0][0])
+
+    async def drop_file_user(self, alias: str, bbs: str, real_name: str | None = None) -> User:
+        """The user a BBS's drop file names: found by alias within that BBS, or created.
+
+        Aliases come already vetted by the BBS, so only :func:`sanitize` applies (and a
+        limit of 40 characters); the real name is updated if the BBS now gives another.
+        """
+        alias = clean_alias(sanitize(alias, DROP_ALIAS_LIMIT))
+        bbs = sanitize(bbs, BBS_NAME_LIMIT)
+        real_name = sanitize(real_name, DROP_ALIAS_LIMIT) if real_name else None
+        if not alias or not bbs:
+            raise AliasRefused("A drop file must give the caller's alias and the BBS's name")
+        now = self._now()
+        async with self._transaction() as db:
+            found = await fetch_all(
+                db,
+                "SELECT id FROM users WHERE bbs_key = ? AND alias_key = ?",
+                (bbs_key(bbs), alias_key(alias)),
+            )
+            if found:
+                user_id = found[0][0]
+                if real_name:
+                    await execute(
+                        db, "UPDATE users SET real_name = ? WHERE id = ?", (real_name, user_id)
+                    )
+            else:
+                _, user_id = await execute(
+                    db,
+                    "INSERT INTO users (alias, alias_key, bbs, bbs_key, real_name, created, "
+                    "last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (alias, alias_key(alias), bbs, bbs_key(bbs), real_name, now, now),
+                )
+            return await user_by_id(db, user_id)
+
+    async def user(self, user_id: int) -> User:
+        """The user with this id; NotFound if there is none."""
+        async with self._lock:
+            return await user_by_id(self._db, user_id)
+
+    async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
+        """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""
+        rows = await self._read(
+            f"SELECT {USER_COLUMNS} FROM users WHERE bbs_key = ? AND alias_key = ?",
+            (bbs_key(bbs), alias_key(alias)),
+        )
+        return to_user(rows[0]) if rows else None
+
+    async def users_named(self, alias: str) -> list[User]:
+        """Every user with this alias (any case), telnet's first, then by BBS."""
+        rows = await self._read(
+            f"SELECT {USER_COLUMNS} FROM users WHERE alias_key = ? ORDER BY bbs_key",
+            (alias_key(alias),),
+        )
+        return [to_user(row) for row in rows]
+
+    async def set_password(self, user_id: int, password: str) -> None:
+        """Give a telnet caller a new password (drop-file callers log in at their BBS)."""
+        problem = check_password(password)
+        if problem:
+            raise PasswordRefused(problem)
+        user = await self.user(user_id)
+        if user.bbs is not None:
+            raise StoreError(f"{user.alias} comes from {user.bbs} and logs in there")
+        hashed = await asyncio.to_thread(hash_password, password)
+        async with self._transaction() as db:
+            await change_one(db, "UPDATE users SET password = ? WHERE id = ?", (hashed, user_id))
+
+    async def rename_user(self, user_id: int, alias: str) -> User:
+        """Give a user a new alias (a new case of the same one is fine)."""
+        problem = check_alias(alias)
+        if problem:
+            raise AliasRefused(problem)
+        alias = clean_alias(alias)
+        async with self._transaction() as db:
+            user = await user_by_id(db, user_id)
+            if alias_key(alias) != alias_key(user.alias):
+                await refuse_taken(db, alias, user.bbs)
+            await execute(
+                db,
+                "UPDATE users SET alias = ?, alias_key = ? WHERE id = ?",
+                (alias, alias_key(alias), user_id),
+            )
+            return await user_by_id(db, user_id)
+
+    async def delete_user(self, user_id: int) -> int:
+        """Delete a user and all their games; how many games went with them."""
+        async with self._transaction() as db:
+            games = await fetch_all(db, "SELECT count(*) FROM games WHERE user_id = ?", (user_id,))
+            await change_one(db, "DELETE FROM users WHERE id = ?", (user_id,))
+            return int(games[0][0])
+
+    async def save_preferences(
+        self, user_id: int, ansi: bool | None, charset: str | None, suit_letters: bool
+    ) -> User:
+        """Keep the caller's terminal choices for their next call."""
+        if charset is not None and charset not in CHARSETS:
+            raise ValueError(f"charset must be one of {', '.join(CHARSETS)} or None")
+        async with self._transaction() as db:
+            await change_one(
+                db,
+                "UPDATE users SET ansi = ?, charset = ?, suit_letters = ? WHERE id = ?",
+                (None if ansi is None else int(ansi), charset, int(suit_letters), user_id),
+            )
+            return await user_by_id(db, user_id)
+
+    async def touch(self, user_id: int) -> None:
+        """The user was here just now."""
+        async with self._transaction() as db:
+            await change_one(
+                db, "UPDATE users SET last_seen = ? WHERE id = ?", (self._now(), user_id)
+            )
+
+    async def user_summaries(self) -> list[UserSummary]:
+        """Every user with the number of games they started, by alias."""
+        rows = await self._read(
+            f"SELECT {', '.join('u.' + c for c in USER_COLUMNS.split(', '))}, count(g.id) "
+            "FROM users u LEFT JOIN games g ON g.user_id = u.id "
+            "GROUP BY u.id ORDER BY u.alias_key, u.bbs_key"
+        )
+        return [UserSummary(to_user(row), row[9]) for row in rows]
