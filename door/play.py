@@ -172,9 +172,10 @@ async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult) -> 
         if visit.look.ansi:
             await _play_up(visit, screen, result)
     elif result.sent_up and result.move == "F":
-        screen.say("Sent up: " + " ".join(card_text(c, look).strip() for c in result.sent_up))
+        sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
+        screen.say(f"Move {result.moves}: sent up {sent}")
     else:
-        screen.say(f"{result.move} played.")
+        screen.say(f"Move {result.moves}: {result.move}")
     screen.draw()
 
 

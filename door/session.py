@@ -40,6 +40,7 @@ from door.visit import Visit
 log = logging.getLogger("door")
 
 LOGIN_TRIES = 3
+LOGIN_DELAY = 1.0  # seconds after the first wrong password; doubled after each one
 ALIAS_LENGTH = 20
 PASSWORD_LENGTH = 40
 NEW = "NEW"
@@ -109,7 +110,8 @@ async def log_in(visit: Visit) -> User | None:
                 failures += 1
                 log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
                 await _say(visit, "Wrong password.")
-                await asyncio.sleep(2**failures)  # each failure waits longer
+                if failures < LOGIN_TRIES:
+                    await asyncio.sleep(LOGIN_DELAY * 2 ** (failures - 1))  # slower each time
                 continue
         if user is not None:
             return user

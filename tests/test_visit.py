@@ -1,33 +1,286 @@
-"""A caller's whole visit over real TCP, read through a pyte screen."""
+"""A caller's whole visit over real TCP, read through a pyte screen as the caller sees it."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+
 from client import Caller
+from conftest import door_config, open_door
+
+from door.engine import Game
+from door.engine.solver import solve
+
+DEAL = 48213
 
 
 async def sign_up(door, alias="Alice", password="secret1", **options) -> Caller:
     caller = await Caller.connect(door.port, **options)
+    in_text = not options.get("ansi", True)
+    await caller.wait_for("Your alias", in_text=in_text)
+    await caller.type(alias)
+    await caller.wait_for("Sign up\\?", in_text=in_text)
+    await caller.type("Y")
+    await caller.wait_for("Password:", in_text=in_text)
+    await caller.type(password)
+    await caller.wait_for("Password again", in_text=in_text)
+    await caller.type(password)
+    await caller.wait_for("Your choice", in_text=in_text)
+    return caller
+
+
+async def log_in(door, alias="Alice", password="secret1", **options) -> Caller:
+    caller = await Caller.connect(door.port, **options)
     await caller.wait_for("Your alias")
     await caller.type(alias)
-    await caller.wait_for("Sign up\\?")
-    await caller.type("Y")
-    await caller.wait_for("Password:")
-    await caller.type(password)
-    await caller.wait_for("Password again")
+    await caller.wait_for("Password for")
     await caller.type(password)
     await caller.wait_for("Your choice")
     return caller
 
 
-async def test_sign_up_play_drop_and_resume(door):
+async def start_deal(caller: Caller, number: int, level_key: str = "\r") -> None:
+    await caller.key("#")
+    await caller.wait_for("Deal number")
+    await caller.type(str(number))
+    await caller.wait_for("Choose a level")
+    await caller.key(level_key)
+    await caller.wait_for("Command \\(\\? for help\\)")
+
+
+async def play(caller: Caller, command: str, move: int) -> None:
+    await caller.type(command)
+    await caller.wait_for(f"Move {move}: {command}")
+
+
+def sidebar(caller: Caller, name: str) -> str:
+    row = next(line for line in caller.display().splitlines() if line[61:].startswith(name))
+    return row[71:].strip()
+
+
+async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     caller = await sign_up(door)
     assert "Hello, Alice." in caller.display()
-    await caller.key("P")
-    await caller.wait_for("Choose a level")
-    await caller.key("\r")
-    await caller.wait_for("Command")
-    print(caller.display())
-    await caller.type("V")
-    await caller.wait_for("V played")
-    print(caller.display())
+    await start_deal(caller, DEAL)
+    assert f"Deal {DEAL}" in caller.row(1)
+    for move, command in enumerate(("V", "V", "V"), start=1):
+        await play(caller, command, move)
+    board = caller.display()
+    assert sidebar(caller, "Moves") == "3"
+    await caller.hang_up()  # the line drops in the middle of the game
+
+    again = await log_in(door)
+    assert "R  Resume your saved game (level 2)" in again.display()
+    await again.key("R")
+    await again.wait_for("Welcome back")
+    expected = Game.deal(door.config.level(2).variant, DEAL)
+    for command in ("V", "V", "V"):
+        expected.play(command)
+    assert sidebar(again, "Moves") == "3"
+    # The board is the one the caller left: the same cards in the same places.
+    assert again.display().splitlines()[2:20] == board.splitlines()[2:20]
+    assert str(expected.waste[-1])[0] in again.row(4)[24:36]
+    await again.type("U")
+    await again.wait_for("Move 2: U")
+    assert sidebar(again, "Moves") == "2"
+    await again.hang_up()
+
+
+async def test_a_refused_move_says_why_and_changes_nothing(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL)
+    before = caller.display().splitlines()[2:20]
+    await caller.type("S 9")
+    await caller.wait_for("There is no column 9: this game has 4")
+    await caller.type("hello")
+    await caller.wait_for('Unknown command "HELLO" - type \\? for help')
+    await caller.type("D 1")
+    await caller.wait_for("The waste is empty")
+    assert caller.display().splitlines()[2:20] == before
+    assert sidebar(caller, "Moves") == "0"
+    record = (await door.store.games_of((await door.store.find_user("Alice")).id))[0]
+    assert record.moves == 0 and record.history == ()
     await caller.hang_up()
+
+
+async def test_a_whole_game_to_a_win_reaches_the_scoreboard(door):
+    level = door.config.level(1)
+    verdict = solve(Game.deal(level.variant, 1), max_seconds=20)
+    assert verdict.result == "won"
+    caller = await sign_up(door)
+    await start_deal(caller, 1, "1")
+    for command in verdict.line[:-1]:
+        await caller.type(command)
+    await caller.type(verdict.line[-1])
+    await caller.wait_for("You won! Final score", timeout=30)
+    assert sidebar(caller, "Up") == "52 of 52"
+    await caller.type("")
+    await caller.wait_for("Well played")
+    await caller.key("S")
+    await caller.wait_for("Which board")
+    await caller.key("1")
+    await caller.wait_for("High scores - ")
+    row = next(line for line in caller.display().splitlines() if "Alice" in line)
+    assert "won" in row and str(len(verdict.line)) in row
+    await caller.key(" ")
+    await caller.wait_for("Which board")
+    await caller.key("A")
+    await caller.wait_for("Won %")
+    standing = next(line for line in caller.display().splitlines() if "Alice" in line)
+    assert standing.split()[1:3] == ["1", "1"]
+    await caller.hang_up()
+
+
+async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
+    caller = await sign_up(door, ansi=False, term="dumb", charset="ascii")
+    caller.forget_text()
+    received_from = len(caller.received)
+    await caller.key("#")
+    await caller.wait_for("Deal number", in_text=True)
+    await caller.type(str(DEAL))
+    await caller.wait_for("Level:", in_text=True)
+    await caller.key("\r")
+    await caller.wait_for("Command \\(\\? for help\\):", in_text=True)
+    caller.forget_text()
+    await caller.type("V")
+    text = await caller.wait_for("Move 1: V", in_text=True)
+    after_probe = bytes(caller.received[received_from:])
+    assert b"\x1b" not in after_probe
+    assert all(byte < 0x80 for byte in after_probe)
+    assert "Reserve S" in text and "Foundations F" in text
+    game = Game.deal(door.config.level(2).variant, DEAL)
+    game.play("V")
+    # Suits as letters and a ten as T: the waste's cards as ASCII shows them.
+    assert " ".join(f"{str(card):>3}" for card in game.waste[-3:]).strip() in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    await caller.hang_up()
+
+
+async def test_a_cp437_caller_sees_suit_glyphs(door):
+    caller = await sign_up(door, term="syncterm", charset="cp437")
+    await start_deal(caller, DEAL)
+    # CP437 sends the suits as bytes 3 to 6; the screen shows them as glyphs.
+    assert set(bytes(caller.received)) & {3, 4, 5, 6}
+    assert any(suit in caller.row(4) for suit in "♥♦♣♠")
+    await caller.type("C")
+    await caller.wait_for("Suits as letters")
+    assert not any(suit in caller.row(4) for suit in "♥♦♣♠")
+    await caller.hang_up()
+
+
+async def test_switching_to_plain_text_mid_game_and_back(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL)
+    caller.forget_text()
+    await caller.type("ANSI")
+    await caller.wait_for("Plain text screen", in_text=True)
+    await caller.type("ANSI")
+    await caller.wait_for("Colour screen")
+    user = await door.store.find_user("Alice")
+    assert user is not None and user.ansi is True
+    await caller.hang_up()
+
+
+async def test_help_redraw_quit_and_resign(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL)
+    await caller.type("?")
+    await caller.wait_for("Canfield commands")
+    await caller.type("")
+    await caller.wait_for("Command \\(\\? for help\\)")
+    await caller.type("R")
+    await caller.wait_for(f"Deal {DEAL}")
+    await caller.type("N")
+    await caller.wait_for("Resign this game")
+    await caller.key("Y")
+    await caller.wait_for("Deal \\d+\\. Type \\? for help")
+    assert f"Deal {DEAL}" not in caller.row(1)
+    await caller.type("Q")
+    await caller.wait_for("Your game is saved")
+    user = await door.store.find_user("Alice")
+    statuses = sorted(record.status for record in await door.store.games_of(user.id))
+    assert statuses == ["playing", "resigned"]
+    await caller.hang_up()
+
+
+async def test_statistics_show_recent_games(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL)
+    await caller.type("N")
+    await caller.wait_for("Resign this game")
+    await caller.key("Y")
+    await caller.wait_for("Type \\? for help")
+    await caller.type("Q")
+    await caller.wait_for("Your choice")
+    await caller.key("M")
+    await caller.wait_for("Your statistics")
+    await caller.key(" ")
+    await caller.wait_for("Level 2")
+    screen = caller.display()
+    assert "Played 1   Won 0   Lost 1" in screen
+    assert "resigned" in screen
+    await caller.hang_up()
+
+
+async def test_wrong_passwords_are_slowed_then_refused(door):
+    await (await sign_up(door)).hang_up()
+    caller = await Caller.connect(door.port)
+    for _ in range(3):
+        await caller.wait_for("Your alias")
+        await caller.type("alice")
+        await caller.wait_for("Password for")
+        await caller.type("wrong")
+    await caller.wait_for("Too many wrong passwords", in_text=True, timeout=15)
+    await caller.wait_closed()
+
+
+async def test_the_rules_and_settings_pages(door):
+    caller = await sign_up(door)
+    await caller.key("I")
+    await caller.wait_for("The rules of Canfield \\(1/")
+    assert "THE LAYOUT" in caller.display()
+    await caller.key("Q")
+    await caller.wait_for("Your choice")
+    await caller.key("T")
+    await caller.wait_for("Terminal settings")
+    await caller.key("L")
+    await caller.wait_for("Suits drawn as: letters")
+    await caller.key("Q")
+    await caller.wait_for("Your choice")
+    user = await door.store.find_user("Alice")
+    assert user is not None and user.suit_letters
+    await caller.hang_up()
+
+
+async def test_all_nodes_busy(tmp_path):
+    config = door_config(tmp_path, max_nodes=1)
+    running = await open_door(config)
+    try:
+        first = await Caller.connect(running.port)
+        await first.wait_for("Your alias")
+        second = await Caller.connect(running.port)
+        await second.wait_for("The only node is busy", in_text=True)
+        await second.wait_closed()
+        await first.hang_up()
+    finally:
+        await running.server.close("bye", grace=1.0)
+        await running.store.close()
+
+
+async def test_shutdown_tells_callers_and_keeps_their_game(tmp_path):
+    running = await open_door(door_config(tmp_path))
+    caller = await sign_up(running)
+    await start_deal(caller, DEAL)
+    await play(caller, "V", 1)
+    await running.server.close("The door is shutting down. Your game is saved.", grace=2.0)
+    await caller.wait_for("shutting down", in_text=True)
+    await running.store.close()
+    reopened = await open_door(dataclasses.replace(running.config))
+    try:
+        user = await reopened.store.find_user("Alice")
+        saved = await reopened.store.resume(user.id, 2)
+        assert saved is not None and saved[1].history == ["V"]
+    finally:
+        await reopened.server.close("bye", grace=1.0)
+        await reopened.store.close()
+    await asyncio.sleep(0)

@@ -174,7 +174,7 @@ def _sidebar(screen: ScreenBuffer, game: Game, look: Look) -> None:
         row = LABEL_ROW + offset
         screen.put(row, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
         value_style = VALUE if look.ansi else PLAIN
-        screen.put(row, SIDEBAR + 10, value[: WIDTH - SIDEBAR - 11], value_style)
+        screen.put(row, SIDEBAR + 10, value[: WIDTH - SIDEBAR - 10], value_style)
 
 
 def draw_board(
