@@ -151,7 +151,7 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     game = Game.deal(door.config.level(2).variant, DEAL)
     game.play("V")
     # Suits as letters and a ten as T: the waste's cards as ASCII shows them.
-    assert " ".join(f"{str(card):>3}" for card in game.waste[-3:]).strip() in text
+    assert " ".join(f"{card!s:>3}" for card in game.waste[-3:]).strip() in text
     assert max(len(line) for line in text.splitlines()) <= 80
     await caller.hang_up()
 

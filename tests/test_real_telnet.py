@@ -1,0 +1,148 @@
+"""A real client: Debian's telnet inside tmux, against ``canfield-door serve``."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("telnet") and shutil.which("tmux")),
+    reason="needs Debian's telnet and tmux (.ci/run installs them)",
+)
+
+
+def start_door(tmp_path: Path) -> tuple[subprocess.Popen, int]:
+    door = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "door",
+            "serve",
+            "--config",
+            str(ROOT / "sysop.toml"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--database",
+            str(tmp_path / "door.db"),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    deadline = time.monotonic() + 20
+    assert door.stderr is not None
+    while time.monotonic() < deadline:
+        line = door.stderr.readline()
+        found = re.search(r"listening on \S+ port (\d+)", line)
+        if found:
+            return door, int(found.group(1))
+    door.kill()
+    raise AssertionError("the door did not say it was listening")
+
+
+class Tmux:
+    """A tmux server of our own, so no other session is touched."""
+
+    def __init__(self) -> None:
+        self.socket = f"canfield-{uuid.uuid4().hex[:8]}"
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "door")
+
+    def wait_for(self, pattern: str, timeout: float = 15) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.screen()
+            if re.search(pattern, shown):
+                return shown
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} not on the screen:\n{shown}")
+            time.sleep(0.1)
+
+    def type(self, text: str) -> None:
+        if text:
+            self.run("send-keys", "-t", "door", "-l", text)
+        self.run("send-keys", "-t", "door", "Enter")
+
+    def key(self, key: str) -> None:
+        self.run("send-keys", "-t", "door", "-l", key)
+
+
+def test_telnet_in_tmux_signs_up_plays_and_quits(tmp_path):
+    door, port = start_door(tmp_path)
+    tmux = Tmux()
+    try:
+        env_term = {**os.environ, "TERM": "xterm-256color"}
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                "door",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                # The pane stays open after telnet ends, so its last words can be read.
+                f"telnet 127.0.0.1 {port}; sleep 30",
+            ],
+            check=True,
+            env=env_term,
+            timeout=10,
+        )
+        tmux.wait_for("Your alias")
+        tmux.type("Bob")
+        tmux.wait_for(r"Sign up\?")
+        tmux.type("Y")
+        tmux.wait_for("Password:")
+        tmux.type("hunter22")
+        tmux.wait_for("Password again")
+        tmux.type("hunter22")
+        tmux.wait_for("Your choice")
+        tmux.key("#")
+        tmux.wait_for("Deal number")
+        tmux.type("48213")
+        tmux.wait_for("Choose a level")
+        tmux.key("1")
+        screen = tmux.wait_for(r"Command \(\? for help\)")
+        assert "Deal 48213" in screen and "♦" in screen
+        tmux.type("V")
+        tmux.wait_for("Move 1: V")
+        tmux.type("Q")
+        tmux.wait_for("Your game is saved")
+        tmux.key("G")
+        screen = tmux.wait_for("Connection closed by foreign host")
+        assert "Goodbye" in screen
+    finally:
+        subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], timeout=10, check=False)
+        door.send_signal(signal.SIGTERM)
+        try:
+            door.wait(timeout=15)
+        finally:
+            if door.poll() is None:
+                door.kill()
+    assert door.returncode == 0
