@@ -20,7 +20,6 @@ from door.views.board import (
     GOOD_NEWS,
     MESSAGE,
     MESSAGE_ROW,
-    PROMPT_ROW,
     REFUSAL,
     Look,
     card_text,
@@ -79,6 +78,12 @@ class GameScreen:
     def say(self, text: str, style=MESSAGE) -> None:
         self.message, self.message_style = text, style
 
+    def erase_typing(self) -> None:
+        """Clear what the caller typed after the prompt; the buffer holds blanks there."""
+        if self.look.ansi:
+            row, col = self.buffer.cursor
+            self.visit.terminal.write(move(row, col) + clear_to_end_of_line())
+
     def notice(self, text: str) -> str:
         """A warning from the terminal (idle, time left), shown on the message line."""
         if not self.look.ansi:
@@ -111,7 +116,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
         while True:
             await terminal.flush()
             line = await terminal.read_line(COMMAND_LENGTH)
-            screen.buffer.invalidate(PROMPT_ROW)  # the caller's typing is on the prompt row
+            screen.erase_typing()
             command = " ".join(line.upper().split())
             if not command:
                 screen.draw()
@@ -175,7 +180,7 @@ async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult) -> 
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
         screen.say(f"Move {result.moves}: sent up {sent}")
     else:
-        screen.say(f"Move {result.moves}: {result.move}")
+        screen.say("")  # the board itself shows what the play did
     screen.draw()
 
 
@@ -222,7 +227,7 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
     screen.draw()
     await visit.terminal.flush()
     answer = await visit.terminal.read_key()
-    screen.buffer.invalidate(PROMPT_ROW)
+    screen.erase_typing()
     return answer == "Y"
 
 

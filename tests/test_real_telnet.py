@@ -131,7 +131,7 @@ def test_telnet_in_tmux_signs_up_plays_and_quits(tmp_path):
         screen = tmux.wait_for(r"Command \(\? for help\)")
         assert "Deal 48213" in screen and "♦" in screen
         tmux.type("V")
-        tmux.wait_for("Move 1: V")
+        tmux.wait_for(r"Moves\s+1\b")
         tmux.type("Q")
         tmux.wait_for("Your game is saved")
         tmux.key("G")

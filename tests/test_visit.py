@@ -50,7 +50,7 @@ async def start_deal(caller: Caller, number: int, level_key: str = "\r") -> None
 
 async def play(caller: Caller, command: str, move: int) -> None:
     await caller.type(command)
-    await caller.wait_for(f"Move {move}: {command}")
+    await caller.wait_for(rf"Moves\s+{move}\b")
 
 
 def sidebar(caller: Caller, name: str) -> str:
@@ -81,7 +81,7 @@ async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     assert again.display().splitlines()[2:20] == board.splitlines()[2:20]
     assert str(expected.waste[-1])[0] in again.row(4)[24:36]
     await again.type("U")
-    await again.wait_for("Move 2: U")
+    await again.wait_for(r"Moves\s+2\b")
     assert sidebar(again, "Moves") == "2"
     await again.hang_up()
 
@@ -143,7 +143,7 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     await caller.wait_for("Command \\(\\? for help\\):", in_text=True)
     caller.forget_text()
     await caller.type("V")
-    text = await caller.wait_for("Move 1: V", in_text=True)
+    text = await caller.wait_for(r"Moves\s+1\b", in_text=True)
     after_probe = bytes(caller.received[received_from:])
     assert b"\x1b" not in after_probe
     assert all(byte < 0x80 for byte in after_probe)
