@@ -284,3 +284,22 @@ async def test_shutdown_tells_callers_and_keeps_their_game(tmp_path):
         await reopened.server.close("bye", grace=1.0)
         await reopened.store.close()
     await asyncio.sleep(0)
+
+
+async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
+    running = await open_door(door_config(tmp_path, idle_timeout=3, idle_warning=2))
+    try:
+        caller = await sign_up(running)
+        await start_deal(caller, DEAL)
+        await play(caller, "V", 1)
+        # The warning lands on the board's message line, not scrolling the screen.
+        await caller.wait_for("still there", timeout=10)
+        assert "CANFIELD" in caller.row(1)
+        await caller.wait_for("No input for", in_text=True, timeout=10)
+        await caller.wait_closed()
+        user = await running.store.find_user("Alice")
+        saved = await running.store.resume(user.id, 2)
+        assert saved is not None and saved[1].history == ["V"]
+    finally:
+        await running.server.close("bye", grace=1.0)
+        await running.store.close()
