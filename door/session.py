@@ -237,7 +237,10 @@ async def choose_level(visit: Visit, why: str) -> Level | None:
     draw_page(screen, "Choose a level", lines, visit.look, "Level: ")
     visit.show(screen)
     await visit.terminal.flush()
-    key = await visit.terminal.read_key()
+    if len(config.levels) > 9:  # two-digit level numbers need a line, not a key
+        key = (await visit.terminal.read_line(3)).strip() or "\r"
+    else:
+        key = await visit.terminal.read_key()
     if key == "\r":
         return config.level(config.default_level)
     if key.isdigit():
