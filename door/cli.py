@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from door import __version__, admin, serve
+from door import __version__, admin, doormode, local, serve
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
 
 
@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_config(sub)
     serve.add_subcommand(sub)
     admin.add_subcommand(sub)
+    doormode.add_subcommand(sub)
+    local.add_subcommand(sub)
     return parser
 
 

@@ -7,8 +7,9 @@ unicode streams raise on undecodable input. The server asks for character-at-a-t
 a bounded time for the answers; a client that answers nothing still gets its visit.
 
 Each connection gets a node, 1 to ``max_nodes``, or is told why not and hung up. Each visit
-is wrapped so that whatever happens in it, the caller hears how it ended, the node is freed,
-and the server goes on serving:
+is wrapped (by :func:`guard_visit`, which door mode uses for its one caller too) so that
+whatever happens in it, the caller hears how it ended, the node is freed, and the server goes
+on serving:
 
 - :class:`~door.terminal.IdleTimeout` and :class:`~door.terminal.TimeUp`: a goodbye;
 - :class:`~door.terminal.CallerGone`: nothing (nobody is listening);
@@ -245,8 +246,8 @@ class DoorServer:
     async def _visit_node(self, node: int, terminal: Terminal, writer: Any, address: str) -> None:
         """Detect the terminal, run the visit, and hang up saying how it ended."""
         started = time.monotonic()
-        farewell, ending = "", "finished"
-        try:
+
+        async def visit() -> None:
             info = await _detect(terminal, writer, self._detect_timeout)
             log.info(
                 "node %d: connect from %s, %s %dx%d, %s, %s",
@@ -261,22 +262,45 @@ class DoorServer:
             if self.config.time_limit > 0:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node)
-        except asyncio.CancelledError:
-            farewell, ending = self._closing or "", "shut down"
-            raise
-        except VisitEnded as ended:
-            farewell, ending = ended.farewell, _ending(ended)
-        except Exception:
-            log.exception("%s: the visit failed", _who(node, terminal))
-            farewell, ending = SORRY_MESSAGE, "error"
-        finally:
-            await terminal.hang_up(farewell)
-            log.info(
-                "%s: hang-up (%s) after %d s",
-                _who(node, terminal),
-                ending,
-                time.monotonic() - started,
-            )
+
+        await guard_visit(node, terminal, visit, on_cancel=lambda: self._closing or "")
+
+
+async def guard_visit(
+    node: int,
+    terminal: Terminal,
+    visit: Callable[[], Awaitable[None]],
+    *,
+    on_cancel: Callable[[], str] = lambda: "",
+) -> str:
+    """Run one visit, then hang up telling the caller how it ended; return the ending.
+
+    The ending, also logged, is "finished", "idle", "time up", "caller gone" or "error"
+    (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
+    (a shutdown) is told ``on_cancel()`` and the cancellation goes on. Used for each telnet
+    caller, and for the one caller of a door run by a BBS.
+    """
+    started = time.monotonic()
+    farewell, ending = "", "finished"
+    try:
+        await visit()
+    except asyncio.CancelledError:
+        farewell, ending = on_cancel(), "shut down"
+        raise
+    except VisitEnded as ended:
+        farewell, ending = ended.farewell, _ending(ended)
+    except Exception:
+        log.exception("%s: the visit failed", _who(node, terminal))
+        farewell, ending = SORRY_MESSAGE, "error"
+    finally:
+        await terminal.hang_up(farewell)
+        log.info(
+            "%s: hang-up (%s) after %d s",
+            _who(node, terminal),
+            ending,
+            time.monotonic() - started,
+        )
+    return ending
 
 
 async def _detect(terminal: Terminal, writer: Any, timeout: float) -> TerminalInfo:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import re
 import time
 
@@ -141,9 +142,8 @@ class Caller:
             if regex.search(haystack):
                 return haystack
             if self.closed.is_set() or time.monotonic() > deadline:
-                raise AssertionError(
-                    f"{pattern!r} not seen within {timeout} s; the screen shows:\n{haystack[-3000:]}"
-                )
+                shown = haystack[-3000:]
+                raise AssertionError(f"{pattern!r} not seen in {timeout} s; the screen:\n{shown}")
             await asyncio.sleep(0.02)
 
     async def type(self, text: str, enter: bool = True) -> None:
@@ -162,10 +162,8 @@ class Caller:
     async def hang_up(self) -> None:
         self.writer.close()
         self._reader_task.cancel()
-        try:
+        with contextlib.suppress(ConnectionError):
             await self.writer.wait_closed()
-        except ConnectionError:
-            pass
 
     async def wait_closed(self, timeout: float = 10.0) -> None:
         await asyncio.wait_for(self.closed.wait(), timeout)

@@ -1,0 +1,278 @@
+"""``canfield-door door``: one visit for a caller a BBS sends with a drop file.
+
+The BBS writes DOOR32.SYS, DOOR.SYS or DORINFOx.DEF and runs the door with the caller on
+standard input and output or, for DOOR32.SYS with comm type 2, on a socket it passes (see
+:mod:`door.doorio`). The caller is known from the file: no log in, straight to the main menu,
+and "goodbye" ends the door so the BBS takes them back. Their user row is their alias within
+that BBS (line 4 of DOOR32.SYS, line 1 of DORINFOx.DEF, else sysop.toml's ``bbs.name``), so
+two boards' "Bob" are two users.
+
+The drop file says whether the caller has ANSI (CP437 then, the BBS convention; plain ASCII
+otherwise; a choice the caller saved wins) and how long they have left, with the warnings of
+the telnet time limit. The visit is guarded as a telnet caller's is (:func:`guard_visit`).
+
+Exit status: 0 when the visit ended (goodbye, carrier lost, time up, idle), 1 for a bad
+sysop.toml or a fault during the visit, 2 for a drop file that can't be used: then a line on
+stderr names the file, the line and what was expected, and nothing is written anywhere.
+
+Log lines go to stderr, unless stderr is a terminal (under most BBSes, the caller's screen):
+then to ``canfield-door.log`` beside the database, or wherever ``--log`` says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ansi.sequences import reset, show_cursor
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
+from door.doorio import is_socket, socket_streams, stdio_streams
+from door.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
+from door.server import SHUTDOWN_MESSAGE, guard_visit
+from door.session import run_visit
+from door.store import Store
+from door.terminal import Terminal, TerminalInfo, describe_seconds, screen_size
+from door.visit import Visit
+
+log = logging.getLogger("door")
+
+EXIT_OK, EXIT_FAULT, EXIT_BAD_DROPFILE = 0, 1, 2
+LOG_NAME = "canfield-door.log"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+STDIO, SOCKET, AUTO = "stdio", "socket", "auto"
+
+# How a signal ends the visit: SIGHUP is the carrier dropping (nobody to tell); SIGTERM and
+# SIGINT are the BBS or the sysop stopping the door.
+DOOR_SIGNALS: Mapping[signal.Signals, str] = {
+    signal.SIGHUP: "",
+    signal.SIGTERM: SHUTDOWN_MESSAGE,
+    signal.SIGINT: SHUTDOWN_MESSAGE,
+}
+
+
+def add_subcommand(sub: argparse._SubParsersAction) -> None:
+    door = sub.add_parser(
+        "door",
+        help="run one visit for a caller a BBS sends with a drop file",
+        description="Run the door for the one caller a BBS describes in a drop file "
+        "(DOOR32.SYS, DOOR.SYS or DORINFOx.DEF), then exit so the BBS takes the caller back. "
+        "Exit status: 0 after the visit, 1 for a bad sysop.toml or a fault, 2 for a bad "
+        "drop file.",
+    )
+    door.add_argument("--dropfile", metavar="PATH", required=True, help="the drop file")
+    door.add_argument(
+        "--type",
+        choices=KINDS,
+        type=str.lower,
+        help="the drop file's format, when its name is not DOOR32.SYS, DOOR.SYS or DORINFOx.DEF",
+    )
+    door.add_argument(
+        "--config",
+        metavar="PATH",
+        default=str(DEFAULT_CONFIG_PATH),
+        help="the settings file (default: %(default)s)",
+    )
+    door.add_argument(
+        "--io",
+        choices=(AUTO, STDIO, SOCKET),
+        default=AUTO,
+        help="where the caller is: standard input and output, or the socket on line 2 of "
+        "DOOR32.SYS; auto (the default) takes the socket when DOOR32.SYS says comm type 2 "
+        "and the door has that socket, else standard input and output",
+    )
+    door.add_argument(
+        "--bbs",
+        metavar="NAME",
+        help="the board's name to keep callers under (default: DOOR32.SYS line 4, "
+        "DORINFOx.DEF line 1, else bbs.name of sysop.toml)",
+    )
+    door.add_argument(
+        "--log",
+        metavar="FILE",
+        help=f"append log lines to FILE ('-' for stderr; default: stderr, or {LOG_NAME} "
+        "beside the database when stderr is the caller's screen)",
+    )
+    door.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return EXIT_FAULT
+    try:
+        drop = read_dropfile(args.dropfile, args.type)
+        transport = choose_transport(drop, args.io)
+    except DropFileError as error:
+        print(error, file=sys.stderr)
+        return EXIT_BAD_DROPFILE
+    set_up_logging(config, args.log)
+    bbs = args.bbs or drop.bbs_name or config.bbs.name
+    return asyncio.run(door(config, drop, transport, bbs))
+
+
+def choose_transport(drop: DropFile, wanted: str = AUTO) -> str:
+    """:data:`STDIO` or :data:`SOCKET`: as ``wanted``, or for :data:`AUTO` the socket when
+    the drop file names one (DOOR32.SYS comm type 2) that this process has.
+
+    :raises DropFileError: a socket is wanted and the drop file names none that is open.
+    """
+    names_socket = drop.comm_type == COMM_TELNET and drop.handle is not None
+    if wanted == STDIO:
+        return STDIO
+    if wanted == AUTO:
+        return SOCKET if names_socket and is_socket(drop.handle or 0) else STDIO
+    if drop.kind != "door32":
+        raise DropFileError(
+            f"{drop.path}: --io socket needs DOOR32.SYS, the only drop file that passes a "
+            "socket; use --io stdio"
+        )
+    if not names_socket:
+        raise DropFileError(
+            f"{drop.path}: line 1: expected comm type 2 (telnet) for --io socket, "
+            f"found '{drop.comm_type}'"
+        )
+    if not is_socket(drop.handle or 0):
+        raise DropFileError(
+            f"{drop.path}: line 2: expected the handle of a socket the door inherited, "
+            f"found '{drop.handle}', which is not an open socket here"
+        )
+    return SOCKET
+
+
+def set_up_logging(config: Config, destination: str | None) -> None:
+    """Log to ``destination`` (a file, or "-" for stderr); by default to stderr, unless that
+    is a terminal, the caller's screen under most BBSes: then to a file beside the database.
+    """
+    handler: logging.Handler
+    if destination == "-" or (destination is None and not sys.stderr.isatty()):
+        handler = logging.StreamHandler(sys.stderr)
+    else:
+        path = Path(destination) if destination else config.server.database.parent / LOG_NAME
+        try:
+            handler = logging.FileHandler(path, encoding="utf-8")
+        except OSError:
+            handler = logging.NullHandler()  # better no log than log lines on the screen
+        logging.raiseExceptions = False  # nor a logging fault's traceback there
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def terminal_info(drop: DropFile) -> TerminalInfo:
+    """What the drop file says of the caller's terminal: ANSI with CP437, or plain ASCII."""
+    width, height = screen_size((80, drop.page_length) if drop.page_length else None)
+    if drop.ansi:
+        return TerminalInfo("ansi-bbs", width, height, True, "cp437")
+    return TerminalInfo("dumb", width, height, False, "ascii")
+
+
+def deadline(drop: DropFile, config: Config, now: float) -> float:
+    """When the caller's time is up: the drop file's time left, or sysop.toml's time limit
+    per call if that is shorter."""
+    seconds = float(drop.seconds_left)
+    if config.server.time_limit > 0:
+        seconds = min(seconds, 60.0 * config.server.time_limit)
+    return now + seconds
+
+
+@contextlib.asynccontextmanager
+async def caller_streams(transport: str, drop: DropFile) -> AsyncIterator[tuple[Any, Any]]:
+    """The caller's reader and writer, on the transport chosen."""
+    if transport == SOCKET:
+        assert drop.handle is not None
+        async with socket_streams(drop.handle) as streams:
+            yield streams
+    else:
+        with stdio_streams() as streams:
+            yield streams
+
+
+async def door(config: Config, drop: DropFile, transport: str, bbs: str) -> int:
+    """The caller's visit, from the main menu to goodbye; returns the exit status."""
+    info = terminal_info(drop)
+    log.info(
+        "node %d: %s from %s, %s over %s, %s, %s, %s left",
+        drop.node,
+        drop.alias,
+        bbs,
+        drop.path.name,
+        transport,
+        "ANSI" if info.ansi else "no ANSI",
+        info.charset,
+        describe_seconds(drop.seconds_left),
+    )
+    if drop.comm_type == COMM_TELNET and transport == STDIO:
+        log.info("node %d: DOOR32.SYS names socket %s; using stdio", drop.node, drop.handle)
+    async with caller_streams(transport, drop) as (reader, writer):
+        terminal = Terminal(
+            reader,
+            writer,
+            info,
+            idle_timeout=config.server.idle_timeout,
+            idle_warning=config.server.idle_warning,
+            deadline=deadline(drop, config, time.monotonic()),
+        )
+        return await known_caller_visit(
+            terminal,
+            config,
+            drop.node,
+            alias=drop.alias,
+            bbs=bbs,
+            real_name=drop.real_name,
+            signals=DOOR_SIGNALS,
+        )
+
+
+async def known_caller_visit(
+    terminal: Terminal,
+    config: Config,
+    node: int,
+    *,
+    alias: str,
+    bbs: str,
+    real_name: str | None,
+    signals: Mapping[signal.Signals, str],
+) -> int:
+    """The main menu for a caller the BBS (or the console) vouches for, guarded as a telnet
+    visit is; each of ``signals`` ends it, telling the caller its message. The exit status.
+    """
+    terminal.alias = alias  # for the log, before the store is even open
+
+    async def visit() -> None:
+        async with Store.open(config.server.database) as store:
+            user = await store.drop_file_user(alias, bbs, real_name)
+            await run_visit(Visit(terminal, store, config, node, bbs=bbs), user)
+        if terminal.ansi:  # leave the BBS's screen as the door found it
+            terminal.write(reset() + show_cursor())
+            await terminal.flush(check_time=False)
+
+    farewell = [""]
+    task = asyncio.create_task(guard_visit(node, terminal, visit, on_cancel=lambda: farewell[0]))
+
+    def stop(signum: signal.Signals, message: str) -> None:
+        log.info("node %d: %s received", node, signum.name)
+        farewell[0] = message
+        task.cancel()
+
+    loop = asyncio.get_running_loop()
+    for signum, message in signals.items():
+        loop.add_signal_handler(signum, stop, signum, message)
+    try:
+        await asyncio.wait([task])
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+    if task.cancelled():
+        return EXIT_OK
+    return EXIT_FAULT if task.result() == "error" else EXIT_OK
