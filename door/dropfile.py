@@ -39,7 +39,7 @@ NAME_LIMIT = 40
 MAX_BYTES = 64 * 1024
 
 _FILE_NAMES = {"door32": "DOOR32.SYS", "door.sys": "DOOR.SYS", "dorinfo": "DORINFOx.DEF"}
-_DORINFO_NAME = re.compile(r"DORINFO([1-9A-Z])\.DEF", re.IGNORECASE)
+_DORINFO_NAME = re.compile(r"DORINFO([0-9A-Z])\.DEF", re.IGNORECASE)
 _LINE_END = re.compile(r"\r\n|\n|\r")
 
 
@@ -123,9 +123,12 @@ def kind_of(path: str | Path) -> str:
 
 
 def node_of(path: str | Path) -> int:
-    """DORINFOx.DEF's node: x is 1 to 9, or A to Z for nodes 10 to 35; 1 for other names."""
+    """DORINFOx.DEF's node: x is 1 to 9, or A to Z for nodes 10 to 35; 0 stands for node 10
+    as some BBSes write it; 1 for other names."""
     match = _DORINFO_NAME.fullmatch(Path(path).name)
-    return int(match.group(1), 36) if match else 1
+    if not match:
+        return 1
+    return 10 if match.group(1) == "0" else int(match.group(1), 36)
 
 
 def split_lines(data: bytes) -> list[str]:
@@ -236,7 +239,9 @@ def _leading_number(text: str) -> int | None:
 def _door32(lines: _Lines) -> DropFile:
     lines.require(11)
     comm_type = lines.whole(1, "comm type 0 (local), 1 (serial) or 2 (telnet)", 0, 2)
-    handle = lines.whole(2, "a comm or socket handle (a whole number)")
+    # Some BBSes write -1 for "no handle" when the door talks over standard I/O.
+    no_handle = lines.lines[1].strip() == "-1"
+    handle = None if no_handle else lines.whole(2, "a comm or socket handle (a whole number)")
     baud = lines.whole(3, "a baud rate (a whole number)")
     real_name = lines.name(6)
     alias = lines.name(7) or real_name

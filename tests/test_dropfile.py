@@ -14,6 +14,7 @@ from door.dropfile import (
     COMM_SERIAL,
     COMM_TELNET,
     DropFileError,
+    node_of,
     parse_dropfile,
     read_dropfile,
 )
@@ -347,3 +348,17 @@ def test_any_line_changed_gives_a_drop_file_or_drop_file_error(
         parse_dropfile("\r\n".join(lines).encode("utf-8", "surrogatepass"), kind)
     except DropFileError as error:
         assert ": line " in str(error) or ": has " in str(error)
+
+
+def test_door32_handle_minus_one_means_none(tmp_path):
+    lines = ["2", "-1", "38400", "ENiGMA 0.0.14", "7", "Real Name", "Zed", "30", "60", "1", "3"]
+    path = tmp_path / "DOOR32.SYS"
+    path.write_text("\r\n".join(lines) + "\r\n")
+    drop = read_dropfile(path)
+    assert drop.handle is None and drop.alias == "Zed"
+
+
+def test_dorinfo0_is_node_ten(tmp_path):
+    assert node_of(tmp_path / "DORINFO0.DEF") == 10
+    assert node_of(tmp_path / "dorinfoa.def") == 10
+    assert node_of(tmp_path / "DORINFO3.DEF") == 3
