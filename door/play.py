@@ -24,7 +24,9 @@ from door.views.board import (
     Look,
     card_text,
     draw_board,
+    plain_lines,
 )
+from door.views.pages import Text, draw_page
 from door.views.texts import HELP
 from door.visit import Visit
 
@@ -73,7 +75,7 @@ class GameScreen:
         if self.look.ansi:
             terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
         else:
-            terminal.write("\r\n" + "\r\n".join(plain_board(self.buffer)) + " ")
+            terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
 
     def say(self, text: str, style=MESSAGE) -> None:
         self.message, self.message_style = text, style
@@ -90,15 +92,6 @@ class GameScreen:
             return f"\r\n{text}\r\n"
         self.buffer.invalidate(MESSAGE_ROW)
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
-
-
-def plain_board(buffer: ScreenBuffer) -> list[str]:
-    """The board as plain lines, runs of empty lines folded to one for slow links."""
-    lines: list[str] = []
-    for line in buffer.plain_lines():
-        if line or (lines and lines[-1]):
-            lines.append(line)
-    return lines
 
 
 async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Outcome:
@@ -236,8 +229,6 @@ async def _help(visit: Visit, screen: GameScreen) -> None:
     lines = HELP.splitlines()
     if visit.look.ansi:
         help_buffer = ScreenBuffer(80, 24)
-        from door.views.pages import Text, draw_page
-
         draw_page(
             help_buffer,
             "Canfield commands",

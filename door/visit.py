@@ -9,7 +9,7 @@ from door.config import Config
 from door.store import Store
 from door.store.records import User
 from door.terminal import Terminal
-from door.views.board import Look
+from door.views.board import Look, plain_lines
 
 
 @dataclass
@@ -63,10 +63,5 @@ class Visit:
         if self.look.ansi:
             self.terminal.write(screen.render_full())
             return
-        lines = screen.plain_lines()
-        prompt = lines.pop() if lines and screen.cursor[0] == len(lines) + 1 else ""
-        folded: list[str] = []
-        for line in lines:
-            if line or (folded and folded[-1]):
-                folded.append(line)
-        self.terminal.write("\r\n" + "\r\n".join(folded) + "\r\n" + prompt.rstrip() + " ")
+        lines = plain_lines(screen)
+        self.terminal.write("\r\n" + "\r\n".join(lines) + " ")

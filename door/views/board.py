@@ -195,3 +195,12 @@ def draw_board(
         screen.put(MESSAGE_ROW, 2, message[: WIDTH - 3], message_style if look.ansi else PLAIN)
     prompt_end = screen.put(PROMPT_ROW, 2, PROMPT, INFO)
     screen.set_cursor(PROMPT_ROW, prompt_end)
+
+
+def plain_lines(screen: ScreenBuffer) -> list[str]:
+    """A screen as plain lines for an ASCII caller, runs of empty lines folded to one."""
+    lines: list[str] = []
+    for line in screen.plain_lines():
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return lines
