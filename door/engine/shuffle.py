@@ -1,7 +1,8 @@
 """The documented shuffle behind deal numbers.
 
-A deal number is a whole number from 0 to 2**64 - 1. The same number gives the same deal on
-every machine and every version of the door, so this procedure must never change:
+A deal number is a whole number from 0 to 2**63 - 1 (what SQLite and most languages hold as
+a signed 64-bit integer). The same number gives the same deal on every machine and every
+version of the door, so this procedure must never change:
 
 1. Start from the 52 cards in order ``AC AD AH AS 2C 2D ... KS`` (rank by rank, suits in the
    order clubs, diamonds, hearts, spades).
@@ -23,7 +24,7 @@ from door.engine.cards import CARDS, Card
 
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
-MAX_DEAL_NUMBER = _MASK
+MAX_DEAL_NUMBER = 2**63 - 1
 
 
 def _splitmix64(seed: int):
@@ -38,8 +39,12 @@ def _splitmix64(seed: int):
 
 def shuffled_order(number: int) -> tuple[Card, ...]:
     """The 52 cards in dealing order for deal ``number``."""
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= _MASK:
-        raise ValueError(f"a deal number is a whole number from 0 to {_MASK}, not {number!r}")
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise ValueError(f"a deal number is a whole number, not {number!r}")
+    if not 0 <= number <= MAX_DEAL_NUMBER:
+        raise ValueError(
+            f"a deal number is a whole number from 0 to {MAX_DEAL_NUMBER}, not {number}"
+        )
     cards = list(CARDS)
     draws = _splitmix64(number)
     for i in range(51, 0, -1):
