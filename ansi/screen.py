@@ -20,6 +20,7 @@ change. Rows and columns are 1-based, as in ANSI cursor moves.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ansi.sequences import (
@@ -73,6 +74,30 @@ _SPACES: tuple[Cell, ...] = tuple((" ", Style(WHITE, bg)) for bg in range(8))
 def _look(cell: Cell) -> Cell:
     """What a caller sees of ``cell``."""
     return _SPACES[cell[1].bg] if cell[0] == " " else cell
+
+
+# Cells are shared between buffers: a thousand callers' boards then hold pointers to a few
+# hundred cells instead of a tuple per character each, which saves memory and keeps the
+# garbage collector's full passes short. Characters from callers' text could be anything,
+# so each style keeps only so many.
+_SHARED_CELLS: dict[Style, dict[str, Cell]] = {}
+_SHARED_PER_STYLE = 2048
+
+
+def _cells_of(chars: str, style: Style) -> tuple[Cell, ...]:
+    """``chars`` as cells in ``style``, shared ones where possible."""
+    known = _SHARED_CELLS.get(style)
+    if known is None:
+        known = _SHARED_CELLS.setdefault(style, {})
+    cells = []
+    for char in chars:
+        cell = known.get(char)
+        if cell is None:
+            cell = (char, style)
+            if len(known) < _SHARED_PER_STYLE:
+                known[char] = cell
+        cells.append(cell)
+    return tuple(cells)
 
 
 def _cell_chars(text: str) -> str:
@@ -165,7 +190,7 @@ class _Pen:
                 # Wrapped (ANSI.SYS) or waiting to wrap (VT): either way, move absolutely next.
                 self.row = self.col = None
 
-    def gap_cost(self, cells: list[Cell], limit: int) -> int:
+    def gap_cost(self, cells: Sequence[Cell], limit: int) -> int:
         """Bytes to redraw ``cells`` from here instead of jumping over them; stops past limit."""
         style, cost = self.style, 0
         for char, cell_style in cells:
@@ -196,8 +221,12 @@ class ScreenBuffer:
             raise ValueError(f"a screen needs at least one cell, not {width}x{height}")
         self.width = width
         self.height = height
-        self._cells: list[list[Cell]] = [[BLANK] * width for _ in range(height)]
-        self._shown: list[list[Cell]] | None = None  # None: the terminal's contents are unknown
+        # Rows are tuples, so that a row the terminal shows as it is held is the same object
+        # in both grids (and blank rows are one object): a board costs about one grid.
+        self._blank_row: tuple[Cell, ...] = (BLANK,) * width
+        self._cells: list[tuple[Cell, ...]] = [self._blank_row] * height
+        # The cells the terminal shows; None: its contents are unknown.
+        self._shown: list[tuple[Cell, ...]] | None = None
         self._stale_rows: set[int] = set()
         self._cursor = (1, 1)
         self._cursor_visible = True
@@ -219,16 +248,16 @@ class ScreenBuffer:
         '     Can'
         """
         chars = _cell_chars(text)
+        end = col + len(chars)
         if not 1 <= row <= self.height:
-            return col + len(chars)
-        line = self._cells[row - 1]
-        for offset, char in enumerate(chars):
-            column = col + offset
-            if column > self.width:
-                break
-            if column >= 1 and not (row == self.height and column == self.width):
-                line[column - 1] = (char, style)
-        return col + len(chars)
+            return end
+        first = max(col, 1)
+        last = min(end - 1, self.width - 1 if row == self.height else self.width)
+        if first <= last:
+            line = self._cells[row - 1]
+            cells = _cells_of(chars[first - col : last - col + 1], style)
+            self._cells[row - 1] = line[: first - 1] + cells + line[last:]
+        return end
 
     def fill(
         self,
@@ -251,8 +280,7 @@ class ScreenBuffer:
 
     def clear(self) -> None:
         """Blank every cell (the terminal follows at the next render)."""
-        for line in self._cells:
-            line[:] = [BLANK] * self.width
+        self._cells = [self._blank_row] * self.height
 
     def set_cursor(
         self, row: int, col: int, *, visible: bool = True, style: Style = DEFAULT_STYLE
@@ -313,7 +341,7 @@ class ScreenBuffer:
         """Clear the terminal and draw the whole buffer on it."""
         pen = _Pen(self.width, DEFAULT_STYLE, (1, 1))
         pen.out += [hide_cursor(), DEFAULT_STYLE.sgr(), clear_screen()]
-        self._shown = [[_look(BLANK)] * self.width for _ in range(self.height)]
+        self._shown = [self._blank_row] * self.height
         self._stale_rows.clear()
         self._draw_changes(pen)
         self._finish(pen, cursor_hidden=True)
@@ -343,18 +371,22 @@ class ScreenBuffer:
         if pen.style is None or pen.style.bg != BLANK[1].bg:
             pen.set_style(DEFAULT_STYLE)  # erasing paints the current background
         pen.out.append(clear_to_end_of_line())
-        self._shown[row - 1] = [_look(BLANK)] * self.width
+        self._shown[row - 1] = self._blank_row
 
     def _draw_changes(self, pen: _Pen) -> None:
         assert self._shown is not None
         for index, line in enumerate(self._cells):
+            shown = self._shown[index]
+            if line is shown or line == shown:
+                continue
             looks = [_look(cell) for cell in line]
-            if looks != self._shown[index]:
-                self._draw_row(pen, index + 1, line, self._shown[index], looks)
-                self._shown[index] = looks
+            was = [_look(cell) for cell in shown]
+            if looks != was:
+                self._draw_row(pen, index + 1, line, was, looks)
+            self._shown[index] = line
 
     def _draw_row(
-        self, pen: _Pen, row: int, line: list[Cell], shown: list[Cell], looks: list[Cell]
+        self, pen: _Pen, row: int, line: tuple[Cell, ...], shown: list[Cell], looks: list[Cell]
     ) -> None:
         """Draw the cells of one row that differ from what is shown, joining near runs."""
         for index, (look, was) in enumerate(zip(looks, shown, strict=True)):

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import aiosqlite
 
@@ -10,6 +14,7 @@ from ansi.charset import CHARSETS
 from ansi.text import sanitize
 from door.store.accounts import (
     alias_key,
+    return_large_blocks,
     bbs_key,
     check_alias,
     check_password,
@@ -31,6 +36,23 @@ from door.store.records import (
 # Drop files carry aliases the BBS has already vetted, up to 40 characters (door.dropfile).
 DROP_ALIAS_LIMIT = 40
 BBS_NAME_LIMIT = 60
+
+T = TypeVar("T")
+
+# scrypt takes tens of milliseconds of CPU and 16 MiB per hash. Hashes run one per spare core
+# at a time, not one per thread of asyncio's default pool: a crowd logging in at once then
+# leaves the event loop a core for the games, and holds 16 MiB per hashing thread at most.
+_HASHING = ThreadPoolExecutor(
+    max_workers=max(1, (os.cpu_count() or 1) - 1),
+    thread_name_prefix="door-scrypt",
+    initializer=return_large_blocks,
+)
+
+
+async def _hashing(function: Callable[..., T], *args: object) -> T:
+    """``function(*args)`` in a hashing thread, off the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, function, *args)
+
 
 USER_COLUMNS = "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name"
 
@@ -78,8 +100,7 @@ class UserStore(StoreBase):
         problem = check_password(password)
         if problem:
             raise PasswordRefused(problem)
-        # scrypt takes tens of milliseconds: keep it off the server's event loop.
-        hashed = await asyncio.to_thread(hash_password, password)
+        hashed = await _hashing(hash_password, password)
         return await self._insert_user(clean_alias(alias), None, None, hashed)
 
     async def _insert_user(
@@ -104,7 +125,7 @@ class UserStore(StoreBase):
         )
         stored = rows[0][1] if rows else None
         # Hashing runs even for an unknown alias: the time taken tells nothing.
-        if not await asyncio.to_thread(verify_password, password, stored):
+        if not await _hashing(verify_password, password, stored):
             return None
         return await self.user(rows[0][0])
 
@@ -170,7 +191,7 @@ class UserStore(StoreBase):
         user = await self.user(user_id)
         if user.bbs is not None:
             raise StoreError(f"{user.alias} comes from {user.bbs} and logs in there")
-        hashed = await asyncio.to_thread(hash_password, password)
+        hashed = await _hashing(hash_password, password)
         async with self._transaction() as db:
             await change_one(db, "UPDATE users SET password = ? WHERE id = ?", (hashed, user_id))
 
