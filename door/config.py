@@ -78,17 +78,34 @@ class ScoreboardConfig:
     standings: int = 20
 
 
+HINTS = ("off", "visible", "solver")
+"""A level's hints: none; the best play judged from the cards in view; the solver's play."""
+
+
 @dataclass(frozen=True, slots=True)
 class Level:
-    """A numbered entry of the main menu: a name and the rules it is played under."""
+    """A numbered entry of the main menu: a name, the rules it is played under (the engine's
+    knobs), and what the door adds around them: hints, and dealing only winnable deals."""
 
     number: int
     name: str
     variant: Variant
+    hints: str = "off"
+    winnable_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SolverConfig:
+    """How the door uses the solver. ``daily_level`` None: the default level."""
+
+    seconds: float = 10.0
+    tell_winnable: bool = True
+    daily_level: int | None = None
+    ready: int = 5
 
 
 SHIPPED_LEVELS: tuple[Level, ...] = (
-    Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1)),
+    Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1), hints="visible"),
     Level(2, "Level 2 - Draw three", Variant(draw=3, passes=0, multiplier=2)),
     Level(3, "Level 3 - One pass", Variant(draw=3, passes=1, multiplier=3)),
 )
@@ -104,6 +121,7 @@ class Config:
     daily_games: int = 0
     default_level: int = 2
     levels: tuple[Level, ...] = SHIPPED_LEVELS
+    solver: SolverConfig = field(default_factory=SolverConfig)
     path: Path = DEFAULT_CONFIG_PATH
 
     def __post_init__(self) -> None:
@@ -112,6 +130,13 @@ class Config:
             raise ValueError("levels must be numbered 1, 2, ... in order")
         if not 1 <= self.default_level <= len(self.levels):
             raise ValueError(f"default_level {self.default_level} is not among the levels")
+        if not 1 <= self.daily_level <= len(self.levels):
+            raise ValueError(f"solver.daily_level {self.daily_level} is not among the levels")
+
+    @property
+    def daily_level(self) -> int:
+        """The level the deal of the day is played at."""
+        return self.solver.daily_level or self.default_level
 
     def level(self, number: int) -> Level:
         """The level with this menu number; KeyError if there is none."""
@@ -191,6 +216,39 @@ def _whole(low: int, high: int | None = None, note: str = "") -> Check:
     return check
 
 
+def _flag(value: object) -> bool:
+    """true or false, written without quotes."""
+    if not isinstance(value, bool):
+        raise _Refused("true or false" + _type_hint(value, bool))
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Check:
+    """One of a few words, in quotes."""
+    words = " or ".join(json.dumps(choice) for choice in choices)
+
+    def check(value: object) -> str:
+        if value not in choices or not isinstance(value, str):
+            raise _Refused(words + _type_hint(value, str))
+        return value
+
+    return check
+
+
+def _seconds(low: float, high: float) -> Check:
+    """A number of seconds (whole or not) from low to high."""
+    words = f"a number of seconds from {low:g} to {high:g}"
+
+    def check(value: object) -> float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise _Refused(words + _type_hint(value, float))
+        if not (math.isfinite(value) and low <= value <= high):
+            raise _Refused(words)
+        return float(value)
+
+    return check
+
+
 def _text(limit: int, what: str = "text", spaces: bool = True) -> Check:
     """A string, cleaned of control characters, non-empty, at most ``limit`` characters."""
     words = f"{what} of 1 to {limit} characters"
@@ -226,6 +284,8 @@ def _type_hint(value: object, wanted: type) -> str:
     """A word on the commonest slips: quotes round a number, true/false as a number."""
     if wanted is str:
         return ", in quotes" if not isinstance(value, str) else ""
+    if wanted is bool:
+        return ", without quotes" if isinstance(value, str) else ""
     if isinstance(value, bool):
         return ", not true or false"
     if isinstance(value, str):
@@ -280,8 +340,16 @@ _SCOREBOARD: dict[str, Check] = {
 }
 _LIMITS: dict[str, Check] = {"daily_games": _whole(0, note=" (0 for no limit)")}
 _GAME: dict[str, Check] = {"default_level": _whole(1)}
-_SECTIONS = ("bbs", "server", "scoreboard", "limits", "game", "levels")
-_LEVEL_KEYS = ("name", *Variant.knob_names())
+_SOLVER: dict[str, Check] = {
+    "seconds": _seconds(0.1, 600),
+    "tell_winnable": _flag,
+    "daily_level": _whole(1),
+    "ready": _whole(0, 100, " (0 keeps none ready: each caller waits for a search)"),
+}
+_SECTIONS = ("bbs", "server", "scoreboard", "limits", "game", "solver", "levels")
+# What the door adds to a level, beside the engine's knobs.
+_DOOR_LEVEL_KEYS: dict[str, Check] = {"hints": _choice(HINTS), "winnable_only": _flag}
+_LEVEL_KEYS = ("name", *Variant.knob_names(), *_DOOR_LEVEL_KEYS)
 
 
 class _Reader:
@@ -316,6 +384,13 @@ class _Reader:
                 default_level,
                 f"the number of one of the levels, 1 to {len(levels)}",
             )
+        solver = SolverConfig(**self.section(document, "solver", _SOLVER))
+        if solver.daily_level is not None and solver.daily_level > len(levels):
+            raise self.refuse(
+                "solver.daily_level",
+                solver.daily_level,
+                f"the number of one of the levels, 1 to {len(levels)}",
+            )
         return Config(
             bbs=bbs,
             server=server,
@@ -323,6 +398,7 @@ class _Reader:
             daily_games=limits.get("daily_games", _DEFAULTS.daily_games),
             default_level=default_level,
             levels=levels,
+            solver=solver,
             path=self.path,
         )
 
@@ -404,13 +480,24 @@ class _Reader:
             name = _text(LEVEL_NAME_LIMIT)(table["name"])
         except _Refused as refused:
             raise self.refuse(f"{where}.name", table["name"], refused.accepted) from None
-        knobs = {key: value for key, value in table.items() if key != "name"}
+        extras: dict[str, Any] = {}
+        for key, check in _DOOR_LEVEL_KEYS.items():
+            if key in table:
+                try:
+                    extras[key] = check(table[key])
+                except _Refused as refused:
+                    raise self.refuse(f"{where}.{key}", table[key], refused.accepted) from None
+        knobs = {
+            key: value
+            for key, value in table.items()
+            if key != "name" and key not in _DOOR_LEVEL_KEYS
+        }
         try:
             variant = Variant.from_dict(knobs)
         except VariantError as error:
             accepted = error.accepted + _type_hint(error.value, _KNOB_TYPES[error.knob])
             raise self.refuse(f"{where}.{error.knob}", error.value, accepted) from None
-        return Level(number, name, variant)
+        return Level(number, name, variant, **extras)
 
 
 # Slotted dataclasses keep no class-level defaults, so read them off an instance.

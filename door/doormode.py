@@ -38,6 +38,7 @@ from door.doorio import is_socket, socket_streams, stdio_streams
 from door.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
 from door.server import SHUTDOWN_MESSAGE, guard_visit
 from door.session import run_visit
+from door.solving import Solving
 from door.store import Store
 from door.terminal import Terminal, TerminalInfo, describe_seconds, screen_size
 from door.visit import Visit
@@ -252,7 +253,13 @@ async def known_caller_visit(
     async def visit() -> None:
         async with Store.open(config.server.database) as store:
             user = await store.drop_file_user(alias, bbs, real_name)
-            await run_visit(Visit(terminal, store, config, node, bbs=bbs), user)
+            # One caller: the solver's workers start only if asked, and end with the visit.
+            solving = Solving(store, config)
+            try:
+                known = Visit(terminal, store, config, node, bbs=bbs, solving=solving)
+                await run_visit(known, user)
+            finally:
+                await solving.close()
         if terminal.ansi:  # leave the BBS's screen as the door found it
             terminal.write(reset() + show_cursor())
             await terminal.flush(check_time=False)

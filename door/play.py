@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
+from door.advice import Hinter, was_it_winnable
 from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, STUCK, WON
@@ -27,7 +28,7 @@ from door.views.board import (
     plain_lines,
 )
 from door.views.pages import Text, draw_page
-from door.views.texts import HELP
+from door.views.texts import help_text
 from door.visit import Visit
 
 COMMAND_LENGTH = 20
@@ -35,6 +36,7 @@ FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last c
 
 # Commands of the screen, not of the engine (RULES.md: R ? H ANSI C Q N).
 REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
+HINT = "HINT"
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 
 
@@ -56,6 +58,7 @@ class GameScreen:
         self.buffer = ScreenBuffer(80, 24)
         self.message = ""
         self.message_style = MESSAGE
+        self.hinter = Hinter(level, visit.solving)
 
     @property
     def look(self) -> Look:
@@ -132,6 +135,9 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
     if command in HELP_KEYS:
         await _help(visit, screen)
         return None
+    if command == HINT:
+        await _hint(visit, screen, game_id)
+        return None
     if command == SWITCH_ANSI:
         await visit.set_look(ansi=not visit.look.ansi)
         screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
@@ -201,6 +207,12 @@ async def _game_over(visit: Visit, screen: GameScreen) -> Outcome:
         screen.say(
             f"You won! Final score {game.score}, in {game.moves} moves. Press Enter.", GOOD_NEWS
         )
+    elif game.status == STUCK and visit.solving is not None and visit.config.solver.tell_winnable:
+        screen.say("No play can change anything any more. Could the deal have been won? ...")
+        screen.draw()
+        await visit.terminal.flush()
+        verdict = await was_it_winnable(visit.solving, game)
+        screen.say(f"Game over, score {game.score}. {verdict}. Press Enter.", REFUSAL)
     elif game.status == STUCK:
         screen.say(
             f"No play can change anything any more: the game is over. Score {game.score}. "
@@ -215,6 +227,18 @@ async def _game_over(visit: Visit, screen: GameScreen) -> Outcome:
     return Outcome(game.status)
 
 
+async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
+    if screen.hinter.asks_the_solver(screen.game):
+        screen.say("The solver is looking for a winning line ...")
+        screen.draw()
+        await visit.terminal.flush()
+    hint = await screen.hinter.hint(screen.game)
+    if hint.assisted:
+        await visit.store.mark_assisted(game_id)
+    screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
+    screen.draw()
+
+
 async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
     screen.say(question)
     screen.draw()
@@ -226,7 +250,7 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
 
 async def _help(visit: Visit, screen: GameScreen) -> None:
     terminal = visit.terminal
-    lines = HELP.splitlines()
+    lines = help_text(screen.level.hints).splitlines()
     if visit.look.ansi:
         help_buffer = ScreenBuffer(80, 24)
         draw_page(

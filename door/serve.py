@@ -12,6 +12,7 @@ from pathlib import Path
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
 from door.server import DoorServer, run_server
 from door.session import telnet_visit
+from door.solving import Solving
 from door.store import Store
 from door.terminal import Terminal
 
@@ -70,9 +71,12 @@ def settings(args: argparse.Namespace) -> Config:
 
 async def serve(config: Config) -> None:
     async with await Store.open(config.server.database) as store:
+        # The solver's workers, and its background search for winnable deals and the day's
+        # deal, live as long as the server.
+        solving = Solving(store, config)
 
         async def visit(terminal: Terminal, node: int) -> None:
-            await telnet_visit(terminal, node, store, config)
+            await telnet_visit(terminal, node, store, config, solving)
 
         def started(server: DoorServer) -> None:
             log.info(
@@ -82,7 +86,11 @@ async def serve(config: Config) -> None:
                 config.server.database,
             )
 
-        await run_server(config.server, visit, on_start=started)
+        solving.start()
+        try:
+            await run_server(config.server, visit, on_start=started)
+        finally:
+            await solving.close()
     log.info("door stopped; database closed")
 
 

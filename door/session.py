@@ -13,10 +13,12 @@ import secrets
 from ansi.screen import ScreenBuffer
 from ansi.text import sanitize
 from door.config import Config, Level
+from door.daily_visit import deal_of_the_day
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.play import play_game
+from door.solving import Solving
 from door.store import AliasTaken, Store
 from door.store.accounts import check_alias, check_password
 from door.store.records import User
@@ -46,9 +48,11 @@ PASSWORD_LENGTH = 40
 NEW = "NEW"
 
 
-async def telnet_visit(terminal: Terminal, node: int, store: Store, config: Config) -> None:
+async def telnet_visit(
+    terminal: Terminal, node: int, store: Store, config: Config, solving: Solving | None = None
+) -> None:
     """A telnet caller: welcome, log in or sign up, then the main menu."""
-    visit = Visit(terminal, store, config, node)
+    visit = Visit(terminal, store, config, node, solving=solving)
     user = await log_in(visit)
     if user is None:
         return
@@ -187,6 +191,8 @@ async def main_menu(visit: Visit) -> None:
         if saved:
             names = ", ".join(str(number) for number in saved)
             entries.append(Entry("R", f"Resume your saved game (level {names})"))
+        if visit.solving is not None:
+            entries.append(Entry("D", "Deal of the day"))
         entries += [
             Entry("#", "Play a numbered deal"),
             Entry("S", "Scoreboards"),
@@ -195,18 +201,8 @@ async def main_menu(visit: Visit) -> None:
             Entry("T", "Terminal settings"),
             Entry("G", "Goodbye"),
         ]
-        screen = ScreenBuffer()
-        draw_page(
-            screen,
-            f"Canfield - {visit.config.bbs.name}",
-            entries,
-            visit.look,
-            "Your choice: ",
-            message,
-        )
-        visit.show(screen)
-        await visit.terminal.flush()
-        key = await visit.terminal.read_key()
+        title = f"Canfield - {visit.config.bbs.name}"
+        key = await _wait(visit, title, entries, "Your choice: ", message)
         message = ""
         if key == "G":
             return
@@ -216,6 +212,8 @@ async def main_menu(visit: Visit) -> None:
             message = await resume(visit, saved)
         elif key == "#":
             message = await numbered_deal(visit)
+        elif key == "D" and visit.solving is not None:
+            message = await deal_of_the_day(visit)
         elif key == "S":
             await scoreboards(visit)
         elif key == "M":
@@ -301,13 +299,24 @@ async def new_game(visit: Visit, level: Level, number: int | None) -> str:
         refusal = await _daily_limit_reached(visit)
         if refusal:
             return refusal
-        game = random_deal(level) if number is None else Game.deal(level.variant, number)
+        game = await _deal(visit, level, number)
         assert visit.user is not None
         game_id = await visit.store.start_game(visit.user.id, level, game)
         outcome = await play_game(visit, level, game_id, game)
         if not outcome.next_deal:
             return _outcome_message(outcome.status)
         number = None
+
+
+async def _deal(visit: Visit, level: Level, number: int | None) -> Game:
+    """Deal ``number``; else a random deal, or at a winnable-only level one proved winnable."""
+    if number is None and level.winnable_only and visit.solving is not None:
+
+        async def waiting() -> None:
+            await _say(visit, "Finding a winnable deal...")
+
+        number = await visit.solving.winnable_deal(level, waiting)
+    return random_deal(level) if number is None else Game.deal(level.variant, number)
 
 
 async def _play(visit: Visit, level: Level, game_id: int, game: Game) -> str:
@@ -371,9 +380,13 @@ async def numbered_deal(visit: Visit) -> str:
 # -- scoreboards, statistics, rules, settings ---------------------------------------------------
 
 
-async def _wait(visit: Visit, title: str, lines: list[PageLine], prompt: str) -> str:
+async def _wait(
+    visit: Visit, title: str, lines: list[PageLine], prompt: str, message: str = ""
+) -> str:
+    # The page is drawn in this frame, so its buffer is gone by the time the key leads on
+    # (to a game, say, that may last an hour).
     screen = ScreenBuffer()
-    draw_page(screen, title, lines, visit.look, prompt)
+    draw_page(screen, title, lines, visit.look, prompt, message)
     visit.show(screen)
     await visit.terminal.flush()
     return await visit.terminal.read_key()

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from ansi.screen import ScreenBuffer
 from door.config import Config
+from door.solving import Solving
 from door.store import Store
 from door.store.records import User
 from door.terminal import Terminal
@@ -14,7 +15,9 @@ from door.views.board import Look, plain_lines
 
 @dataclass
 class Visit:
-    """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file."""
+    """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file;
+    ``solving`` the door's solver (None: hints from it, winnable deals and the deal of the
+    day are not offered)."""
 
     terminal: Terminal
     store: Store
@@ -23,6 +26,7 @@ class Visit:
     user: User | None = None
     bbs: str | None = None
     look: Look = field(default_factory=Look)
+    solving: Solving | None = None
 
     def __post_init__(self) -> None:
         self.look = replace(self.look, ansi=self.terminal.ansi)

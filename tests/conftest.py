@@ -25,7 +25,8 @@ import pytest  # noqa: E402
 from door.config import Config, load_config  # noqa: E402
 from door.server import DoorServer, start_server  # noqa: E402
 from door.session import telnet_visit  # noqa: E402
-from door.store import Store  # noqa: E402
+from door.solving import Solving  # noqa: E402
+from door.store import Clock, Store  # noqa: E402
 
 SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
 
@@ -44,25 +45,38 @@ class RunningDoor:
     server: DoorServer
     store: Store
     config: Config
+    solving: Solving
 
     @property
     def port(self) -> int:
         return self.server.port
 
+    async def close(self, reason: str = "The door is shutting down.", grace: float = 2.0) -> None:
+        """Close the server, then the solver's workers and background, then the store."""
+        await self.server.close(reason, grace=grace)
+        await self.solving.close()
+        await self.store.close()
 
-async def open_door(config: Config) -> RunningDoor:
-    store = await Store.open(config.server.database)
+
+async def open_door(
+    config: Config, *, clock: Clock | None = None, background: bool = False
+) -> RunningDoor:
+    """A door on config's port; ``clock`` for the store, ``background`` to start the solver's
+    background search (winnable deals kept ready, the day's deal chosen) as serve does."""
+    store = await Store.open(config.server.database, clock=clock)
+    solving = Solving(store, config)
 
     async def visit(terminal, node):
-        await telnet_visit(terminal, node, store, config)
+        await telnet_visit(terminal, node, store, config, solving)
 
     server = await start_server(config.server, visit, detect_timeout=0.5)
-    return RunningDoor(server, store, config)
+    if background:
+        solving.start()
+    return RunningDoor(server, store, config, solving)
 
 
 @pytest.fixture
 async def door(tmp_path) -> AsyncIterator[RunningDoor]:
     running = await open_door(door_config(tmp_path))
     yield running
-    await running.server.close("The door is shutting down.", grace=2.0)
-    await running.store.close()
+    await running.close()

@@ -13,6 +13,7 @@ from door.config import (
     SHIPPED_LEVELS,
     Config,
     ConfigError,
+    SolverConfig,
     load_config,
 )
 from door.engine.variant import Variant
@@ -76,9 +77,39 @@ def test_commented_example_level_works_once_uncommented(tmp_path: Path) -> None:
     example = text[text.index("# [[levels]]") :]
     uncommented = "\n".join(line.removeprefix("# ") for line in example.splitlines())
     config = load_config(write(tmp_path, text + "\n" + uncommented))
-    assert len(config.levels) == 4
+    assert len(config.levels) == 5
     assert config.level(4).variant.scoring == "vegas"
     assert config.level(4).name.startswith("Vegas")
+    assert config.level(5).winnable_only and config.level(5).hints == "solver"
+    assert config.level(5).variant == Variant(draw=3, passes=0, multiplier=2)
+
+
+def test_shipped_hints_and_solver_settings() -> None:
+    config = load_config(SHIPPED)
+    assert [(lv.hints, lv.winnable_only) for lv in config.levels] == [
+        ("visible", False),
+        ("off", False),
+        ("off", False),
+    ]
+    assert config.solver == SolverConfig(seconds=10.0, tell_winnable=True, ready=5)
+    assert config.daily_level == config.default_level == 2
+    text = SHIPPED.read_text(encoding="utf-8")
+    for key in ("hints", "winnable_only"):
+        assert f"#   {key} " in text, key
+
+
+def test_door_settings_of_a_level_and_the_solver_section(tmp_path: Path) -> None:
+    text = (
+        "[solver]\nseconds = 2.5\ntell_winnable = false\ndaily_level = 1\nready = 0\n"
+        '[[levels]]\nname = "Easy"\ndraw = 1\nhints = "solver"\nwinnable_only = true\n'
+        '[[levels]]\nname = "Hard"\n[game]\ndefault_level = 2\n'
+    )
+    config = load_config(write(tmp_path, text))
+    easy, hard = config.levels
+    assert (easy.hints, easy.winnable_only, easy.variant) == ("solver", True, Variant(draw=1))
+    assert (hard.hints, hard.winnable_only) == ("off", False)
+    assert config.solver == SolverConfig(2.5, False, 1, 0)
+    assert config.daily_level == 1
 
 
 # --- defaults and paths -----------------------------------------------------------------------
@@ -221,6 +252,56 @@ MISTAKES = [
         "level 1 is called that",
     ),
     ("levels = []\n", "levels", "levels = []", "at least one [[levels]] table"),
+    (
+        '[[levels]]\nname = "A"\nhints = "yes"\n',
+        "levels[1].hints",
+        'levels[1].hints = "yes"',
+        '"off" or "visible" or "solver"',
+    ),
+    (
+        '[[levels]]\nname = "A"\nhints = true\n',
+        "levels[1].hints",
+        "levels[1].hints = true",
+        '"off" or "visible" or "solver", in quotes',
+    ),
+    (
+        '[[levels]]\nname = "A"\nwinnable_only = "true"\n',
+        "levels[1].winnable_only",
+        'levels[1].winnable_only = "true"',
+        "true or false, without quotes",
+    ),
+    (
+        '[[levels]]\nname = "A"\nwinnable_only = 1\n',
+        "levels[1].winnable_only",
+        "levels[1].winnable_only = 1",
+        "true or false",
+    ),
+    ("[solver]\nseconds = 0\n", "solver.seconds", "solver.seconds = 0", "from 0.1 to 600"),
+    (
+        '[solver]\nseconds = "10"\n',
+        "solver.seconds",
+        'solver.seconds = "10"',
+        "a number of seconds from 0.1 to 600, without quotes",
+    ),
+    (
+        "[solver]\ntell_winnable = 1\n",
+        "solver.tell_winnable",
+        "solver.tell_winnable = 1",
+        "true or false",
+    ),
+    (
+        "[solver]\ndaily_level = 4\n",
+        "solver.daily_level",
+        "solver.daily_level = 4",
+        "one of the levels, 1 to 3",
+    ),
+    ("[solver]\nready = 101\n", "solver.ready", "solver.ready = 101", "from 0 to 100"),
+    (
+        "[solver]\nsecond = 10\n",
+        "solver.second",
+        "solver.second = 10 is not a setting",
+        "seconds, tell_winnable, daily_level, ready",
+    ),
     ('[levels]\nname = "A"\n', "levels", 'levels = {name = "A"}', "[[levels]] tables"),
     (
         "[sever]\nport = 2323\n",

@@ -8,6 +8,8 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.users` users: create, log in, drop-file callers, rename, delete
 - :mod:`door.store.games` variants and games: deal, record every play, finish, resume
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets
+- :mod:`door.store.daily` the deal of the day: each day's deal, its games and boards
+- :mod:`door.store.winnable` deals proved winnable, kept ready for winnable-only levels
 - :mod:`door.store.schema` the tables, as migration steps applied at open
 - :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
 - :mod:`door.store.statistics` a user's record worked out from their games
@@ -28,6 +30,9 @@ from door.store.base import Clock
 from door.store.records import (
     AliasRefused,
     AliasTaken,
+    DailyDay,
+    DailyDeal,
+    DailyResult,
     GameRecord,
     HighScore,
     NotFound,
@@ -54,6 +59,9 @@ __all__ = [
     "AliasRefused",
     "AliasTaken",
     "Clock",
+    "DailyDay",
+    "DailyDeal",
+    "DailyResult",
     "GameRecord",
     "HighScore",
     "NotFound",

@@ -2,7 +2,8 @@
 database, so that nothing outside ``door.store`` writes SQL.
 
 Its methods come in parts: users (:mod:`door.store.users`), variants and games
-(:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), over
+(:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), the
+deal of the day (:mod:`door.store.daily`) and winnable deals (:mod:`door.store.winnable`), over
 the connection and transactions of :mod:`door.store.base`; opening and upkeep are here.
 """
 
@@ -18,11 +19,13 @@ from typing import Any
 import aiosqlite
 
 from door.store.base import Clock, configure, utc_now
+from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
 from door.store.users import UserStore
+from door.store.winnable import WinnableStore
 
 
 class _Opening:
@@ -45,8 +48,9 @@ class _Opening:
             await self._store.close()
 
 
-class Store(UserStore, GameStore, ScoreStore):
-    """Users, games, variants and scoreboards in one SQLite file.
+class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
+    """Users, games, variants, scoreboards, the deals of the day and the winnable deals
+    kept ready, in one SQLite file.
 
     >>> import asyncio, tempfile, pathlib
     >>> async def demo(folder):

@@ -16,7 +16,7 @@ from door.store.users import user_by_id
 
 GAME_COLUMNS = (
     "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
-    "started, finished, history"
+    "started, finished, history, day"
 )
 
 
@@ -56,6 +56,7 @@ def to_game_record(row: Row) -> GameRecord:
         started=moment(row[10]),
         finished=None if row[11] is None else moment(row[11]),
         history=tuple(json.loads(row[12] or "[]")),
+        day=row[13],
     )
 
 
@@ -67,9 +68,11 @@ async def game_by_id(db: aiosqlite.Connection, game_id: int) -> GameRecord:
 
 
 async def unfinished_game(db: aiosqlite.Connection, user_id: int, level: int) -> int | None:
+    """The user's saved game at this level (a deal of the day's game is not one)."""
     rows = await fetch_all(
         db,
-        "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing'",
+        "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing' "
+        "AND day IS NULL",
         (user_id, level),
     )
     return rows[0][0] if rows else None
@@ -129,10 +132,14 @@ class VariantStore(StoreBase):
 class GameStore(VariantStore):
     """Dealing, recording every play, finishing and resuming games."""
 
-    async def start_game(self, user_id: int, level: Level, game: Game) -> int:
+    async def start_game(
+        self, user_id: int, level: Level, game: Game, *, day: str | None = None
+    ) -> int:
         """Store a newly dealt game; its id. One unfinished game per user and level.
 
-        A deal that is stuck from the start is stored as finished at once.
+        A deal that is stuck from the start is stored as finished at once. ``day`` (an ISO
+        date) marks the game as that day's deal of the day: one per user and day, and apart
+        from the user's saved game of the level.
         """
         if game.variant != level.variant:
             raise ValueError(f"the game is not dealt under the rules of level {level.number}")
@@ -140,15 +147,21 @@ class GameStore(VariantStore):
         now = self._now()
         async with self._transaction() as db:
             await user_by_id(db, user_id)
-            if await unfinished_game(db, user_id, level.number) is not None:
+            if day is not None:
+                played = await fetch_all(
+                    db, "SELECT 1 FROM games WHERE user_id = ? AND day = ?", (user_id, day)
+                )
+                if played:
+                    raise StoreError(f"user {user_id} has played the deal of the day {day}")
+            elif await unfinished_game(db, user_id, level.number) is not None:
                 raise StoreError(
                     f"user {user_id} already has an unfinished game at level {level.number}"
                 )
             _, game_id = await execute(
                 db,
                 "INSERT INTO games (user_id, variant_id, level, deal, deal_order, position, "
-                "status, score, moves, cards_up, started, finished) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "status, score, moves, cards_up, started, finished, day) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     user_id,
                     variant_id,
@@ -158,6 +171,7 @@ class GameStore(VariantStore):
                     *game_state(game),
                     now,
                     None if game.status == PLAYING else now,
+                    day,
                 ),
             )
             return game_id
@@ -168,8 +182,13 @@ class GameStore(VariantStore):
         A game whose status is no longer ``playing`` is stored as finished. StoreError if
         the stored game is already over or was dealt differently, NotFound if it is gone.
         """
-        async with self._transaction() as db:
-            if not await self._update_game(db, game_id, game, grown=True):
+        # One statement in autocommit mode is a transaction of its own, committed when it
+        # is done: one trip to the connection's thread per play, where BEGIN ... COMMIT
+        # took several (each costs the event loop a wake-up, and callers wait behind it).
+        async with self._lock:
+            updated = await self._update_game(self._db, game_id, game, grown=True)
+        if not updated:
+            async with self._snapshot() as db:
                 await explain_unchanged(db, game_id, game)
 
     async def finish_game(self, game_id: int, game: Game) -> None:
@@ -188,11 +207,11 @@ class GameStore(VariantStore):
         """Write the game over its stored self, if that is unfinished, of the same deal, and
         not further on: each play and undo adds to the history (``grown``); resigning does
         not. A copy of the game that fell behind (two sessions) changes nothing."""
-        changed, _ = await execute(
+        updated = await fetch_all(
             db,
             "UPDATE games SET position = ?, status = ?, score = ?, moves = ?, cards_up = ?, "
             "finished = ? WHERE id = ? AND status = 'playing' AND deal_order = ? "
-            "AND json_array_length(history) + ? <= ?",
+            "AND json_array_length(history) + ? <= ? RETURNING id",
             (
                 *game_state(game),
                 None if game.status == PLAYING else self._now(),
@@ -202,7 +221,7 @@ class GameStore(VariantStore):
                 len(game.history),
             ),
         )
-        return changed == 1
+        return len(updated) == 1
 
     async def resume(self, user_id: int, level_number: int) -> tuple[int, Game] | None:
         """The user's unfinished game at this level, exactly as last stored, or None.
@@ -241,7 +260,8 @@ class GameStore(VariantStore):
     async def unfinished_levels(self, user_id: int) -> list[int]:
         """The levels at which the user has a game to resume, in order."""
         rows = await self._read(
-            "SELECT level FROM games WHERE user_id = ? AND status = 'playing' ORDER BY level",
+            "SELECT level FROM games WHERE user_id = ? AND status = 'playing' AND day IS NULL "
+            "ORDER BY level",
             (user_id,),
         )
         return [row[0] for row in rows]

@@ -83,6 +83,8 @@ class GameRecord:
     started: datetime
     finished: datetime | None
     history: tuple[str, ...]
+    day: str | None = None
+    """The ISO date of the deal of the day the game plays, or None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,8 @@ class Standing:
     """A row of the standings (Palace's board), over finished games of every level.
 
     ``percentage`` is None for a user with no finished game yet; ``unfinished`` is shown as
-    ``*`` beside a user who has a game to resume.
+    ``*`` beside a user who has a game to resume; ``assisted`` counts the finished games in
+    which a hint was taken.
     """
 
     alias: str
@@ -136,3 +139,38 @@ class Standing:
     percentage: float | None
     best: int | None
     unfinished: bool
+    assisted: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDeal:
+    """The deal of the day: the same deal number for every caller on ``day`` (ISO date),
+    played at menu level ``level`` under the rules of ``variant_id``."""
+
+    day: str
+    level: int
+    variant_id: int
+    deal: int
+
+
+@dataclass(frozen=True, slots=True)
+class DailyResult:
+    """A row of a deal of the day's board; ``status`` is ``playing`` while unfinished."""
+
+    alias: str
+    bbs: str | None
+    status: str
+    score: int
+    moves: int
+    assisted: bool
+    finished: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDay:
+    """A past deal of the day, for the list of earlier boards."""
+
+    day: str
+    level: int
+    deal: int
+    players: int

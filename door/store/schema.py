@@ -75,7 +75,37 @@ _VERSION_1 = (
     """,
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1,)
+# The solver's features: the deal of the day (its deal, and which games play it) and the
+# winnable deals found ahead of time for levels that deal only those.
+_VERSION_2 = (
+    # The ISO date of the deal of the day a game plays; NULL for every other game.
+    "ALTER TABLE games ADD COLUMN day TEXT",
+    # A saved deal-of-the-day game is not the caller's saved game of its level.
+    "DROP INDEX games_unfinished",
+    "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level, coalesce(day, '')) "
+    "WHERE status = 'playing'",
+    # The deal of the day is played once per user and day.
+    "CREATE UNIQUE INDEX games_daily ON games (user_id, day) WHERE day IS NOT NULL",
+    """
+    CREATE TABLE daily_deals (
+        day         TEXT PRIMARY KEY,             -- ISO date, the server's local day
+        level       INTEGER NOT NULL,             -- the menu number it is played at
+        variant_id  INTEGER NOT NULL REFERENCES variants (id),
+        deal        INTEGER NOT NULL,             -- proved winnable under that variant
+        chosen      TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE winnable_deals (
+        variant_id  INTEGER NOT NULL REFERENCES variants (id),
+        deal        INTEGER NOT NULL,             -- proved winnable under that variant
+        found       TEXT NOT NULL,
+        PRIMARY KEY (variant_id, deal)
+    )
+    """,
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2)
 """Step N (1-based) takes a database from version N-1 to N."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -92,7 +92,7 @@ class ScoreStore(VariantStore):
             "SELECT u.alias, u.bbs, sum(g.status != 'playing') AS played, "
             "sum(g.status = 'won') AS wins, "
             "max(CASE WHEN g.status != 'playing' THEN g.score END) AS best, "
-            "max(g.status = 'playing') "
+            "max(g.status = 'playing'), sum(g.status != 'playing' AND g.assisted) "
             "FROM users u JOIN games g ON g.user_id = u.id GROUP BY u.id "
             "ORDER BY wins DESC, CAST(wins AS REAL) / nullif(played, 0) DESC, "
             "best DESC, u.alias_key, u.bbs_key LIMIT ?",
@@ -107,6 +107,7 @@ class ScoreStore(VariantStore):
                 percentage=100.0 * row[3] / row[2] if row[2] else None,
                 best=row[4],
                 unfinished=bool(row[5]),
+                assisted=row[6],
             )
             for row in rows
         ]

@@ -146,18 +146,24 @@ def high_score_lines(level: Level, scores: Sequence[HighScore]) -> list[PageLine
 
 def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
     lines: list[PageLine] = [
-        Text(f"{'Alias':<22}{'Games':>7}{'Wins':>7}{'Won %':>8}{'Best':>8}", LABEL),
+        Text(f"{'Alias':<22}{'Games':>7}{'Wins':>7}{'Won %':>8}{'Best':>8}{'Hints':>8}", LABEL),
     ]
     for row in standings:
         percent = "" if row.percentage is None else f"{row.percentage:.1f}"
         best = "" if row.best is None else str(row.best)
         star = "*" if row.unfinished else " "
+        hinted = str(row.assisted) if row.assisted else ""
         lines.append(
             f"{sanitize(row.alias, 20):<22}{row.games:>6}{star}{row.wins:>7}{percent:>8}{best:>8}"
+            f"{hinted:>8}"
         )
     if not standings:
         lines.append("Nobody has finished a game yet.")
-    lines += ["", Text("* has a saved game to finish (not counted above)", LABEL)]
+    lines += [
+        "",
+        Text("* has a saved game to finish (not counted above)", LABEL),
+        Text("Hints: games in which the player took a hint", LABEL),
+    ]
     return lines
 
 

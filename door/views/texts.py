@@ -51,6 +51,7 @@ m F             column m's top card up F or A    send up every card that can go
 U               undo                   R         redraw the screen
 ?               help                   ANSI      switch ANSI / plain text
 C               suit symbols / letters Q         save and leave; N  resign, new deal
+HINT            a hint, at levels that offer them (the game is then marked)
 A letter and a digit may stand together: S3, 2F, D1. SF, DF and 12 work too."""
 
 HELP = """\
@@ -66,6 +67,20 @@ N         resign this game (it counts as lost) and deal a new one
 Columns build down in alternate colours; foundations build up in suit from the
 base rank. After K comes A, except that nothing goes on the base rank in a column."""
 
+HINT_HELP = {
+    "visible": "HINT      a hint: the best play judged from the cards in view",
+    "solver": "HINT      a hint: the next play of a line the solver has proved wins",
+}
+HINT_NOTE = "A game in which you take a hint is marked (hint) on the scoreboards."
+
+
+def help_text(hints: str) -> str:
+    """The in-game help for a level whose ``hints`` setting is ``hints``."""
+    if hints not in HINT_HELP:
+        return HELP
+    lines = HELP.splitlines()
+    return "\n".join([*lines[:9], HINT_HELP[hints], *lines[9:], HINT_NOTE])
+
 
 def rules_lines(levels: tuple[Level, ...]) -> list[str]:
     """The rules, then what each of this door's levels changes."""
@@ -74,7 +89,20 @@ def rules_lines(levels: tuple[Level, ...]) -> list[str]:
     for level in levels:
         lines.append(f"{level.number}. {level.name}")
         lines.extend(f"   {line}" for line in variant_lines(level.variant))
+        lines.extend(f"   {line}" for line in door_lines(level))
     return lines
+
+
+def door_lines(level: Level) -> list[str]:
+    """What the door adds to a level's rules: hints, winnable deals only."""
+    notes = []
+    if level.hints == "visible":
+        notes.append("HINT suggests a play judged from the cards in view.")
+    elif level.hints == "solver":
+        notes.append("HINT gives the next play of a line the solver has proved wins.")
+    if level.winnable_only:
+        notes.append("Every deal is one the solver has proved can be won.")
+    return notes
 
 
 def variant_lines(variant: Variant) -> list[str]:

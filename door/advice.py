@@ -1,0 +1,106 @@
+"""What the game screen tells a caller from the hint rules and the solver: the answer to
+HINT, and after a stuck game whether the deal could have been won."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from door.config import Level
+from door.engine import Game
+from door.engine.hints import visible_advice
+from door.engine.status import PLAYING
+from door.solving import Solving
+
+HINTS_OFF = "Hints are off at this level"
+NO_WINNING_LINE = "No winning line from here"
+UNDECIDED = "The solver could not decide in time"
+NO_SOLVER = "The solver is not running on this door"
+COULD_HAVE_WON = "This deal could have been won"
+NO_LINE_WINS = "No line wins this deal"
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The words for the caller; ``assisted`` when they learned something from it (the game
+    is then marked as helped on the scoreboards)."""
+
+    text: str
+    assisted: bool
+
+
+class Hinter:
+    """Answers HINT in one game, as the level's ``hints`` setting says.
+
+    With ``solver`` hints the winning line found is kept: while the caller follows it, each
+    next hint is its next play, without asking the solver again.
+    """
+
+    def __init__(self, level: Level, solving: Solving | None) -> None:
+        self.level = level
+        self.solving = solving
+        self._line: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (from, line)
+
+    def asks_the_solver(self, game: Game) -> bool:
+        """Will :meth:`hint` have to wait for the solver (no known line to follow)?"""
+        return (
+            self.level.hints == "solver"
+            and self.solving is not None
+            and game.status == PLAYING
+            and self._rest_of_line(game) is None
+        )
+
+    async def hint(self, game: Game) -> Hint:
+        if self.level.hints == "off":
+            return Hint(HINTS_OFF, False)
+        if game.status != PLAYING:
+            return Hint("This game is over", False)
+        if self.level.hints == "visible":
+            advice = visible_advice(game)
+            if advice is None:
+                return Hint("No play to suggest", False)
+            return Hint(f"Hint: {advice.play} ({advice.why})", True)
+        return await self._solver_hint(game)
+
+    async def _solver_hint(self, game: Game) -> Hint:
+        rest = self._rest_of_line(game)
+        if rest is None:
+            if self.solving is None:
+                return Hint(NO_SOLVER, False)
+            verdict = await self.solving.verdict(game.to_dict())
+            if verdict.result == "lost":
+                return Hint(NO_WINNING_LINE, True)
+            if verdict.result != "won" or not verdict.line:
+                return Hint(UNDECIDED, False)
+            self._line = (tuple(game.history), verdict.line)
+            rest = verdict.line
+        plays = "1 play" if len(rest) == 1 else f"{len(rest)} plays"
+        return Hint(f"Hint: {rest[0]} (a winning line, {plays} to go)", True)
+
+    def _rest_of_line(self, game: Game) -> tuple[str, ...] | None:
+        """What is left of the known winning line, if the game has kept to it."""
+        if self._line is None:
+            return None
+        start, line = self._line
+        history = tuple(game.history)
+        if history[: len(start)] != start:
+            return None
+        done = history[len(start) :]
+        if len(done) >= len(line) or line[: len(done)] != done:
+            return None
+        return line[len(done) :]
+
+
+def deal_position(game: Game) -> dict[str, Any]:
+    """The game's deal as it was dealt, before any play, as a position for the solver."""
+    return {
+        "variant": game.variant.to_dict(),
+        "deal": game.deal_number,
+        "order": [str(card) for card in game.order],
+    }
+
+
+async def was_it_winnable(solving: Solving, game: Game) -> str:
+    """Whether the game's deal could have been won from the deal, in the caller's words."""
+    verdict = await solving.verdict(deal_position(game))
+    return {"won": COULD_HAVE_WON, "lost": NO_LINE_WINS}.get(verdict.result, UNDECIDED)

@@ -1,0 +1,160 @@
+"""The deal of the day at the main menu: today's board, the deal played once, earlier boards.
+
+Every caller gets the same deal each day (see :mod:`door.daily`), at ``[solver]
+daily_level``. Each plays it once: a saved game of it resumes, a finished one is not dealt
+again. A game of an earlier day's deal left unfinished counts as resigned once that day is
+over, so that every day's board settles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+
+from ansi.screen import ScreenBuffer
+from door.config import Config, Level
+from door.engine import Game
+from door.engine.status import PLAYING
+from door.play import play_game
+from door.store import DailyDeal, StoreError
+from door.views.daily import board_lines, day_list_lines
+from door.views.pages import Entry, PageLine, Text, draw_page
+from door.visit import Visit
+
+TITLE = "Deal of the day"
+BOARD_ROWS = 9  # on the day's page, below the deal and above the menu
+EARLIER_DAYS = 9
+EARLIER_BOARD_ROWS = 16
+
+ALREADY_PLAYED = "You have played today's deal already. Come back tomorrow!"
+OUTCOMES = {
+    "won": "Well played! Your win is on today's board.",
+    "stuck": "That deal is over. Your result is on today's board.",
+    "resigned": "Game resigned. Your result is on today's board.",
+}
+SAVED = "Your game is saved: P resumes it."
+
+
+async def deal_of_the_day(visit: Visit) -> str:
+    """The deal of the day's page, until the caller goes back; a message for the menu."""
+    if visit.solving is None or visit.user is None:
+        return "The deal of the day is not offered on this door."
+    store = visit.store
+    today = store.today()
+    message = await _settle_earlier_days(visit, today)
+    if await store.daily_deal(today) is None:
+        await _say(visit, "Finding today's deal ...")
+    deal = await visit.solving.deal_of_the_day(today)
+    level = daily_level(visit.config, deal)
+    while True:
+        mine = await store.daily_game(visit.user.id, today)
+        if mine is None:
+            status, play = "You have not played today's deal yet.", "Play today's deal"
+        elif mine[1] == PLAYING:
+            status, play = "Your game of today's deal is saved.", "Resume your game"
+        else:
+            status, play = f"You played today's deal: {_result(mine[2])}.", "Play today's deal"
+        lines: list[PageLine] = [
+            Text(f"Deal {deal.deal} at {level.name}, proved winnable."),
+            Text("Every caller gets this deal today, and plays it once."),
+            Text(status),
+            "",
+            *board_lines(await store.daily_board(today), BOARD_ROWS),
+            "",
+            Entry("P", play),
+            Entry("E", "Earlier days' boards"),
+            Entry("Q", "Back to the menu"),
+        ]
+        key = await _page(visit, f"{TITLE} - {today.isoformat()}", lines, message)
+        message = ""
+        if key == "P":
+            message = await _play(visit, deal, level, today)
+        elif key == "E":
+            await _earlier_days(visit, today)
+        elif key in ("Q", "\r"):
+            return ""
+        else:
+            message = "Press one of the keys shown."
+
+
+def daily_level(config: Config, deal: DailyDeal) -> Level:
+    """The level the day's deal is played at."""
+    try:
+        return config.level(deal.level)
+    except KeyError:  # the sysop has since removed that level
+        return config.level(config.daily_level)
+
+
+async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str:
+    assert visit.user is not None
+    store = visit.store
+    mine = await store.daily_game(visit.user.id, today)
+    if mine is not None:
+        game_id, status, game = mine
+        if status != PLAYING:
+            return ALREADY_PLAYED
+    else:
+        limit = visit.config.daily_games
+        if limit and await store.games_started_today(visit.user.id) >= limit:
+            return f"You have played your {limit} games for today. Come back tomorrow!"
+        game = Game.deal(level.variant, deal.deal)
+        try:
+            game_id = await store.start_game(visit.user.id, level, game, day=deal.day)
+        except StoreError:  # begun meanwhile in another session
+            return ALREADY_PLAYED
+    # The game screen's title says which game this is.
+    outcome = await play_game(visit, dataclasses.replace(level, name=TITLE), game_id, game)
+    return OUTCOMES.get(outcome.status, SAVED)
+
+
+async def _settle_earlier_days(visit: Visit, today: date) -> str:
+    """Resign the caller's games of earlier days' deals left unfinished."""
+    assert visit.user is not None
+    unfinished = await visit.store.unfinished_daily_games(visit.user.id, today)
+    for game_id in unfinished:
+        game = await visit.store.load_game(game_id)
+        game.resign()
+        await visit.store.finish_game(game_id, game)
+    if unfinished:
+        return "Your unfinished deal of an earlier day counts as resigned."
+    return ""
+
+
+async def _earlier_days(visit: Visit, today: date) -> None:
+    while True:
+        days = await visit.store.daily_days(today, EARLIER_DAYS)
+        lines = [*day_list_lines(days), "", Entry("Q", "Back")]
+        key = await _page(visit, f"{TITLE} - earlier days", lines)
+        if not key.isdigit() or not 1 <= int(key) <= len(days):
+            return
+        day = days[int(key) - 1]
+        results = await visit.store.daily_board(date.fromisoformat(day.day))
+        lines = [
+            Text(f"Deal {day.deal} at level {day.level}."),
+            "",
+            *board_lines(results, EARLIER_BOARD_ROWS),
+        ]
+        await _page(visit, f"{TITLE} - {day.day}", lines, prompt="Press any key. ")
+
+
+def _result(game: Game) -> str:
+    return f"{game.status}, score {game.score} in {game.moves} moves"
+
+
+async def _page(
+    visit: Visit,
+    title: str,
+    lines: list[PageLine],
+    message: str = "",
+    prompt: str = "Your choice: ",
+) -> str:
+    screen = ScreenBuffer()
+    draw_page(screen, title, lines, visit.look, prompt, message)
+    visit.show(screen)
+    await visit.terminal.flush()
+    return await visit.terminal.read_key()
+
+
+async def _say(visit: Visit, text: str) -> None:
+    visit.terminal.write(f"\r\n{text}\r\n")
+    await visit.terminal.flush()

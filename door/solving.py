@@ -1,0 +1,182 @@
+"""The solver at work for the door, in worker processes, so that the event loop never waits.
+
+A search is CPU-bound and may run for the whole budget (``[solver] seconds``); run in the
+server's process it would freeze every caller's screen meanwhile. :class:`SolverPool` sends
+each position (its JSON dict, which pickles cheaply) to a small process pool, created the
+first time it is needed and shut down with the server.
+
+:class:`Solving` is what the door asks: verdicts with the sysop's budget, winnable deals for
+the levels that deal only those, and the deal of the day. Started with the server, it keeps
+a few winnable deals ready for each such level and chooses the day's deal ahead of the first
+caller, in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from datetime import date
+from typing import Any
+
+from door.config import Config, Level
+from door.daily import choose_deal_of_the_day
+from door.engine.solver import Verdict, solve
+from door.store import DailyDeal, Store
+from door.winnable import find_winnable
+
+log = logging.getLogger("door")
+
+WORKERS = 2
+"""Worker processes: one for the background search, one for callers' questions."""
+
+CALLER_WAIT = 60.0
+"""Seconds a caller waits for a winnable deal at most, before being dealt any deal."""
+
+RECHECK_SECONDS = 60.0
+"""How often the background looks again without being asked (a new day, say)."""
+
+
+def _solve(position: dict[str, Any], seconds: float) -> Verdict:
+    """In a worker process: the solver's verdict on one position."""
+    return solve(position, max_seconds=seconds)
+
+
+class SolverPool:
+    """Verdicts from worker processes. ``close`` ends the workers, a search under way too."""
+
+    def __init__(self, workers: int = WORKERS) -> None:
+        self._workers = max(1, min(workers, os.cpu_count() or 1, WORKERS))
+        self._executor: ProcessPoolExecutor | None = None
+        self._closed = False
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._closed:
+            raise RuntimeError("the solver pool is shut down")
+        if self._executor is None:
+            # forkserver: workers start clean, not forked from a process with threads
+            # (aiosqlite's) that might hold a lock at the fork.
+            context = multiprocessing.get_context("forkserver")
+            self._executor = ProcessPoolExecutor(self._workers, mp_context=context)
+        return self._executor
+
+    async def solve(self, position: Mapping[str, Any], seconds: float) -> Verdict:
+        """The solver's verdict on ``position`` (RULES.md's JSON) within ``seconds``."""
+        loop = asyncio.get_running_loop()
+        executor = self._pool()
+        try:
+            return await loop.run_in_executor(executor, _solve, dict(position), seconds)
+        except (BrokenProcessPool, OSError):
+            # A worker died (out of memory, killed, or ended by close) or could not be
+            # started: answer "undecided", and start afresh next time.
+            if not self._closed:
+                log.warning("a solver worker died; the solver pool is restarted")
+            if self._executor is executor:
+                self._executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
+            return Verdict("unknown", (), 0, 0.0)
+
+    def close(self) -> None:
+        """Shut the workers down now, without waiting for a search to use up its budget."""
+        self._closed = True
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        # ProcessPoolExecutor has no public way to stop a task already running; its worker
+        # processes are ended here so that shutdown need not wait out a long search.
+        processes = list(getattr(executor, "_processes", {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with suppress(OSError, ValueError):
+                process.terminate()
+
+
+class Solving:
+    """The door's questions for the solver, with the sysop's budget; see the module."""
+
+    def __init__(self, store: Store, config: Config, pool: SolverPool | None = None) -> None:
+        self.store = store
+        self.config = config
+        self.pool = pool or SolverPool()
+        self._daily_lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def seconds(self) -> float:
+        return self.config.solver.seconds
+
+    async def verdict(self, position: Mapping[str, Any]) -> Verdict:
+        """Can ``position`` be won? Within the configured budget."""
+        return await self.pool.solve(position, self.seconds)
+
+    # -- winnable deals ------------------------------------------------------------------
+
+    async def winnable_deal(
+        self, level: Level, waiting: Callable[[], Awaitable[None]]
+    ) -> int | None:
+        """A deal proved winnable under the level's rules: one kept ready, or else one
+        searched for now (``waiting`` is awaited first, to tell the caller). None if the
+        search finds none in :data:`CALLER_WAIT` seconds (rules under which hardly any deal
+        can be won)."""
+        number = await self.store.take_winnable(level)
+        self._wake.set()  # the background tops the stock up again
+        if number is not None:
+            return number
+        await waiting()
+        found = await find_winnable(
+            self.pool, level, self.seconds, give_up_after=max(CALLER_WAIT, self.seconds)
+        )
+        if found is None:
+            log.warning("no winnable deal found in time for level %d", level.number)
+        return found
+
+    async def _keep_winnable_ready(self, level: Level) -> None:
+        while len(await self.store.winnable_deals(level)) < self.config.solver.ready:
+            number = await find_winnable(self.pool, level, self.seconds)
+            if number is None:
+                log.warning("no winnable deal found for level %d this round", level.number)
+                return
+            await self.store.add_winnable(level, number)
+
+    # -- the deal of the day -------------------------------------------------------------
+
+    async def deal_of_the_day(self, day: date | None = None) -> DailyDeal:
+        """The deal of ``day`` (today by the store's clock), chosen the first time asked."""
+        day = day or self.store.today()
+        async with self._daily_lock:
+            return await choose_deal_of_the_day(self.pool, self.store, self.config, day)
+
+    # -- the background ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin keeping winnable deals ready and choosing each day's deal ahead of time."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._background(), name="solving")
+
+    async def _background(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.deal_of_the_day()
+                for level in self.config.levels:
+                    if level.winnable_only:
+                        await self._keep_winnable_ready(level)
+            except Exception:
+                log.exception("the background search failed; it tries again later")
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), RECHECK_SECONDS)
+
+    async def close(self) -> None:
+        """Stop the background and the workers (before the store closes)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+        self.pool.close()

@@ -1,0 +1,97 @@
+"""The deal of the day: the deal chosen for each day, the games that play it, its boards."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from door.config import Level
+from door.engine import Game
+from door.store.base import execute, fetch_all, moment
+from door.store.games import VariantStore, rebuild
+from door.store.records import DailyDay, DailyDeal, DailyResult
+
+
+class DailyStore(VariantStore):
+    """Each day's deal, stored once so that every caller gets the same one all day."""
+
+    def today(self) -> date:
+        """The server's local date, by the store's clock."""
+        return self._clock().astimezone().date()
+
+    async def daily_deal(self, day: date) -> DailyDeal | None:
+        """The deal of the day chosen for ``day``, if it has been chosen."""
+        rows = await self._read(
+            "SELECT day, level, variant_id, deal FROM daily_deals WHERE day = ?",
+            (day.isoformat(),),
+        )
+        return DailyDeal(*rows[0]) if rows else None
+
+    async def choose_daily_deal(self, day: date, level: Level, deal: int) -> DailyDeal:
+        """Keep ``deal`` as the deal of ``day`` unless one was kept first; the one kept."""
+        variant_id = await self.variant_id(level)
+        async with self._transaction() as db:
+            await execute(
+                db,
+                "INSERT OR IGNORE INTO daily_deals (day, level, variant_id, deal, chosen) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (day.isoformat(), level.number, variant_id, deal, self._now()),
+            )
+            rows = await fetch_all(
+                db,
+                "SELECT day, level, variant_id, deal FROM daily_deals WHERE day = ?",
+                (day.isoformat(),),
+            )
+        return DailyDeal(*rows[0])
+
+    async def daily_game(self, user_id: int, day: date) -> tuple[int, str, Game] | None:
+        """The user's game of the deal of ``day``: (id, status, game), or None if not begun."""
+        rows = await self._read(
+            "SELECT id, status, position FROM games WHERE user_id = ? AND day = ?",
+            (user_id, day.isoformat()),
+        )
+        if not rows:
+            return None
+        game_id, status, position = rows[0]
+        return game_id, status, rebuild(game_id, position)
+
+    async def unfinished_daily_games(self, user_id: int, before: date) -> list[int]:
+        """The user's deal-of-the-day games of days before ``before`` still unfinished."""
+        rows = await self._read(
+            "SELECT id FROM games WHERE user_id = ? AND day < ? AND status = 'playing' "
+            "ORDER BY day",
+            (user_id, before.isoformat()),
+        )
+        return [row[0] for row in rows]
+
+    async def daily_board(self, day: date) -> list[DailyResult]:
+        """Every game of the deal of ``day``: wins first, then by score, fewer moves, earlier
+        finish; unfinished games last."""
+        rows = await self._read(
+            "SELECT u.alias, u.bbs, g.status, g.score, g.moves, g.assisted, g.finished "
+            "FROM games g JOIN users u ON u.id = g.user_id WHERE g.day = ? "
+            "ORDER BY g.status = 'playing', g.status = 'won' DESC, g.score DESC, g.moves, "
+            "g.finished, g.id",
+            (day.isoformat(),),
+        )
+        return [
+            DailyResult(
+                alias=row[0],
+                bbs=row[1],
+                status=row[2],
+                score=row[3],
+                moves=row[4],
+                assisted=bool(row[5]),
+                finished=None if row[6] is None else moment(row[6]),
+            )
+            for row in rows
+        ]
+
+    async def daily_days(self, before: date, limit: int = 9) -> list[DailyDay]:
+        """The deals of the days before ``before``, latest first, with how many played."""
+        rows = await self._read(
+            "SELECT d.day, d.level, d.deal, count(g.id) FROM daily_deals d "
+            "LEFT JOIN games g ON g.day = d.day WHERE d.day < ? "
+            "GROUP BY d.day ORDER BY d.day DESC LIMIT ?",
+            (before.isoformat(), limit),
+        )
+        return [DailyDay(*row) for row in rows]

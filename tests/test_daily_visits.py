@@ -1,0 +1,147 @@
+"""The deal of the day over real TCP: the same deal for every caller on a day, another the
+next day, played once each, and a board for every day."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from client import Caller
+from conftest import door_config, open_door
+from test_visit import log_in, play, sign_up
+
+from door.daily import DEAL_RANGE, choose_deal_of_the_day, daily_start
+from door.engine import Game
+from door.engine.solver import solve
+from door.solving import SolverPool
+from door.store import Store
+
+
+class Clock:
+    """The store's clock, moved on by the test."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def daily_config(tmp_path):
+    config = door_config(tmp_path)
+    # Draw one: the solver proves its deals won fast.
+    solver = dataclasses.replace(config.solver, daily_level=1, seconds=3.0)
+    return dataclasses.replace(config, solver=solver)
+
+
+async def open_the_day(caller: Caller, day: date) -> int:
+    """From the main menu to the deal of the day's page; the day's deal number."""
+    await caller.key("D")
+    await caller.wait_for(f"Deal of the day - {day.isoformat()}", timeout=30)
+    found = re.search(r"Deal (\d+) at Level 1", caller.display())
+    assert found is not None, caller.display()
+    return int(found.group(1))
+
+
+def board_row(caller: Caller, alias: str) -> str:
+    return next(line for line in caller.display().splitlines() if f" {alias} " in line)
+
+
+async def test_one_deal_a_day_for_everyone_played_once(tmp_path) -> None:
+    clock = Clock()
+    config = daily_config(tmp_path)
+    door = await open_door(config, clock=clock)
+    try:
+        today = clock.now.date()
+        alice = await sign_up(door, "Alice")
+        number = await open_the_day(alice, today)
+        assert solve(Game.deal(config.level(1).variant, number), max_seconds=20).result == "won"
+        assert "You have not played today's deal yet." in alice.display()
+        await alice.key("P")
+        await alice.wait_for("Command \\(\\? for help\\)")
+        assert f"Deal {number}" in alice.row(1) and "Deal of the day" in alice.row(1)
+        await play(alice, "V", 1)
+        await alice.type("Q")
+        await alice.wait_for("Your game of today's deal is saved")
+        assert "playing" in board_row(alice, "Alice")
+        # A saved game of the day's deal resumes; it is not the saved game of level 1.
+        await alice.key("P")
+        await alice.wait_for("Welcome back")
+        await alice.type("N")
+        await alice.wait_for("Resign this game")
+        await alice.key("Y")
+        await alice.wait_for("Game resigned")
+        assert "resigned" in board_row(alice, "Alice")
+        await alice.key("P")
+        await alice.wait_for("You have played today's deal already")
+        await alice.key("Q")
+        await alice.wait_for("Your choice")
+        assert "Resume your saved game" not in alice.display()
+        await alice.hang_up()
+
+        bob = await sign_up(door, "Bob")
+        assert await open_the_day(bob, today) == number
+        await bob.key("P")
+        await bob.wait_for("Command \\(\\? for help\\)")
+        assert f"Deal {number}" in bob.row(1)
+        await play(bob, "V", 1)
+        await bob.type("Q")
+        await bob.wait_for("Your game of today's deal is saved")
+        assert "resigned" in board_row(bob, "Alice")
+        assert "playing" in board_row(bob, "Bob")
+        await bob.hang_up()
+
+        clock.now += timedelta(days=1)
+        tomorrow = clock.now.date()
+        bob = await log_in(door, "Bob")
+        other = await open_the_day(bob, tomorrow)
+        assert other != number
+        # Bob's game of yesterday's deal, left unfinished, counts as resigned now.
+        assert "counts as resigned" in bob.display()
+        assert "Nobody has played this deal yet." in bob.display()
+        await bob.key("E")
+        await bob.wait_for("earlier days")
+        assert f"{today.isoformat()}  deal {number} at level 1, 2 players" in bob.display()
+        await bob.key("1")
+        await bob.wait_for(f"Deal of the day - {today.isoformat()}")
+        assert "resigned" in board_row(bob, "Alice")
+        assert "resigned" in board_row(bob, "Bob")
+        await bob.key(" ")
+        await bob.wait_for("earlier days")
+        await bob.key("Q")
+        await bob.wait_for(f"Deal of the day - {tomorrow.isoformat()}")
+        await bob.key("Q")
+        await bob.wait_for("Your choice")
+        await bob.hang_up()
+        assert (await door.store.daily_deal(today)).deal == number
+    finally:
+        await door.close()
+
+
+def test_the_starting_number_is_a_documented_hash_of_the_date() -> None:
+    import hashlib
+
+    day = date(2027, 1, 31)
+    digest = hashlib.sha256(b"canfield-door deal of the day 2027-01-31").digest()
+    assert daily_start(day) == int.from_bytes(digest[:8], "big") % DEAL_RANGE
+    assert daily_start(day) != daily_start(day + timedelta(days=1))
+
+
+@pytest.mark.parametrize("day", [date(2026, 11, 29), date(2027, 2, 1)])
+async def test_the_days_deal_is_the_first_winnable_from_its_start(tmp_path, day) -> None:
+    config = daily_config(tmp_path)
+    variant = config.level(1).variant
+    pool = SolverPool()
+    try:
+        async with Store.open(tmp_path / "daily.db") as store:
+            chosen = await choose_deal_of_the_day(pool, store, config, day)
+            assert chosen.day == day.isoformat() and chosen.level == 1
+            start = daily_start(day)
+            assert start <= chosen.deal < start + 50
+            assert solve(Game.deal(variant, chosen.deal), max_seconds=20).result == "won"
+            # Chosen once: asked again, the stored deal stands.
+            assert await choose_deal_of_the_day(pool, store, config, day) == chosen
+    finally:
+        pool.close()
