@@ -19,6 +19,7 @@ change. Rows and columns are 1-based, as in ANSI cursor moves.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,6 +83,13 @@ def _look(cell: Cell) -> Cell:
 # so each style keeps only so many.
 _SHARED_CELLS: dict[Style, dict[str, Cell]] = {}
 _SHARED_PER_STYLE = 2048
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_cells(text: str, style: Style) -> tuple[Cell, ...]:
+    """``text`` in ``style`` as the cells it takes, one column each. Boards draw the same
+    labels and cards over and over: remembering them saves most of the work of a redraw."""
+    return _cells_of(_cell_chars(text), style)
 
 
 def _cells_of(chars: str, style: Style) -> tuple[Cell, ...]:
@@ -247,15 +255,16 @@ class ScreenBuffer:
         >>> screen.text_at(1)
         '     Can'
         """
-        chars = _cell_chars(text)
-        end = col + len(chars)
+        cells = _text_cells(text, style)
+        end = col + len(cells)
         if not 1 <= row <= self.height:
             return end
         first = max(col, 1)
         last = min(end - 1, self.width - 1 if row == self.height else self.width)
         if first <= last:
             line = self._cells[row - 1]
-            cells = _cells_of(chars[first - col : last - col + 1], style)
+            if first != col or last != end - 1:
+                cells = cells[first - col : last - col + 1]
             self._cells[row - 1] = line[: first - 1] + cells + line[last:]
         return end
 

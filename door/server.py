@@ -54,6 +54,12 @@ SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
 TOO_MANY_MESSAGE = "Too many connections from your address."
 NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
+# Bytes a second of a caller's input the door takes, after a first burst of INPUT_BURST;
+# a caller who sends more is hung up. Far more than anyone types or pastes, far less than a
+# flood: telnetlib3 reads telnet commands byte by byte in Python (a megabyte costs seconds of
+# CPU), so one caller flooding them would otherwise take the event loop from everyone else.
+INPUT_RATE = 4096
+INPUT_BURST = 131072
 
 
 class ServerSettings(Protocol):
@@ -75,12 +81,52 @@ class ServerSettings(Protocol):
     def time_limit(self) -> int: ...
 
 
-class _DoorProtocol(telnetlib3.TelnetServer):
-    """telnetlib3's server protocol, waking a pending ``drain()`` when the connection is lost.
+class _InputBudget:
+    """A token bucket: how many bytes of a caller's input may be taken in now."""
 
-    telnetlib3's ``connection_lost`` does not reach ``FlowControlMixin``'s, so a visit blocked
-    writing to a caller who stopped reading and then vanished would wait for ever.
+    __slots__ = ("_at", "_burst", "_rate", "_tokens")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self._rate, self._burst = rate, burst
+        self._tokens, self._at = burst, now
+
+    def take(self, wanted: int, now: float) -> int:
+        """Take up to ``wanted`` bytes' worth now; how many were granted."""
+        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
+        self._at = now
+        granted = min(wanted, int(self._tokens))
+        self._tokens -= granted
+        return granted
+
+
+class _DoorProtocol(telnetlib3.TelnetServer):
+    """telnetlib3's server protocol, with the door's guards against broken or hostile clients.
+
+    - A pending ``drain()`` wakes when the connection is lost: telnetlib3's
+      ``connection_lost`` does not reach ``FlowControlMixin``'s, so a visit blocked writing
+      to a caller who stopped reading and then vanished would wait for ever.
+    - A caller who sends more than :data:`INPUT_BURST` bytes faster than :data:`INPUT_RATE`
+      is hung up: nobody types or pastes that much, and telnetlib3 reads telnet commands byte
+      by byte in Python, so a flood of them would take the event loop from everyone else.
+    - MCCP3 (compressed input) is refused: the door offers no compression, and inflating
+      what a client sends would turn a few kilobytes into megabytes of telnet commands.
     """
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._budget = _InputBudget(INPUT_RATE, INPUT_BURST, asyncio.get_running_loop().time())
+
+    def data_received(self, data: bytes) -> None:
+        granted = self._budget.take(len(data), asyncio.get_running_loop().time())
+        if granted:
+            super().data_received(data if granted == len(data) else data[:granted])
+        if granted < len(data) and self._transport is not None:
+            log.info("hung up on %s: a flood of input", _peer_address(self.writer))
+            self._transport.abort()
+
+    def _mccp3_start(self) -> None:
+        self.writer.mccp3_active = False  # what follows is read as it comes, uninflated
+        log.info("refused compressed input from %s", _peer_address(self.writer))
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
@@ -117,6 +163,7 @@ class DoorServer:
         self._calls: dict[int, _Call] = {}
         self._per_address: Counter[str] = Counter()
         self._telnet: telnetlib3.Server | None = None
+        self._forgetting: asyncio.Task[None] | None = None
         self._port = 0
         self._closing: str | None = None  # the reason, once close() has begun
         self._closed = asyncio.Event()
@@ -139,6 +186,7 @@ class DoorServer:
         )
         assert self._telnet.sockets
         self._port = int(self._telnet.sockets[0].getsockname()[1])
+        self._forgetting = asyncio.create_task(_forget_clients(self._telnet))
         log.info(
             "listening on %s port %d for %d nodes",
             self.config.host,
@@ -180,6 +228,8 @@ class DoorServer:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
+        if self._forgetting is not None:
+            self._forgetting.cancel()
         if self._telnet is not None:
             self._telnet.close()
             try:
@@ -301,6 +351,16 @@ async def guard_visit(
             time.monotonic() - started,
         )
     return ending
+
+
+async def _forget_clients(telnet: telnetlib3.Server) -> None:
+    """Take each connection off telnetlib3's queue for ``wait_for_client()`` as it comes.
+
+    The door meets its callers in the shell and never asks that queue, which keeps the last
+    1,000 connections, and everything they read, alive long after they hung up.
+    """
+    while True:
+        await telnet.wait_for_client()
 
 
 async def _detect(terminal: Terminal, writer: Any, timeout: float) -> TerminalInfo:

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import hmac
@@ -99,10 +100,8 @@ def return_large_blocks() -> None:
     every later hash stays in the hashing thread's heap for good; a fixed threshold returns
     it at once. Elsewhere than glibc this does nothing.
     """
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, _LARGE_BLOCK)
-    except (OSError, AttributeError):
-        pass
 
 
 def hash_password(password: str) -> str:

@@ -14,12 +14,12 @@ from ansi.charset import CHARSETS
 from ansi.text import sanitize
 from door.store.accounts import (
     alias_key,
-    return_large_blocks,
     bbs_key,
     check_alias,
     check_password,
     clean_alias,
     hash_password,
+    return_large_blocks,
     verify_password,
 )
 from door.store.base import Row, StoreBase, change_one, execute, fetch_all, moment

@@ -1,0 +1,466 @@
+"""What the load and crash benchmarks share: a lean telnet caller, a door in a subprocess,
+and the server's memory and CPU read from /proc.
+
+:class:`TelnetCaller` is an :class:`asyncio.Protocol`, not a pair of streams with a reading
+task, so that a thousand of them fit in one client process: it answers telnet negotiation
+as a BBS terminal does (terminal type ``ansi``, an 80x24 window), answers the ANSI cursor
+position probe, and lets its owner wait for a byte pattern in what arrived since the last
+:meth:`TelnetCaller.send`, or for a board update to be complete (:meth:`TelnetCaller.update`):
+every board update leaves the cursor at the end of the game's prompt, where the caller types,
+so an update is complete once the cursor, having drawn something on a board row since the
+command was sent, is back there (:class:`CursorTracker` follows it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from door.config import Level, load_config
+from door.engine import Game
+from door.views.board import PROMPT, PROMPT_ROW
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED_CONFIG = ROOT / "sysop.toml"
+
+IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
+BINARY, ECHO, SGA, TTYPE, NAWS = 0, 1, 3, 24, 31
+IS, SEND = 0, 1
+CPR_REQUEST = b"\x1b[6n"
+CPR_ANSWER = b"\x1b[24;80R"
+
+# What the door shows last on each screen a caller waits for.
+ALIAS_PROMPT = b"Your alias (or NEW):"
+SIGN_UP_PROMPT = b"Sign up? (Y/N)"
+PASSWORD_PROMPT = b"Password:"
+PASSWORD_AGAIN_PROMPT = b"Password again:"
+PASSWORD_FOR_PROMPT = b"Password for "
+MENU_PROMPT = b"Your choice:"
+LEVEL_PROMPT = b"Level:"
+GAME_PROMPT = PROMPT.strip().encode()
+UPDATE = None  # for TelnetCaller.expect: a complete board update
+PROMPT_AT = (PROMPT_ROW, 2 + len(PROMPT))  # where the cursor rests while the caller types
+DEAL_NUMBER = re.compile(rb"Deal (\d+)")
+
+LISTENING = re.compile(r"listening on \S+ port (\d+)")
+START_TIMEOUT = 20.0  # seconds for a door subprocess to start listening
+
+
+class CallerGone(Exception):
+    """The connection closed (or broke) while the caller waited for something."""
+
+
+_CSI = re.compile(rb"\x1b\[([0-9;?]*)([@-~])")
+_PARTIAL_CSI = re.compile(rb"\x1b(\[[0-9;?]*)?$")
+_TEXT = re.compile(rb"[^\x1b\r\n\x08]+")
+
+
+class CursorTracker:
+    """Where a CP437 ANSI terminal's cursor is, from the bytes it is sent (one byte, one
+    cell), and whether anything was drawn off ``home``'s row since :meth:`reset`."""
+
+    def __init__(self, home: tuple[int, int] = PROMPT_AT) -> None:
+        self.home = home
+        self.row, self.col = 1, 1
+        self.drew_elsewhere = False
+        self._partial = b""
+
+    def reset(self) -> None:
+        self.drew_elsewhere = False
+
+    @property
+    def back_home(self) -> bool:
+        """Something was drawn on another row, and the cursor is home again."""
+        return self.drew_elsewhere and (self.row, self.col) == self.home
+
+    def feed(self, data: bytes) -> None:
+        data, self._partial = self._partial + data, b""
+        i, end = 0, len(data)
+        while i < end:
+            byte = data[i]
+            if byte == 0x1B:
+                found = _CSI.match(data, i)
+                if found:
+                    self._sequence(found.group(1), found.group(2))
+                    i = found.end()
+                elif _PARTIAL_CSI.match(data, i):
+                    self._partial = data[i:]  # the rest comes in the next packet
+                    return
+                else:
+                    i += 2  # ESC 7, ESC 8 and the like: the cursor comes back or stays
+            elif byte == 0x0D:
+                self.col, i = 1, i + 1
+            elif byte == 0x0A:
+                self.row, i = self.row + 1, i + 1
+            elif byte == 0x08:
+                self.col, i = max(1, self.col - 1), i + 1
+            else:
+                found = _TEXT.match(data, i)
+                assert found is not None
+                if self.row != self.home[0]:
+                    self.drew_elsewhere = True
+                self.col += found.end() - i
+                i = found.end()
+
+    def _sequence(self, parameters: bytes, final: bytes) -> None:
+        if final in b"Hf":
+            parts = parameters.split(b";")
+            self.row = int(parts[0] or 1)
+            self.col = int(parts[1] or 1) if len(parts) > 1 else 1
+        elif final in b"ABCD":
+            count = int(parameters or 1)
+            if final == b"A":
+                self.row -= count
+            elif final == b"B":
+                self.row += count
+            elif final == b"C":
+                self.col += count
+            else:
+                self.col -= count
+
+
+class TelnetCaller(asyncio.Protocol):
+    """One caller over raw TCP; see the module's docstring."""
+
+    def __init__(self, term: bytes = b"ansi", size: tuple[int, int] = (80, 24)) -> None:
+        self.term = term
+        self.size = size
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()  # text (telnet commands taken out) since the last send
+        self.received = 0  # text bytes received in all
+        self.closed = asyncio.get_running_loop().create_future()
+        self.cursor = CursorTracker()
+        self._pending = b""
+        self._waiting: tuple[Callable[[], bool], asyncio.Future[None]] | None = None
+
+    @classmethod
+    async def connect(cls, port: int, timeout: float = 10.0, **options) -> TelnetCaller:
+        loop = asyncio.get_running_loop()
+        _, caller = await asyncio.wait_for(
+            loop.create_connection(lambda: cls(**options), "127.0.0.1", port), timeout
+        )
+        return caller
+
+    # -- asyncio.Protocol ---------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self._pending or IAC in data:
+            data = self._take_commands(data)
+        if CPR_REQUEST in data and self.transport is not None:
+            self.transport.write(CPR_ANSWER)
+        self.received += len(data)
+        self.buffer += data
+        self.cursor.feed(data)
+        if self._waiting is not None:
+            done, future = self._waiting
+            if not future.done() and done():
+                future.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+        if self._waiting is not None and not self._waiting[1].done():
+            self._waiting[1].set_exception(CallerGone())
+
+    # -- telnet ---------------------------------------------------------------------------------
+
+    def _answer(self, verb: int, option: int) -> bytes:
+        if verb == DO:
+            if option == NAWS:
+                cols, rows = self.size
+                return bytes(
+                    [IAC, WILL, NAWS, IAC, SB, NAWS, cols >> 8, cols & 255, rows >> 8, rows & 255]
+                ) + bytes([IAC, SE])
+            return bytes([IAC, WILL if option in (TTYPE, BINARY) else WONT, option])
+        if verb == WILL:
+            return bytes([IAC, DO if option in (ECHO, SGA, BINARY) else DONT, option])
+        return b""
+
+    def _take_commands(self, data: bytes) -> bytes:
+        """Answer the telnet commands in ``data``; the rest, kept whole across packets."""
+        data, self._pending = self._pending + data, b""
+        text, answers = bytearray(), bytearray()
+        i = 0
+        while i < len(data):
+            at = data.find(IAC, i)
+            if at < 0:
+                text += data[i:]
+                break
+            text += data[i:at]
+            if at + 1 >= len(data):
+                self._pending = data[at:]
+                break
+            verb = data[at + 1]
+            if verb == IAC:
+                text.append(IAC)
+                i = at + 2
+            elif verb in (DO, DONT, WILL, WONT):
+                if at + 2 >= len(data):
+                    self._pending = data[at:]
+                    break
+                answers += self._answer(verb, data[at + 2])
+                i = at + 3
+            elif verb == SB:
+                end = data.find(bytes([IAC, SE]), at)
+                if end < 0:
+                    self._pending = data[at:]
+                    break
+                if data[at + 2 : at + 4] == bytes([TTYPE, SEND]):
+                    answers += bytes([IAC, SB, TTYPE, IS]) + self.term + bytes([IAC, SE])
+                i = end + 2
+            else:
+                i = at + 2
+        if answers and self.transport is not None:
+            self.transport.write(bytes(answers))
+        return bytes(text)
+
+    # -- what a caller does -----------------------------------------------------------------------
+
+    def send(self, text: bytes) -> None:
+        """Type ``text``; what arrives from now on is what :meth:`expect` looks at."""
+        if self.transport is None or self.transport.is_closing():
+            raise CallerGone()
+        self.buffer.clear()
+        self.cursor.reset()
+        self.transport.write(text)
+
+    async def expect(self, pattern: bytes | None, timeout: float = 30.0) -> None:
+        """Wait until ``pattern`` has arrived since the last :meth:`send`; None: until a board
+        update is complete.
+
+        :raises CallerGone: the connection closed first.
+        :raises TimeoutError: ``timeout`` seconds passed first.
+        """
+        if pattern is None:
+            done: Callable[[], bool] = lambda: self.cursor.back_home  # noqa: E731
+        else:
+            done = lambda: pattern in self.buffer  # noqa: E731
+        if done():
+            return
+        if self.closed.done():
+            raise CallerGone()
+        future = asyncio.get_running_loop().create_future()
+        self._waiting = (done, future)
+        try:
+            await asyncio.wait_for(future, timeout)
+        finally:
+            self._waiting = None
+
+    async def ask(self, text: bytes, pattern: bytes | None, timeout: float = 30.0) -> float:
+        """Send ``text``, wait for ``pattern`` (None: a complete board update); the seconds
+        it took."""
+        started = time.perf_counter()
+        self.send(text)
+        await self.expect(pattern, timeout)
+        return time.perf_counter() - started
+
+    def deal_number(self) -> int | None:
+        """The deal number on the board drawn since the last send, if any."""
+        found = DEAL_NUMBER.search(self.buffer)
+        return int(found.group(1)) if found else None
+
+    def hang_up(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    async def wait_closed(self, timeout: float = 10.0) -> None:
+        await asyncio.wait_for(asyncio.shield(self.closed), timeout)
+
+
+async def sign_up(caller: TelnetCaller, alias: str, password: str) -> float:
+    """From the welcome screen to the main menu as a new caller; seconds the last step took
+    (the password typed again to the menu: the scrypt hash, the new row, the menu)."""
+    await caller.expect(ALIAS_PROMPT)
+    await caller.ask(alias.encode() + b"\r\n", SIGN_UP_PROMPT)
+    await caller.ask(b"Y\r\n", PASSWORD_PROMPT)
+    await caller.ask(password.encode() + b"\r\n", PASSWORD_AGAIN_PROMPT)
+    return await caller.ask(password.encode() + b"\r\n", MENU_PROMPT, timeout=120.0)
+
+
+async def log_in(caller: TelnetCaller, alias: str, password: str) -> float:
+    """From the welcome screen to the main menu as a known caller; seconds from the password
+    to the menu (the scrypt check and the menu)."""
+    await caller.expect(ALIAS_PROMPT)
+    await caller.ask(alias.encode() + b"\r\n", PASSWORD_FOR_PROMPT)
+    return await caller.ask(password.encode() + b"\r\n", MENU_PROMPT, timeout=120.0)
+
+
+# -- a door in a subprocess ---------------------------------------------------------------------
+
+
+# The solver's verdict on a stuck game ("could it have been won?") costs up to its budget of
+# CPU seconds in a worker process; the benchmarks measure serving callers, so they turn it off
+# (benchmarks/solver.py measures the solver).
+QUIET_SOLVER = {"tell_winnable": False}
+
+
+def write_config(
+    folder: Path, server: dict[str, object], if_present: dict[str, object] | None = None
+) -> Path:
+    """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
+    ``if_present`` are changed only where the file has them."""
+    text = SHIPPED_CONFIG.read_text(encoding="utf-8")
+    changes = [(key, value, True) for key, value in server.items()]
+    changes += [(key, value, False) for key, value in (if_present or {}).items()]
+    for key, value, required in changes:
+        shown = f'"{value}"' if isinstance(value, str) else str(value).lower()
+        text, found = re.subn(rf"^{key} = .*$", f"{key} = {shown}", text, count=1, flags=re.M)
+        if required and not found:
+            raise KeyError(f"sysop.toml has no {key}")
+    path = folder / "sysop.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@dataclass
+class ServerProcess:
+    """A server in a subprocess, logging to a file; its port learnt from that log."""
+
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    port: int
+
+    @classmethod
+    def start(cls, command: list[str], log_path: Path) -> ServerProcess:
+        with log_path.open("ab") as log_file:
+            offset = log_file.tell()
+            process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, cwd=ROOT
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            with log_path.open("rb") as log_file:
+                log_file.seek(offset)
+                found = LISTENING.search(log_file.read().decode("utf-8", "replace"))
+            if found:
+                return cls(process, log_path, int(found.group(1)))
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited ({process.returncode}); see {log_path}")
+            time.sleep(0.05)
+        process.kill()
+        raise RuntimeError(f"the server did not listen within {START_TIMEOUT} s; see {log_path}")
+
+    @classmethod
+    def door(cls, config: Path, database: Path, log_path: Path) -> ServerProcess:
+        command = [sys.executable, "-m", "door", "serve", "--config", str(config)]
+        command += ["--host", "127.0.0.1", "--port", "0", "--database", str(database)]
+        return cls.start(command, log_path)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def sample(self) -> ProcessSample:
+        return process_sample(self.pid)
+
+    def kill(self) -> None:
+        """SIGKILL, as a power cut would end it."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self, timeout: float = 30.0) -> int:
+        """SIGTERM (the door says goodbye and saves), then SIGKILL if it lingers."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        return self.process.returncode
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class ProcessSample:
+    """A process's memory (KiB) and CPU time (seconds), as /proc shows them."""
+
+    rss_kb: int
+    peak_rss_kb: int
+    cpu_seconds: float
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_sample(pid: int) -> ProcessSample:
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = {
+        line.split(":")[0]: line.split()[1] for line in status.splitlines() if line.startswith("Vm")
+    }
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    after_name = stat[stat.rindex(")") + 2 :].split()  # the name may hold spaces
+    utime, stime = int(after_name[11]), int(after_name[12])
+    return ProcessSample(int(fields["VmRSS"]), int(fields["VmHWM"]), (utime + stime) / _TICKS)
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all the machine's cores have spent busy since boot (/proc/stat)."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / _TICKS
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """The value below which ``fraction`` of the values lie (nearest rank); 0 if none."""
+    if not sorted_values:
+        return 0.0
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+# -- playing ------------------------------------------------------------------------------------
+
+
+@functools.cache
+def default_level() -> Level:
+    """The level Enter plays at the level prompt, as the shipped sysop.toml sets it."""
+    config = load_config(SHIPPED_CONFIG)
+    return config.level(config.default_level)
+
+
+def choose_play(game: Game, rng: random.Random) -> str:
+    """A random legal play in canonical form; now and then an undo."""
+    if rng.random() < 0.1 and game.is_legal("U"):
+        return "U"
+    return rng.choice(game.legal())
+
+
+def fresh_deal(level: Level, rng: random.Random) -> Game:
+    """A random deal that can be played (a few are stuck from the start; the door skips them)."""
+    while True:
+        game = Game.deal(level.variant, rng.randrange(1_000_000_000))
+        if game.status == "playing":
+            return game
+
+
+async def start_game(caller: TelnetCaller, level: Level) -> Game:
+    """From the main menu to a fresh deal at the default level; the caller's copy of it."""
+    await caller.ask(b"P", LEVEL_PROMPT)
+    await caller.ask(b"\r", GAME_PROMPT)
+    number = caller.deal_number()
+    if number is None:
+        raise RuntimeError("the board showed no deal number")
+    return Game.deal(level.variant, number)
+
+
+async def leave_finished_game(caller: TelnetCaller) -> None:
+    """Press Enter under a game that is over, back to the main menu."""
+    await caller.ask(b"\r\n", MENU_PROMPT)

@@ -1,0 +1,423 @@
+"""Crashes: the door is killed with SIGKILL while callers play; nothing a caller was shown is lost.
+
+The door runs as a subprocess (``python -m door serve``) on one database for every trial. In
+each trial every caller connects, signs up (the first time) or logs in, and resumes its saved
+game (or deals a new one), then sends random legal plays as fast as the door answers, with a
+short think between them. Each caller keeps the history of its game as far as the board
+updates it received: a play counts as shown once its update is complete. At a random moment
+the door is killed with SIGKILL. Then:
+
+- ``PRAGMA integrity_check`` must say ``ok``;
+- each caller's game in the database must hold every play the caller was shown, in order
+  (a play lost is one shown but not stored); beyond them it may hold at most the one play
+  the caller had sent and not yet seen answered (committed just before the kill);
+- once the door is started again, each caller logs in and resumes: the board the door draws
+  must be the stored game's, cell for cell (rows 1 to 20, read through a pyte screen).
+
+    python benchmarks/crash.py [--callers 200] [--trials 20] [--seed 1]
+        [--json benchmarks/results/crash.json]
+
+Target: no play lost, and ``ok`` from every integrity check. tests/test_crash_resume.py runs
+the same trials, smaller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pyte
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from callers import (
+    GAME_PROMPT,
+    LEVEL_PROMPT,
+    MENU_PROMPT,
+    QUIET_SOLVER,
+    UPDATE,
+    CallerGone,
+    ServerProcess,
+    TelnetCaller,
+    choose_play,
+    default_level,
+    log_in,
+    sign_up,
+    write_config,
+)
+
+from ansi.charset import decode
+from ansi.screen import ScreenBuffer
+from door.config import Level
+from door.engine import Game
+from door.engine.status import PLAYING
+from door.store import Store
+from door.views.board import LAST_COLUMN_ROW, Look, draw_board
+
+PASSWORD = "crash-secret"
+RESUME_OFFER = b"Resume your saved game"
+STEP_TIMEOUT = 30.0  # seconds for any one answer from a running door
+BOARD_ROWS = range(1, LAST_COLUMN_ROW + 1)  # the board above the message and prompt rows
+
+
+@dataclass(frozen=True)
+class CrashSettings:
+    callers: int = 200
+    trials: int = 20
+    seed: int = 1
+    think: float = 0.05  # mean seconds between an update and the next play
+    kill_after: tuple[float, float] = (0.3, 2.5)  # seconds of play before the kill, at random
+    arrival: float = 100.0  # callers connecting a second
+
+
+@dataclass
+class CrashCaller:
+    """One caller, and its game as far as it was shown."""
+
+    number: int
+    rng: random.Random
+    signed_up: bool = False
+    deal: int | None = None  # the game's deal number; None before its first game
+    shown: list[str] = field(default_factory=list)  # the plays whose updates arrived
+    pending: str | None = None  # sent, update not (yet) received
+    game: Game | None = None  # the caller's copy, for choosing plays
+    caller: TelnetCaller | None = None
+    plays: int = 0  # updates received this trial
+
+    @property
+    def alias(self) -> str:
+        return f"crash{self.number}"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What one trial found."""
+
+    number: int
+    kill_after: float
+    callers_playing: int
+    plays_shown: int
+    in_flight: int  # plays sent and not answered when the door died
+    lost: int  # plays shown but not stored
+    stored_unshown: int  # the play in flight, stored before the kill
+    mismatched: int  # stored games that are neither what was shown nor one play on
+    boards_checked: int  # boards drawn at this start compared with the stored game
+    boards_wrong: int
+    integrity: str
+    restart_seconds: float
+
+
+# -- one caller -------------------------------------------------------------------------------
+
+
+def expected_board(level: Level, game: Game) -> list[str]:
+    """Rows 1 to 20 of the board the door draws for ``game``."""
+    buffer = ScreenBuffer(80, 24)
+    draw_board(buffer, game, level.name, Look(ansi=True))
+    return [buffer.text_at(row).rstrip() for row in BOARD_ROWS]
+
+
+def shown_board(data: bytes) -> list[str]:
+    """Rows 1 to 20 of what a CP437 ANSI terminal shows after ``data``."""
+    screen = pyte.Screen(80, 24)
+    pyte.Stream(screen).feed(decode(data, "cp437", glyphs=True))
+    return [screen.display[row - 1].rstrip() for row in BOARD_ROWS]
+
+
+async def come_in(seat: CrashCaller, port: int, level: Level, stored: Game | None) -> bool:
+    """Log in (or sign up), resume or deal; True if the board drawn is the stored game's.
+
+    ``stored`` is the caller's game as the database holds it (None: none to resume). A game
+    the caller had not seen yet (dealt just before a kill) is adopted.
+    """
+    seat.caller = caller = await TelnetCaller.connect(port)
+    if seat.signed_up:
+        await log_in(caller, seat.alias, PASSWORD)
+    else:
+        await sign_up(caller, seat.alias, PASSWORD)
+        seat.signed_up = True
+    if RESUME_OFFER in caller.buffer:
+        await caller.ask(b"R", GAME_PROMPT, STEP_TIMEOUT)
+    else:
+        await caller.ask(b"P", LEVEL_PROMPT, STEP_TIMEOUT)
+        await caller.ask(b"\r", GAME_PROMPT, STEP_TIMEOUT)
+    deal = caller.deal_number()
+    if deal is None:
+        raise RuntimeError("the board showed no deal number")
+    board = shown_board(bytes(caller.buffer))
+    if stored is not None and stored.deal_number == deal:
+        game = stored
+    else:  # a new deal, never played
+        game = Game.deal(level.variant, deal)
+    seat.deal, seat.shown, seat.pending, seat.game = deal, list(game.history), None, game
+    return board == expected_board(level, game)
+
+
+async def play_on(seat: CrashCaller, level: Level, settings: CrashSettings) -> None:
+    """Play until the door dies: each play shown is added to ``seat.shown``."""
+    caller, game = seat.caller, seat.game
+    assert caller is not None and game is not None
+    while True:
+        await asyncio.sleep(seat.rng.uniform(0, 2 * settings.think))
+        command = choose_play(game, seat.rng)
+        caller.send(command.encode() + b"\r\n")  # CallerGone once the door is dead
+        game.play(command)
+        seat.pending = command
+        await caller.expect(UPDATE, STEP_TIMEOUT)
+        seat.shown = list(game.history)
+        seat.pending = None
+        seat.plays += 1
+        if game.status != PLAYING:  # a game over: back to the menu and a new deal
+            await caller.ask(b"\r\n", MENU_PROMPT, STEP_TIMEOUT)
+            await caller.ask(b"P", LEVEL_PROMPT, STEP_TIMEOUT)
+            await caller.ask(b"\r", GAME_PROMPT, STEP_TIMEOUT)
+            deal = caller.deal_number()
+            if deal is None:
+                raise RuntimeError("the board showed no deal number")
+            game = seat.game = Game.deal(level.variant, deal)
+            seat.deal, seat.shown = deal, []
+
+
+# -- checking the database --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    lost: int
+    stored_unshown: int
+    mismatched: int
+    games: dict[int, Game]  # caller number -> the stored game to resume, if any
+    integrity: str
+
+
+async def check_database(path: Path, seats: list[CrashCaller]) -> Check:
+    """Compare each caller's shown plays with its stored game; integrity_check too."""
+    lost = unshown = mismatched = 0
+    games: dict[int, Game] = {}
+    async with Store.open(path, create=False) as store:
+        integrity = ", ".join(await store.integrity_check())
+        for seat in seats:
+            if seat.deal is None:
+                continue
+            user = await store.find_user(seat.alias)
+            records = [] if user is None else await store.games_of(user.id)
+            record = next((r for r in reversed(records) if r.deal == seat.deal), None)
+            stored = list(record.history) if record is not None else []
+            kept = _common_prefix(seat.shown, stored)
+            lost += len(seat.shown) - kept
+            extra = stored[kept:]
+            if extra and (kept < len(seat.shown) or extra != [seat.pending]):
+                mismatched += 1
+            unshown += len(extra) if kept == len(seat.shown) else 0
+            if record is not None and record.status == PLAYING:
+                games[seat.number] = await store.load_game(record.id)
+    return Check(lost, unshown, mismatched, games, integrity)
+
+
+def _common_prefix(first: list[str], second: list[str]) -> int:
+    count = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+# -- the trials -------------------------------------------------------------------------------
+
+
+def _config(folder: Path, callers: int) -> Path:
+    limits = {
+        "max_nodes": callers + 10,
+        "max_per_address": callers + 10,
+        "idle_timeout": 3600,
+        "idle_warning": 0,
+        "time_limit": 0,
+    }
+    return write_config(folder, limits, QUIET_SOLVER)
+
+
+async def _start(config: Path, database: Path, log: Path) -> ServerProcess:
+    return await asyncio.to_thread(ServerProcess.door, config, database, log)
+
+
+async def _all_come_in(
+    seats: list[CrashCaller], port: int, level: Level, games: dict[int, Game], arrival: float
+) -> tuple[int, int, list[CrashCaller]]:
+    """Everyone logs in and resumes; (boards checked, boards wrong, callers now playing)."""
+
+    async def one(index: int, seat: CrashCaller) -> bool | None:
+        await asyncio.sleep(index / arrival)
+        try:
+            return await come_in(seat, port, level, games.get(seat.number))
+        except (OSError, TimeoutError, CallerGone, RuntimeError):
+            return None
+
+    results = await asyncio.gather(*(one(i, seat) for i, seat in enumerate(seats)))
+    playing = [seat for seat, ok in zip(seats, results, strict=True) if ok is not None]
+    wrong = sum(1 for ok in results if ok is False)
+    return len(playing), wrong, playing
+
+
+async def _play_until_killed(
+    seats: list[CrashCaller],
+    server: ServerProcess,
+    level: Level,
+    settings: CrashSettings,
+    rng: random.Random,
+) -> float:
+    """Everyone plays; the door is killed at a random moment; the seconds it ran."""
+    for seat in seats:
+        seat.plays = 0
+    tasks = [asyncio.create_task(play_on(seat, level, settings)) for seat in seats]
+    kill_after = rng.uniform(*settings.kill_after)
+    await asyncio.sleep(kill_after)
+    await asyncio.to_thread(server.kill)
+    results = await asyncio.wait_for(
+        asyncio.gather(*tasks, return_exceptions=True), STEP_TIMEOUT + 10
+    )
+    for result in results:
+        if not isinstance(result, OSError | TimeoutError | CallerGone):
+            raise RuntimeError(f"a caller stopped for another reason: {result!r}")
+    for seat in seats:
+        if seat.caller is not None:
+            seat.caller.hang_up()
+    return kill_after
+
+
+async def run_trials(
+    settings: CrashSettings, folder: Path, report: Callable[[Trial], None] | None = None
+) -> list[Trial]:
+    """Every trial, and a last start to check the boards after the last kill."""
+    rng = random.Random(settings.seed)
+    level = default_level()
+    config, database = _config(folder, settings.callers), folder / "door.db"
+    seats = [
+        CrashCaller(number, random.Random(settings.seed * 7919 + number))
+        for number in range(settings.callers)
+    ]
+    games: dict[int, Game] = {}
+    trials: list[Trial] = []
+    for number in range(1, settings.trials + 2):
+        started = time.monotonic()
+        server = await _start(config, database, folder / "door.log")
+        try:
+            checked, wrong, playing = await _all_come_in(
+                seats, server.port, level, games, settings.arrival
+            )
+            restart = time.monotonic() - started
+            if number > settings.trials:  # the last start only checks the boards
+                trials.append(
+                    Trial(number, 0.0, len(playing), 0, 0, 0, 0, 0, checked, wrong, "", restart)
+                )
+                break
+            kill_after = await _play_until_killed(playing, server, level, settings, rng)
+        finally:
+            await asyncio.to_thread(server.stop)
+        check = await check_database(database, seats)
+        games = check.games
+        trial = Trial(
+            number=number,
+            kill_after=round(kill_after, 2),
+            callers_playing=len(playing),
+            plays_shown=sum(seat.plays for seat in playing),
+            in_flight=sum(1 for seat in playing if seat.pending is not None),
+            lost=check.lost,
+            stored_unshown=check.stored_unshown,
+            mismatched=check.mismatched,
+            boards_checked=checked,
+            boards_wrong=wrong,
+            integrity=check.integrity,
+            restart_seconds=round(restart, 2),
+        )
+        trials.append(trial)
+        if report is not None:
+            report(trial)
+    return trials
+
+
+# -- the report -------------------------------------------------------------------------------
+
+HEADER = (
+    f"{'trial':>5}{'kill s':>8}{'callers':>9}{'shown':>8}{'flight':>8}{'lost':>6}"
+    f"{'stored':>8}{'odd':>5}{'boards':>8}{'wrong':>7}{'start s':>9}  integrity"
+)
+
+
+def row(trial: Trial) -> str:
+    return (
+        f"{trial.number:>5}{trial.kill_after:>8.2f}{trial.callers_playing:>9}"
+        f"{trial.plays_shown:>8}{trial.in_flight:>8}{trial.lost:>6}{trial.stored_unshown:>8}"
+        f"{trial.mismatched:>5}{trial.boards_checked:>8}{trial.boards_wrong:>7}"
+        f"{trial.restart_seconds:>9.2f}  {trial.integrity or '-'}"
+    )
+
+
+def summary(trials: list[Trial]) -> dict[str, object]:
+    kills = [trial for trial in trials if trial.integrity]
+    return {
+        "trials": len(kills),
+        "plays_shown": sum(trial.plays_shown for trial in kills),
+        "in_flight_at_kill": sum(trial.in_flight for trial in kills),
+        "acknowledged_plays_lost": sum(trial.lost for trial in trials),
+        "stored_but_not_shown": sum(trial.stored_unshown for trial in trials),
+        "mismatched_games": sum(trial.mismatched for trial in trials),
+        "boards_checked": sum(trial.boards_checked for trial in trials),
+        "boards_wrong": sum(trial.boards_wrong for trial in trials),
+        "integrity": sorted({trial.integrity for trial in kills}),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--callers", type=int, default=200)
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/crash.json"))
+    args = parser.parse_args()
+    settings = CrashSettings(callers=args.callers, trials=args.trials, seed=args.seed)
+    print("kill s: seconds of play before SIGKILL; flight: plays sent, unanswered at the kill;")
+    print("stored: of those, stored anyway; odd: games neither shown nor one play on;")
+    print("boards: resumed boards compared with the stored game at the next start")
+    print(HEADER)
+    with tempfile.TemporaryDirectory(prefix="door-crash-") as folder:
+        trials = asyncio.run(run_trials(settings, Path(folder), lambda t: print(row(t))))
+    print(row(trials[-1]))
+    totals = summary(trials)
+    verdict = (
+        "meets target"
+        if totals["acknowledged_plays_lost"] == 0
+        and totals["integrity"] == ["ok"]
+        and not totals["boards_wrong"]
+        and not totals["mismatched_games"]
+        else "MISSES target"
+    )
+    print(
+        f"{totals['trials']} kills: {totals['plays_shown']} plays shown, "
+        f"{totals['acknowledged_plays_lost']} lost, integrity {totals['integrity']}, "
+        f"{totals['boards_checked']} resumed boards checked, {totals['boards_wrong']} wrong: "
+        f"{verdict}"
+    )
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(
+        json.dumps(
+            {
+                "settings": asdict(settings),
+                "summary": totals,
+                "trials": [asdict(trial) for trial in trials],
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,579 @@
+"""Load: simulated callers over real TCP against the door, and against a bare telnet server.
+
+Each run starts the door as a subprocess (``python -m door serve``) on 127.0.0.1 with a
+fresh database and nodes enough for everyone, so that its memory and CPU can be read from
+/proc. N callers connect, arriving at a set rate, sign up (scrypt hashing: tens of ms of CPU
+each) and start a game; once all are playing, each sends a random legal play (its own copy of
+the deal picks them) about every ``--interval`` seconds, jittered, for ``--duration`` seconds,
+and times each play until the board update is complete: the door redraws the prompt row last.
+Then every caller saves and leaves (Q, G), calls again and logs in, timed on its own.
+
+The same callers, sending the same kind of lines at the same rate, then load a bare telnetlib3
+server in bytes mode whose shell only echoes each line back: the floor any telnet door on this
+Python stands on. The door's p99 latency is compared with the bare server's.
+
+    python benchmarks/load.py [--callers 100 500 1000] [--interval 2] [--duration 60]
+        [--arrival 25] [--client-processes 1] [--json benchmarks/results/load.json]
+
+Targets (2-core machine): 1,000 callers each sending a play every 2 seconds, door p99 at most
+3 times the bare server's, at most 100 KB of server memory per caller (the rise of the
+server's resident memory from idle to its peak while everyone plays, over the callers).
+
+The callers run in ``--client-processes`` processes on the same machine: their CPU time is
+reported, since on two cores it is taken from the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import multiprocessing
+import platform
+import queue as queue_module
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from callers import (
+    MENU_PROMPT,
+    QUIET_SOLVER,
+    UPDATE,
+    CallerGone,
+    ProcessSample,
+    ServerProcess,
+    TelnetCaller,
+    choose_play,
+    default_level,
+    fresh_deal,
+    leave_finished_game,
+    log_in,
+    machine_busy_seconds,
+    percentile,
+    sign_up,
+    start_game,
+    write_config,
+)
+
+from door.engine import Game
+from door.engine.status import PLAYING
+
+P99_RATIO_TARGET = 3.0
+KB_PER_CALLER_TARGET = 100.0
+PASSWORD = "load-secret"
+COMMAND_TIMEOUT = 60.0  # seconds for one board update; a miss counts as an error
+PHASE_TIMEOUT = 900.0  # seconds any phase may take before the run is abandoned
+BARE_ARRIVAL = 200.0  # callers per second reaching the bare server: it has no login to pay for
+SAMPLE_EVERY = 0.25  # seconds between readings of the server's memory
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one client process does."""
+
+    mode: str  # "door" or "bare"
+    port: int
+    first: int  # callers are load<first> ... load<first + count - 1>
+    count: int
+    interval: float
+    duration: float
+    arrival: float  # callers per second this process connects
+    seed: int
+
+
+@dataclass
+class Seat:
+    """One simulated caller and what it measured."""
+
+    number: int
+    rng: random.Random
+    caller: TelnetCaller | None = None
+    game: Game | None = None
+    latencies: list[float] = field(default_factory=list)
+    received: int = 0
+    new_deals: int = 0
+
+    @property
+    def alias(self) -> str:
+        return f"load{self.number}"
+
+
+@dataclass
+class Tally:
+    """What a client process reports after each phase."""
+
+    set_up: list[float] = field(default_factory=list)  # seconds, password again -> menu
+    log_in: list[float] = field(default_factory=list)  # seconds, password -> menu
+    latencies: list[float] = field(default_factory=list)  # seconds per play
+    received: int = 0
+    new_deals: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    cpu_seconds: float = 0.0
+
+    def message(self) -> dict[str, Any]:
+        """The tally as plain data, to send to the main process."""
+        return {**asdict(self), "errors": dict(self.errors)}
+
+
+# -- the client side ----------------------------------------------------------------------------
+
+
+def _error(tally: Tally, phase: str, error: BaseException) -> None:
+    tally.errors[f"{phase}: {type(error).__name__}"] += 1
+
+
+async def _set_up(plan: Plan, seat: Seat, delay: float, tally: Tally) -> None:
+    await asyncio.sleep(delay)
+    level = default_level()
+    try:
+        seat.caller = await TelnetCaller.connect(plan.port)
+        if plan.mode == "door":
+            tally.set_up.append(await sign_up(seat.caller, seat.alias, PASSWORD))
+            seat.game = await start_game(seat.caller, level)
+        else:
+            await seat.caller.ask(b"hello\r\n", b"\n")
+            seat.game = fresh_deal(level, seat.rng)
+    except (OSError, TimeoutError, CallerGone, RuntimeError) as error:
+        _error(tally, "set-up", error)
+        seat.game = None
+
+
+async def _play(plan: Plan, seat: Seat, start_at: float, tally: Tally) -> None:
+    """Send plays until the duration is over; each one timed to its complete update."""
+    caller, game = seat.caller, seat.game
+    if caller is None or game is None:
+        return
+    level = default_level()
+    pattern = UPDATE if plan.mode == "door" else b"\n"
+    next_at = start_at + seat.rng.uniform(0, plan.interval)
+    ends = start_at + plan.duration
+    try:
+        while next_at < ends:
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            command = choose_play(game, seat.rng)
+            game.play(command)
+            before = caller.received
+            seat.latencies.append(
+                await caller.ask(command.encode() + b"\r\n", pattern, COMMAND_TIMEOUT)
+            )
+            seat.received += caller.received - before
+            if game.status != PLAYING:
+                seat.new_deals += 1
+                if plan.mode == "door":
+                    await leave_finished_game(caller)
+                    game = await start_game(caller, level)
+                else:
+                    game = fresh_deal(level, seat.rng)
+            next_at += plan.interval * seat.rng.uniform(0.5, 1.5)
+    except (OSError, TimeoutError, CallerGone, RuntimeError) as error:
+        _error(tally, "play", error)
+        seat.game = None
+    else:
+        seat.game = game
+
+
+async def _call_again(plan: Plan, seat: Seat, delay: float, tally: Tally) -> None:
+    """Save and leave (Q, G), then call again and log in (timed), and leave."""
+    caller = seat.caller
+    try:
+        if caller is not None and seat.game is not None:
+            await caller.ask(b"Q\r\n", MENU_PROMPT)
+            caller.send(b"G")
+            await caller.wait_closed()
+        await asyncio.sleep(delay)
+        seat.caller = caller = await TelnetCaller.connect(plan.port)
+        tally.log_in.append(await log_in(caller, seat.alias, PASSWORD))
+        caller.send(b"G")
+        await caller.wait_closed()
+    except (OSError, TimeoutError, CallerGone) as error:
+        _error(tally, "log-in", error)
+
+
+def _wait(event: Any) -> None:
+    if not event.wait(PHASE_TIMEOUT):
+        raise TimeoutError("the benchmark's main process gave no signal")
+
+
+async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: Any) -> None:
+    loop = asyncio.get_running_loop()
+    seats = [
+        Seat(plan.first + i, random.Random(plan.seed * 100_003 + plan.first + i))
+        for i in range(plan.count)
+    ]
+    tally = Tally()
+    await asyncio.gather(
+        *(_set_up(plan, seat, i / plan.arrival, tally) for i, seat in enumerate(seats))
+    )
+    report.put(("ready", tally.message()))
+    await loop.run_in_executor(None, _wait, play)
+    tally = Tally()
+    cpu = _cpu_seconds()
+    await asyncio.gather(*(_play(plan, seat, start_at.value, tally) for seat in seats))
+    tally.cpu_seconds = _cpu_seconds() - cpu
+    for seat in seats:
+        tally.latencies += seat.latencies
+        tally.received += seat.received
+        tally.new_deals += seat.new_deals
+    report.put(("played", tally.message()))
+    if plan.mode == "door":
+        await loop.run_in_executor(None, _wait, again)
+        tally = Tally()
+        await asyncio.gather(
+            *(_call_again(plan, seat, i / plan.arrival, tally) for i, seat in enumerate(seats))
+        )
+        report.put(("logged in", tally.message()))
+    for seat in seats:
+        if seat.caller is not None:
+            seat.caller.hang_up()
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def client_process(plan: Plan, report: Any, play: Any, again: Any, start_at: Any) -> None:
+    """A client process's body: its share of the callers, from set-up to log-in."""
+    try:
+        asyncio.run(_run_client(plan, report, play, again, start_at))
+    except BaseException:
+        report.put(("failed", traceback.format_exc()))
+        raise
+
+
+# -- the bare server ----------------------------------------------------------------------------
+
+
+async def _echo_shell(reader: Any, writer: Any) -> None:
+    """Echo each line back, and nothing else."""
+    pending = b""
+    while data := await reader.read(512):
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            writer.write(line.rstrip(b"\r") + b"\r\n")
+            await writer.drain()
+    writer.close()
+
+
+async def _bare_server() -> None:
+    import telnetlib3
+
+    server = await telnetlib3.create_server(
+        host="127.0.0.1",
+        port=0,
+        shell=_echo_shell,
+        encoding=False,
+        force_binary=True,  # as the door's listener is set up
+        connect_maxwait=2.0,
+        timeout=0,
+        compression=False,
+    )
+    port = server.sockets[0].getsockname()[1]
+    print(f"bare telnet server listening on 127.0.0.1 port {port}", file=sys.stderr, flush=True)
+    await asyncio.Event().wait()
+
+
+# -- the main process ---------------------------------------------------------------------------
+
+
+@dataclass
+class Readings:
+    """The server's memory over a run, by phase, and its CPU time at the phase boundaries."""
+
+    idle: ProcessSample
+    peak_rss_by_phase: dict[str, int] = field(default_factory=dict)
+    cpu_at: dict[str, float] = field(default_factory=dict)
+
+    def take(self, server: ServerProcess, phase: str) -> ProcessSample:
+        sample = server.sample()
+        self.peak_rss_by_phase[phase] = max(self.peak_rss_by_phase.get(phase, 0), sample.rss_kb)
+        return sample
+
+
+def _collect(
+    report: Any, kind: str, processes: int, server: ServerProcess, readings: Readings
+) -> list[dict[str, Any]]:
+    """Wait for every client process's ``kind`` report, reading the server meanwhile."""
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + PHASE_TIMEOUT
+    while len(got) < processes:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {kind!r} report within {PHASE_TIMEOUT} s")
+        readings.take(server, kind)
+        try:
+            message, body = report.get(timeout=SAMPLE_EVERY)
+        except queue_module.Empty:
+            continue
+        if message == "failed":
+            raise RuntimeError(f"a client process failed: {body}")
+        if message != kind:
+            raise RuntimeError(f"expected {kind!r} from a client process, got {message!r}")
+        got.append(body)
+    return got
+
+
+def _merge(bodies: list[dict[str, Any]]) -> Tally:
+    tally = Tally()
+    for body in bodies:
+        tally.set_up += body["set_up"]
+        tally.log_in += body["log_in"]
+        tally.latencies += body["latencies"]
+        tally.received += body["received"]
+        tally.new_deals += body["new_deals"]
+        tally.errors.update(body["errors"])
+        tally.cpu_seconds += body["cpu_seconds"]
+    return tally
+
+
+def _milliseconds(seconds: list[float]) -> dict[str, float]:
+    ordered = sorted(seconds)
+    return {
+        "count": len(ordered),
+        "p50": round(1000 * percentile(ordered, 0.50), 2),
+        "p95": round(1000 * percentile(ordered, 0.95), 2),
+        "p99": round(1000 * percentile(ordered, 0.99), 2),
+        "max": round(1000 * (ordered[-1] if ordered else 0.0), 2),
+    }
+
+
+def _plans(mode: str, port: int, callers: int, args: argparse.Namespace) -> list[Plan]:
+    processes = max(1, min(args.client_processes, callers))
+    arrival = args.arrival if mode == "door" else max(args.arrival, BARE_ARRIVAL)
+    share, extra = divmod(callers, processes)
+    plans, first = [], 0
+    for index in range(processes):
+        count = share + (index < extra)
+        plans.append(
+            Plan(
+                mode,
+                port,
+                first,
+                count,
+                args.interval,
+                args.duration,
+                arrival / processes,
+                args.seed + index,
+            )
+        )
+        first += count
+    return plans
+
+
+def _profile(server: ServerProcess, output: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """Sample the server's stacks with py-spy while everyone plays (collapsed stacks)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    command = [spy, "record", "--pid", str(server.pid), "--duration", str(int(seconds))]
+    command += ["--format", "raw", "--output", str(output), "--nonblocking"]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """One run: a fresh server, ``callers`` callers through every phase; the figures."""
+    if mode == "door":
+        limits = {
+            "max_nodes": callers + 10,
+            "max_per_address": callers + 10,
+            "idle_timeout": 3600,
+            "idle_warning": 0,
+            "time_limit": 0,
+        }
+        config = write_config(folder, limits, QUIET_SOLVER)
+        server = ServerProcess.door(config, folder / "door.db", folder / "door.log")
+    else:
+        command = [sys.executable, str(Path(__file__).resolve()), "--bare-server"]
+        server = ServerProcess.start(command, folder / "bare.log")
+    context = multiprocessing.get_context("spawn")
+    report = context.Queue()
+    play, again = context.Event(), context.Event()
+    start_at = context.Value("d", 0.0)
+    workers = []
+    profiler: subprocess.Popen[bytes] | None = None
+    try:
+        time.sleep(1.0)
+        readings = Readings(idle=server.sample())
+        started = time.monotonic()
+        for plan in _plans(mode, server.port, callers, args):
+            worker = context.Process(
+                target=client_process, args=(plan, report, play, again, start_at), daemon=True
+            )
+            worker.start()
+            workers.append(worker)
+        set_up = _merge(_collect(report, "ready", len(workers), server, readings))
+        set_up_seconds = time.monotonic() - started
+        start_at.value = time.monotonic() + 1.0
+        play.set()
+        if args.profile is not None:
+            profiler = _profile(server, args.profile / f"{mode}-{callers}.txt", args.duration)
+        while time.monotonic() < start_at.value:
+            time.sleep(0.01)
+        readings.cpu_at["play"] = readings.take(server, "ready").cpu_seconds
+        machine_at_play = machine_busy_seconds()
+        played = _merge(_collect(report, "played", len(workers), server, readings))
+        readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
+        machine_busy = machine_busy_seconds() - machine_at_play
+        logged_in = Tally()
+        if mode == "door":
+            again.set()
+            logged_in = _merge(_collect(report, "logged in", len(workers), server, readings))
+        final = server.sample()
+    finally:
+        if profiler is not None:
+            profiler.wait(args.duration + 30)
+        server.stop()
+        for worker in workers:
+            worker.join(30)
+            if worker.is_alive():
+                worker.kill()
+    play_cpu = readings.cpu_at["played"] - readings.cpu_at["play"]
+    play_seconds = args.duration  # the played phase runs a little longer: in-flight plays
+    commands = len(played.latencies)
+    rise_kb = readings.peak_rss_by_phase.get("played", 0) - readings.idle.rss_kb
+    return {
+        "server": mode,
+        "callers": callers,
+        "client_processes": len(workers),
+        "commands": commands,
+        "commands_per_second": round(commands / play_seconds, 1),
+        "latency_ms": _milliseconds(played.latencies),
+        "bytes_per_command": round(played.received / commands, 1) if commands else 0,
+        "sign_up_ms": _milliseconds(set_up.set_up),
+        "log_in_ms": _milliseconds(logged_in.log_in),
+        "set_up_seconds": round(set_up_seconds, 1),
+        "new_deals": played.new_deals,
+        "errors": dict(set_up.errors + played.errors + logged_in.errors),
+        "server_idle_rss_kb": readings.idle.rss_kb,
+        "server_rss_playing_kb": readings.peak_rss_by_phase.get("played", 0),
+        "server_peak_rss_kb": final.peak_rss_kb,
+        "kb_per_caller": round(rise_kb / callers, 1),
+        "server_cpu_seconds_playing": round(play_cpu, 2),
+        "server_cpu_share_playing": round(play_cpu / play_seconds, 3),
+        "server_cpu_seconds_total": round(final.cpu_seconds, 2),
+        "client_cpu_seconds_playing": round(played.cpu_seconds, 2),
+        "client_cpu_share_playing": round(played.cpu_seconds / play_seconds, 3),
+        # Cores busy with anything else while playing (the solver's workers, other programs).
+        "other_cpu_share_playing": round(
+            (machine_busy - play_cpu - played.cpu_seconds) / play_seconds, 3
+        ),
+    }
+
+
+def _row(case: dict[str, Any]) -> str:
+    latency = case["latency_ms"]
+    return (
+        f"{case['server']:<5}{case['callers']:>6}{case['commands']:>8}"
+        f"{case['commands_per_second']:>8.1f}{latency['p50']:>8.1f}{latency['p95']:>8.1f}"
+        f"{latency['p99']:>8.1f}{latency['max']:>9.1f}{case['bytes_per_command']:>7.0f}"
+        f"{case['server_rss_playing_kb'] / 1024:>8.1f}{case['kb_per_caller']:>7.1f}"
+        f"{case['server_cpu_share_playing']:>7.2f}{case['client_cpu_share_playing']:>7.2f}"
+        f"{case['other_cpu_share_playing']:>7.2f}"
+        f"{sum(case['errors'].values()):>5}"
+    )
+
+
+HEADER = (
+    f"{'':<5}{'calls':>6}{'cmds':>8}{'cmd/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
+    f"{'B/cmd':>7}{'RSS MB':>8}{'KB/cl':>7}{'srvCPU':>7}{'cliCPU':>7}{'other':>7}{'err':>5}"
+)
+
+
+def print_summary(runs: list[dict[str, Any]]) -> None:
+    print(
+        "latency in ms per play; RSS while playing; CPU: cores busy while playing, for the"
+        " server, the callers, and anything else on the machine"
+    )
+    print(HEADER)
+    for run in runs:
+        for case in (run["door"], run["bare"]):
+            print(_row(case))
+    print()
+    print(
+        f"{'calls':>6}{'p99 ratio':>11}{'sign-up p50/p99 ms':>22}{'log-in p50/p99 ms':>21}"
+        f"{'peak RSS MB':>13}  verdict"
+    )
+    for run in runs:
+        door = run["door"]
+        sign, login = door["sign_up_ms"], door["log_in_ms"]
+        print(
+            f"{door['callers']:>6}{run['p99_ratio']:>11.2f}"
+            f"{sign['p50']:>11.0f} /{sign['p99']:>8.0f}{login['p50']:>10.0f} /{login['p99']:>8.0f}"
+            f"{door['server_peak_rss_kb'] / 1024:>13.1f}  {run['verdict']}"
+        )
+        if door["errors"] or run["bare"]["errors"]:
+            print(f"{'':>6}errors: door {door['errors']}, bare {run['bare']['errors']}")
+
+
+def verdict(door: dict[str, Any], bare: dict[str, Any], ratio: float) -> str:
+    misses = []
+    if ratio > P99_RATIO_TARGET:
+        misses.append(f"p99 {ratio:.1f}x bare")
+    if door["kb_per_caller"] > KB_PER_CALLER_TARGET:
+        misses.append(f"{door['kb_per_caller']:.0f} KB per caller")
+    if door["errors"]:
+        misses.append("errors")
+    return "meets targets" if not misses else "misses: " + ", ".join(misses)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--callers", type=int, nargs="+", default=[100, 500, 1000])
+    parser.add_argument("--interval", type=float, default=2.0, help="seconds between plays")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of play")
+    parser.add_argument("--arrival", type=float, default=25.0, help="callers connecting a second")
+    parser.add_argument("--client-processes", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/load.json"))
+    parser.add_argument(
+        "--profile", type=Path, metavar="DIR", help="py-spy the servers into DIR while playing"
+    )
+    parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_server:
+        logging.basicConfig(level=logging.WARNING)
+        asyncio.run(_bare_server())
+        return
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="door-load-") as temporary:
+        for callers in args.callers:
+            folder = Path(temporary) / str(callers)
+            folder.mkdir()
+            door = run_case("door", callers, args, folder)
+            bare = run_case("bare", callers, args, folder)
+            ratio = door["latency_ms"]["p99"] / max(bare["latency_ms"]["p99"], 1e-3)
+            run = {"door": door, "bare": bare, "p99_ratio": round(ratio, 2)}
+            run["verdict"] = verdict(door, bare, ratio)
+            runs.append(run)
+            print(f"{callers} callers done: {run['verdict']}", file=sys.stderr, flush=True)
+    print_summary(runs)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(
+        json.dumps(
+            {
+                "python": platform.python_version(),
+                "cpus": multiprocessing.cpu_count(),
+                "interval": args.interval,
+                "duration": args.duration,
+                "arrival": args.arrival,
+                "targets": {"p99_ratio": P99_RATIO_TARGET, "kb_per_caller": KB_PER_CALLER_TARGET},
+                "runs": runs,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

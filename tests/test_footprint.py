@@ -1,0 +1,96 @@
+"""What a caller costs the server in memory, found under load (benchmarks/load.py).
+
+Bounds are generous (about twice what the door needs, half of what it needed before), so
+that they hold on any machine while still catching a return of the old costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import tracemalloc
+from pathlib import Path
+
+from client import Caller
+from conftest import door_config, open_door
+
+from ansi.screen import ScreenBuffer
+from door.config import SHIPPED_LEVELS
+from door.engine import Game
+from door.store.accounts import hash_password
+from door.store.users import _hashing
+from door.views.board import Look, draw_board
+
+WAIT = 30.0
+
+
+def test_boards_share_their_cells() -> None:
+    # A board used to hold a tuple per character drawn: about 60 KB each.
+    level = SHIPPED_LEVELS[1]
+    games = [
+        game for n in range(1, 101) if (game := Game.deal(level.variant, n)).status == "playing"
+    ]
+    boards = []
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for game in games:
+            board = ScreenBuffer(80, 24)
+            draw_board(board, game, level.name, Look(ansi=True), "Welcome back.")
+            board.render_full()
+            game.play("V")
+            draw_board(board, game, level.name, Look(ansi=True))
+            board.render_changes()
+            boards.append(board)
+        gc.collect()
+        per_board = (tracemalloc.get_traced_memory()[0] - start) / len(games)
+    finally:
+        tracemalloc.stop()
+    assert per_board < 30_000
+
+
+def _screens() -> int:
+    return sum(1 for thing in gc.get_objects() if isinstance(thing, ScreenBuffer))
+
+
+async def test_a_caller_at_the_board_holds_one_screen(tmp_path: Path) -> None:
+    # The main menu's page used to stay alive under the game for as long as it lasted.
+    door = await open_door(door_config(tmp_path))
+    try:
+        gc.collect()
+        before = _screens()
+        caller = await Caller.connect(door.port)
+        await caller.wait_for("Your alias", WAIT)
+        for typed, then in [("Zed", r"Sign up\?"), ("Y", "Password:"), ("secret1", "again")]:
+            await caller.type(typed)
+            await caller.wait_for(then, WAIT)
+        await caller.type("secret1")
+        await caller.wait_for("Your choice", WAIT)
+        await caller.key("P")
+        await caller.wait_for("Level:", WAIT)
+        await caller.key("\r")
+        await caller.wait_for("Command", WAIT)
+        gc.collect()
+        assert _screens() == before + 1
+        await caller.hang_up()
+    finally:
+        await door.close()
+
+
+def _resident_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS in /proc/self/status")
+
+
+async def test_password_hashing_gives_its_memory_back() -> None:
+    # scrypt takes 16 MiB a hash; asyncio's default pool ran six at once here and glibc kept
+    # each thread's 16 MiB (about 96 MiB in all) after they were done.
+    await _hashing(hash_password, "warm-up")
+    gc.collect()
+    before = _resident_kb()
+    await asyncio.gather(*(_hashing(hash_password, f"secret{n}") for n in range(24)))
+    gc.collect()
+    assert _resident_kb() - before < 40 * 1024
