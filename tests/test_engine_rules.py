@@ -359,6 +359,8 @@ def test_partial_moves_take_the_one_run_that_fits():
 
 
 def test_a_column_cannot_move_onto_itself():
+    # QS at the bottom would fit on KH at the top: still not a play.
+    assert build([["QS", "KH"]], base_rank="A", base="ace").legal() == ["V"]
     game = build([["9S"], ["8H"]])
     assert refused(game, "1 1") == "A column can't move onto itself"
     assert refused(game, "5 1").startswith("There is no column 5")

@@ -261,7 +261,8 @@ class Game:
             return moves
         if self.variant.moves == "whole":
             for target in targets.fits.get(pile[0], ()):
-                moves[target] = 0
+                if target != source:  # a pile's bottom card may fit its own top card
+                    moves[target] = 0
             if targets.spaces and self._space_takes("column", pile[0], True):
                 moves.update(dict.fromkeys(targets.spaces, 0))
             return moves
