@@ -251,7 +251,6 @@ def engine_winnable(game: Game, limit: int = 20_000) -> bool | None:
                 after.play(command)
             except IllegalMove:
                 continue  # listed but refused: it reaches nothing
-            after._snapshots.clear()  # undo history is no part of the position
             if after.status == "won":
                 return True
             key = piles_key(after)
