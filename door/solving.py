@@ -17,6 +17,8 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -41,6 +43,29 @@ CALLER_WAIT = 60.0
 RECHECK_SECONDS = 60.0
 """How often the background looks again without being asked (a new day, say)."""
 
+WATCH_SECONDS = 2.0
+"""How often a worker checks that the door's process is still there."""
+
+
+def _end_with(door_pid: int) -> None:
+    """In a worker process: exit when the door's process is gone, even killed with SIGKILL.
+
+    Workers wait on a queue that they themselves hold open, so without this a door killed
+    hard would leave them (and the forkserver) behind for good.
+    """
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            try:
+                os.kill(door_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:
+                pass  # alive, under another user: keep watching
+
+    threading.Thread(target=watch, name="door-watch", daemon=True).start()
+
 
 def _solve(position: dict[str, Any], seconds: float) -> Verdict:
     """In a worker process: the solver's verdict on one position."""
@@ -62,7 +87,9 @@ class SolverPool:
             # forkserver: workers start clean, not forked from a process with threads
             # (aiosqlite's) that might hold a lock at the fork.
             context = multiprocessing.get_context("forkserver")
-            self._executor = ProcessPoolExecutor(self._workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self._workers, mp_context=context, initializer=_end_with, initargs=(os.getpid(),)
+            )
         return self._executor
 
     async def solve(self, position: Mapping[str, Any], seconds: float) -> Verdict:
