@@ -5,10 +5,10 @@ and the server's memory and CPU read from /proc.
 task, so that a thousand of them fit in one client process: it answers telnet negotiation
 as a BBS terminal does (terminal type ``ansi``, an 80x24 window), answers the ANSI cursor
 position probe, and lets its owner wait for a byte pattern in what arrived since the last
-:meth:`TelnetCaller.send`, or for a board update to be complete (:meth:`TelnetCaller.update`):
-every board update leaves the cursor at the end of the game's prompt, where the caller types,
-so an update is complete once the cursor, having drawn something on a board row since the
-command was sent, is back there (:class:`CursorTracker` follows it).
+:meth:`TelnetCaller.send`, or for a board update to be complete (``expect(UPDATE)``): every
+board update leaves the cursor at the end of the game's prompt, where the caller types, so an
+update is complete once the cursor, having drawn something on a board row since the command
+was sent, is back there (:class:`CursorTracker` follows it).
 """
 
 from __future__ import annotations
