@@ -6,26 +6,9 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import variants
 
-from door.engine import CARDS, Game, IllegalMove, Variant
-
-variants = st.builds(
-    Variant,
-    draw=st.sampled_from([1, 3]),
-    passes=st.sampled_from([0, 1, 2, 3]),
-    reserve_size=st.sampled_from([0, 1, 5, 13, 26]),
-    columns=st.integers(1, 10),
-    base=st.sampled_from(["dealt", "ace", "choose"]),
-    wrap=st.sampled_from(["broken", "full"]),
-    moves=st.sampled_from(["whole", "partial"]),
-    spaces=st.sampled_from(["auto", "manual"]),
-    spaces_after_reserve=st.sampled_from(["any", "waste", "king"]),
-    undo=st.sampled_from(["none", "one", "unlimited"]),
-    tournament=st.booleans(),
-    scoring=st.sampled_from(["points", "vegas", "cards"]),
-    multiplier=st.integers(1, 5),
-    vegas_refund_on_win=st.booleans(),
-)
+from door.engine import CARDS, Game, IllegalMove
 
 # Commands that are sometimes legal, sometimes not: each is either accepted or refused
 # without a trace.

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from layouts import build, climb
+from strategies import rule_variants as variants
 
 from door.engine import RANKS, SUITS, Game, IllegalMove, Variant
 from door.engine.shuffle import MAX_DEAL_NUMBER
@@ -38,18 +39,6 @@ KNOBS: dict[str, list[Any]] = {
 }
 EVERY_KNOB_VALUE = [(knob, value) for knob, values in KNOBS.items() for value in values]
 
-variants = st.builds(
-    Variant,
-    draw=st.sampled_from([1, 3]),
-    passes=st.sampled_from([0, 1, 2, 3]),
-    reserve_size=st.sampled_from([0, 1, 5, 13, 26]),
-    columns=st.integers(1, 10),
-    base=st.sampled_from(["dealt", "ace", "choose"]),
-    wrap=st.sampled_from(["broken", "full"]),
-    moves=st.sampled_from(["whole", "partial"]),
-    spaces=st.sampled_from(["auto", "manual"]),
-    spaces_after_reserve=st.sampled_from(["any", "waste", "king"]),
-)
 
 
 def confirmed(position: dict[str, Any] | Game, verdict: Verdict) -> None:
