@@ -1,4 +1,5 @@
-"""What a caller costs the server in memory, found under load (benchmarks/load.py).
+"""What a caller costs the server, found under load (benchmarks/load.py): memory, and the
+garbage collector's pauses.
 
 Bounds are generous (about twice what the door needs, half of what it needed before), so
 that they hold on any machine while still catching a return of the old costs.
@@ -17,6 +18,7 @@ from conftest import door_config, open_door
 from ansi.screen import ScreenBuffer
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.serve import GC_THRESHOLDS, calm_garbage_collector
 from door.store.accounts import hash_password
 from door.store.users import _hashing
 from door.views.board import Look, draw_board
@@ -94,3 +96,16 @@ async def test_password_hashing_gives_its_memory_back() -> None:
     await asyncio.gather(*(_hashing(hash_password, f"secret{n}") for n in range(24)))
     gc.collect()
     assert _resident_kb() - before < 40 * 1024
+
+
+def test_the_server_collects_garbage_seldom() -> None:
+    # With Python's defaults, a full collection over a thousand callers' objects stopped
+    # every game for a tenth of a second or more, about once a minute.
+    before = gc.get_threshold()
+    try:
+        calm_garbage_collector()
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert gc.get_freeze_count() > 0  # start-up's objects are never looked at again
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

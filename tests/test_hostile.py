@@ -47,7 +47,9 @@ FOREIGN_CONTROL = re.compile(rb"[\x00\x07\x0b\x0c\x0e\x0f\x18\x1a\x7f]")
 # -- fixtures and helpers -------------------------------------------------------------------
 
 
-def _errors(records: list[logging.LogRecord]) -> list[str]:
+def _errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What was logged at ERROR or worse, in every phase of the test so far."""
+    records = caplog.get_records("setup") + caplog.get_records("call") + caplog.records
     return [f"{r.name}: {r.getMessage()}" for r in records if r.levelno >= logging.ERROR]
 
 
@@ -66,7 +68,7 @@ async def hostile_door(
     finally:
         await running.close()
         gc.collect()  # a task whose exception nobody retrieved is reported now
-        assert _errors(caplog.records) == []
+        assert _errors(caplog) == []
 
 
 @pytest.fixture
