@@ -2,6 +2,6 @@
 
 import sys
 
-from door.cli import main
+from door.commands.main import main
 
 sys.exit(main())

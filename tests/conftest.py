@@ -23,10 +23,10 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from door.config import Config, load_config  # noqa: E402
-from door.server import DoorServer, start_server  # noqa: E402
-from door.session import telnet_visit  # noqa: E402
-from door.solving import Solving  # noqa: E402
+from door.net.telnet import DoorServer, start_server  # noqa: E402
+from door.solving.pool import Solving  # noqa: E402
 from door.store import Clock, Store  # noqa: E402
+from door.visit.session import telnet_visit  # noqa: E402
 
 SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
 

@@ -12,10 +12,10 @@ from client import Caller
 from conftest import door_config, open_door
 from test_visit import log_in, play, sign_up
 
-from door.daily import DEAL_RANGE, choose_deal_of_the_day, daily_start
 from door.engine import Game
 from door.engine.solver import solve
-from door.solving import SolverPool
+from door.solving.daily import DEAL_RANGE, choose_deal_of_the_day, daily_start
+from door.solving.pool import SolverPool
 from door.store import Store
 
 

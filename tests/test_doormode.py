@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from door_caller import WAIT, DoorCall, door_command, write_config
 
-from door.doorio import IAC, SB, SE, WILL, TelnetInput, escape_iac
-from door.doormode import AUTO, SOCKET, STDIO, choose_transport
-from door.dropfile import DropFileError, parse_dropfile
+from door.commands.door import AUTO, SOCKET, STDIO, choose_transport
 from door.engine import Game
+from door.net.doorio import IAC, SB, SE, WILL, TelnetInput, escape_iac
+from door.net.dropfile import DropFileError, parse_dropfile
 from door.store import Store
 from door.store.records import User
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from door.dropfile import (
+from door.net.dropfile import (
     COMM_LOCAL,
     COMM_SERIAL,
     COMM_TELNET,

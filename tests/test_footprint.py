@@ -16,9 +16,9 @@ from client import Caller
 from conftest import door_config, open_door
 
 from ansi.screen import ScreenBuffer
+from door.commands.serve import GC_THRESHOLDS, calm_garbage_collector
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
-from door.serve import GC_THRESHOLDS, calm_garbage_collector
 from door.store.accounts import hash_password
 from door.store.users import _hashing
 from door.views.board import Look, draw_board

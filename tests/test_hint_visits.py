@@ -12,12 +12,12 @@ from client import Caller
 from conftest import RunningDoor, door_config, open_door
 from test_visit import play, sign_up, start_deal
 
-from door.advice import Hinter
 from door.config import Config
 from door.engine import Game
 from door.engine.solver import solve
-from door.solving import Solving
+from door.solving.pool import Solving
 from door.store import Store
+from door.visit.advice import Hinter
 
 DEAL = 48213
 HINT = re.compile(r"Hint: (\S+(?: \S+)?) \(")

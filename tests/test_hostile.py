@@ -28,7 +28,7 @@ from conftest import RunningDoor, door_config, open_door
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from door.server import INPUT_BURST, INPUT_RATE, TOO_MANY_MESSAGE
+from door.net.telnet import INPUT_BURST, INPUT_RATE, TOO_MANY_MESSAGE
 from door.store.accounts import check_alias
 
 IAC, DONT, DO, WONT, WILL, SB, SE, NOP, AYT = 255, 254, 253, 252, 251, 250, 240, 241, 246

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from door_caller import DoorCall, write_config
 
-from door.local import LOCAL_BBS
+from door.commands.local import LOCAL_BBS
 from door.store import Store
 
 CONSOLE = {"PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color", "LANG": "C.UTF-8"}

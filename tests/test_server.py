@@ -20,8 +20,8 @@ from pathlib import Path
 import pyte
 import pytest
 
-from door.server import SHUTDOWN_MESSAGE, DoorServer, Visit, run_server, start_server
-from door.terminal import Terminal
+from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer, Visit, run_server, start_server
+from door.net.terminal import Terminal
 
 WAIT = 5.0  # seconds any single wait may take before the test fails
 

@@ -12,7 +12,7 @@ import time
 import pyte
 import pytest
 
-from door.terminal import (
+from door.net.terminal import (
     UNKNOWN_TERMINAL,
     CallerGone,
     IdleTimeout,

@@ -33,7 +33,7 @@ from door.store.records import (
     UserSummary,
 )
 
-# Drop files carry aliases the BBS has already vetted, up to 40 characters (door.dropfile).
+# Drop files carry aliases the BBS has already vetted, up to 40 characters (door.net.dropfile).
 DROP_ALIAS_LIMIT = 40
 BBS_NAME_LIMIT = 60
 

@@ -13,16 +13,14 @@ import secrets
 from ansi.screen import ScreenBuffer
 from ansi.text import sanitize
 from door.config import Config, Level
-from door.daily_visit import deal_of_the_day
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
-from door.play import play_game
-from door.solving import Solving
+from door.net.terminal import Terminal
+from door.solving.pool import Solving
 from door.store import AliasTaken, Store
 from door.store.accounts import check_alias, check_password
 from door.store.records import User
-from door.terminal import Terminal
 from door.views.pages import (
     Entry,
     PageLine,
@@ -37,7 +35,9 @@ from door.views.pages import (
     welcome_lines,
 )
 from door.views.texts import rules_lines
-from door.visit import Visit
+from door.visit.context import Visit
+from door.visit.daily import deal_of_the_day
+from door.visit.play import play_game
 
 log = logging.getLogger("door")
 

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
-from door.server import DoorServer, run_server
-from door.session import telnet_visit
-from door.solving import Solving
+from door.net.telnet import DoorServer, run_server
+from door.net.terminal import Terminal
+from door.solving.pool import Solving
 from door.store import Store
-from door.terminal import Terminal
+from door.visit.session import telnet_visit
 
 log = logging.getLogger("door")
 

@@ -10,7 +10,7 @@ from door.config import Level
 from door.engine import Game
 from door.engine.hints import visible_advice
 from door.engine.status import PLAYING
-from door.solving import Solving
+from door.solving.pool import Solving
 
 HINTS_OFF = "Hints are off at this level"
 NO_WINNING_LINE = "No winning line from here"

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
-from door.advice import Hinter, was_it_winnable
 from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, STUCK, WON
@@ -29,7 +28,8 @@ from door.views.board import (
 )
 from door.views.pages import Text, draw_page
 from door.views.texts import help_text
-from door.visit import Visit
+from door.visit.advice import Hinter, was_it_winnable
+from door.visit.context import Visit
 
 COMMAND_LENGTH = 20
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field, replace
 
 from ansi.screen import ScreenBuffer
 from door.config import Config
-from door.solving import Solving
+from door.net.terminal import Terminal
+from door.solving.pool import Solving
 from door.store import Store
 from door.store.records import User
-from door.terminal import Terminal
 from door.views.board import Look, plain_lines
 
 

@@ -27,10 +27,10 @@ from datetime import date
 from typing import Any
 
 from door.config import Config, Level
-from door.daily import choose_deal_of_the_day
 from door.engine.solver import Verdict, solve
+from door.solving.daily import choose_deal_of_the_day
+from door.solving.winnable import find_winnable
 from door.store import DailyDeal, Store
-from door.winnable import find_winnable
 
 log = logging.getLogger("door")
 

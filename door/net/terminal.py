@@ -1,7 +1,7 @@
 """What one caller's terminal can do, and reading lines and keys from it.
 
 A :class:`Terminal` wraps a byte reader and a byte writer, whatever carries them: a telnet
-connection (:mod:`door.server`), or the standard streams or inherited socket a BBS hands a
+connection (:mod:`door.net.telnet`), or the standard streams or inherited socket a BBS hands a
 door with a drop file. It finds out whether the terminal speaks ANSI (:meth:`Terminal.detect`),
 encodes what the door writes in the caller's charset, and reads lines and keys with the line
 editing, idle checks and time limit callers expect of a BBS door.

@@ -1,6 +1,6 @@
 """The deal of the day at the main menu: today's board, the deal played once, earlier boards.
 
-Every caller gets the same deal each day (see :mod:`door.daily`), at ``[solver]
+Every caller gets the same deal each day (see :mod:`door.solving.daily`), at ``[solver]
 daily_level``. Each plays it once: a saved game of it resumes, a finished one is not dealt
 again. A game of an earlier day's deal left unfinished counts as resigned once that day is
 over, so that every day's board settles.
@@ -15,11 +15,11 @@ from ansi.screen import ScreenBuffer
 from door.config import Config, Level
 from door.engine import Game
 from door.engine.status import PLAYING
-from door.play import play_game
 from door.store import DailyDeal, StoreError
 from door.views.daily import board_lines, day_list_lines
 from door.views.pages import Entry, PageLine, Text, draw_page
-from door.visit import Visit
+from door.visit.context import Visit
+from door.visit.play import play_game
 
 TITLE = "Deal of the day"
 BOARD_ROWS = 9  # on the day's page, below the deal and above the menu

@@ -6,9 +6,9 @@ import secrets
 import time
 
 from door.config import Level
-from door.daily import DEAL_RANGE, Solver
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.solving.daily import DEAL_RANGE, Solver
 
 TRIES = 200
 """Random deals tried in one search before it gives up (rules that are hardly winnable)."""

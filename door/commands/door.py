@@ -2,7 +2,7 @@
 
 The BBS writes DOOR32.SYS, DOOR.SYS or DORINFOx.DEF and runs the door with the caller on
 standard input and output or, for DOOR32.SYS with comm type 2, on a socket it passes (see
-:mod:`door.doorio`). The caller is known from the file: no log in, straight to the main menu,
+:mod:`door.net.doorio`). The caller is known from the file: no log in, straight to the main menu,
 and "goodbye" ends the door so the BBS takes them back. Their user row is their alias within
 that BBS (line 4 of DOOR32.SYS, line 1 of DORINFOx.DEF, else sysop.toml's ``bbs.name``), so
 two boards' "Bob" are two users.
@@ -34,14 +34,14 @@ from typing import Any
 
 from ansi.sequences import reset, show_cursor
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
-from door.doorio import is_socket, socket_streams, stdio_streams
-from door.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
-from door.server import SHUTDOWN_MESSAGE, guard_visit
-from door.session import run_visit
-from door.solving import Solving
+from door.net.doorio import is_socket, socket_streams, stdio_streams
+from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
+from door.net.telnet import SHUTDOWN_MESSAGE, guard_visit
+from door.net.terminal import Terminal, TerminalInfo, describe_seconds, screen_size
+from door.solving.pool import Solving
 from door.store import Store
-from door.terminal import Terminal, TerminalInfo, describe_seconds, screen_size
-from door.visit import Visit
+from door.visit.context import Visit
+from door.visit.session import run_visit
 
 log = logging.getLogger("door")
 

@@ -6,7 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from door import __version__, admin, doormode, local, serve
+from door import __version__
+from door.commands import door as door_mode
+from door.commands import local, serve, sysop
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
 
 
@@ -19,8 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_check_config(sub)
     serve.add_subcommand(sub)
-    admin.add_subcommand(sub)
-    doormode.add_subcommand(sub)
+    sysop.add_subcommand(sub)
+    door_mode.add_subcommand(sub)
     local.add_subcommand(sub)
     return parser
 

@@ -1,7 +1,7 @@
 """The telnet server: callers connect, get a node, and are handed to the door's visit.
 
 telnetlib3 does the telnet protocol, in bytes mode (``encoding=False``): the charset is
-chosen per caller after detection and encoded in :mod:`door.terminal`, and telnetlib3's
+chosen per caller after detection and encoded in :mod:`door.net.terminal`, and telnetlib3's
 unicode streams raise on undecodable input. The server asks for character-at-a-time mode
 (WILL ECHO, WILL SGA), the window size (DO NAWS) and the terminal type (DO TTYPE), and waits
 a bounded time for the answers; a client that answers nothing still gets its visit.
@@ -11,12 +11,12 @@ is wrapped (by :func:`guard_visit`, which door mode uses for its one caller too)
 whatever happens in it, the caller hears how it ended, the node is freed, and the server goes
 on serving:
 
-- :class:`~door.terminal.IdleTimeout` and :class:`~door.terminal.TimeUp`: a goodbye;
-- :class:`~door.terminal.CallerGone`: nothing (nobody is listening);
+- :class:`~door.net.terminal.IdleTimeout` and :class:`~door.net.terminal.TimeUp`: a goodbye;
+- :class:`~door.net.terminal.CallerGone`: nothing (nobody is listening);
 - any other exception: logged with its traceback, and an apology to the caller.
 
 Everything is logged on the ``door`` logger, one line per event, with the node number and
-the caller's alias once the visit has set :attr:`Terminal.alias <door.terminal.Terminal>`.
+the caller's alias once the visit has set :attr:`Terminal.alias <door.net.terminal.Terminal>`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import telnetlib3
 
 from ansi.text import sanitize
-from door.terminal import (
+from door.net.terminal import (
     DETECT_TIMEOUT,
     CallerGone,
     IdleTimeout,

@@ -12,7 +12,7 @@ BBSes hand a door its caller in one of two ways:
   in the output are doubled so the caller's client does not read them as commands.
 
 Either way the door gets a reader with ``async read(n)`` (b"" at the end) and a writer with
-``write``, ``async drain`` and ``close``: what :class:`door.terminal.Terminal` takes. File
+``write``, ``async drain`` and ``close``: what :class:`door.net.terminal.Terminal` takes. File
 descriptors are made non-blocking for the event loop and their flags put back at the end,
 because the BBS (or, on the sysop's console, the shell) shares them.
 """

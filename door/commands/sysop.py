@@ -1,5 +1,5 @@
 """``canfield-door sysop``: the sysop's commands for users, scoreboards, bulletins, backups and
-the solver (``solve``, in :mod:`door.solve_command`).
+the solver (``solve``, in :mod:`door.commands.solve`).
 
 Each command opens the database named in sysop.toml (or ``--database``), does one job and
 exits 0, or prints what went wrong to stderr and exits 1. The commands can run while the
@@ -23,7 +23,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ansi.text import sanitize
-from door import bulletin, solve_command
+from door import bulletin
+from door.commands import solve
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_config
 from door.store import Store, StoreError, User
 
@@ -68,7 +69,7 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     _add_reset_scores(commands, common)
     _add_bulletin(commands, common)
     _add_backup(commands, common)
-    solve_command.add_subcommand(commands)
+    solve.add_subcommand(commands)
 
 
 def _add_common(parser: argparse.ArgumentParser, default: object) -> None:
