@@ -28,7 +28,8 @@ from conftest import RunningDoor, door_config, open_door
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from door.net.telnet import INPUT_BURST, INPUT_RATE, TOO_MANY_MESSAGE
+from door.net.nodes import TOO_MANY_MESSAGE
+from door.net.telnet import INPUT_BURST, INPUT_RATE
 from door.store.accounts import check_alias
 
 IAC, DONT, DO, WONT, WILL, SB, SE, NOP, AYT = 255, 254, 253, 252, 251, 250, 240, 241, 246
@@ -209,7 +210,7 @@ async def next_caller(door: RunningDoor) -> None:
 async def nodes_settle(door: RunningDoor, busy: int) -> None:
     """Wait until only ``busy`` nodes are taken (callers that left have been cleared)."""
     async with asyncio.timeout(WAIT):
-        while len(door.server.nodes) != busy:
+        while len(door.server.nodes.calls) != busy:
             await asyncio.sleep(0.02)
 
 

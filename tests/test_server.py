@@ -359,7 +359,7 @@ async def test_all_nodes_busy() -> None:
         calling(server.port) as second,
     ):
         assert "node=1" in first.text and "node=2" in second.text
-        assert server.nodes == {1: "127.0.0.1", 2: "127.0.0.1"}
+        assert server.nodes.busy == {1: "127.0.0.1", 2: "127.0.0.1"}
         third = await Caller.connect(server.port)
         await third.wait_for("All 2 nodes are busy. Please call again later.")
         await third.wait_closed()

@@ -25,7 +25,6 @@ import asyncio
 import logging
 import signal
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Protocol
@@ -33,6 +32,7 @@ from typing import Any, Protocol
 import telnetlib3
 
 from ansi.text import sanitize
+from door.net.nodes import Nodes
 from door.net.terminal import (
     DETECT_TIMEOUT,
     CallerGone,
@@ -51,7 +51,6 @@ Visit = Callable[[Terminal, int], Awaitable[None]]
 
 SHUTDOWN_MESSAGE = "The door is shutting down. Your game is saved."
 SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
-TOO_MANY_MESSAGE = "Too many connections from your address."
 NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
 # Bytes a second of a caller's input the door takes, after a first burst of INPUT_BURST;
@@ -133,18 +132,6 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         asyncio.streams.FlowControlMixin.connection_lost(self, exc)
 
 
-class _Call:
-    """A connected caller holding a node."""
-
-    __slots__ = ("address", "node", "task", "terminal")
-
-    def __init__(self, node: int, address: str, task: asyncio.Task[Any], terminal: Terminal):
-        self.node = node
-        self.address = address
-        self.task = task
-        self.terminal = terminal
-
-
 class DoorServer:
     """A listening door: made by :func:`start_server`, ended by :meth:`close`."""
 
@@ -155,13 +142,13 @@ class DoorServer:
         *,
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
+        nodes: Nodes | None = None,
     ) -> None:
         self.config = config
+        self.nodes = nodes if nodes is not None else Nodes(config)
         self._visit = visit
         self._detect_timeout = detect_timeout
         self._negotiate_timeout = negotiate_timeout
-        self._calls: dict[int, _Call] = {}
-        self._per_address: Counter[str] = Counter()
         self._telnet: telnetlib3.Server | None = None
         self._forgetting: asyncio.Task[None] | None = None
         self._port = 0
@@ -199,14 +186,6 @@ class DoorServer:
         """The port listened on (the real one when the configuration said 0)."""
         return self._port
 
-    @property
-    def nodes(self) -> dict[int, str]:
-        """Busy nodes and who is on each: the alias once known, else the address."""
-        return {
-            node: _alias(call.terminal) or call.address
-            for node, call in sorted(self._calls.items())
-        }
-
     async def serve_forever(self) -> None:
         """Return once the server has been closed."""
         await self._closed.wait()
@@ -221,9 +200,10 @@ class DoorServer:
         if self._closing is not None:
             await self._closed.wait()
             return
-        self._closing = reason
-        log.info("closing with %d caller(s) on: %s", len(self._calls), reason)
-        tasks = [call.task for call in self._calls.values()]
+        self._closing = self.nodes.closing = reason
+        calls = [call for call in self.nodes.calls if call.way == "telnet"]
+        log.info("closing with %d caller(s) on: %s", len(calls), reason)
+        tasks = [call.task for call in calls]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -256,7 +236,7 @@ class DoorServer:
             echo=bool(writer.will_echo),  # a client that refused WILL ECHO echoes itself
         )
         try:
-            refusal = self._refusal(address)
+            refusal = self.nodes.refusal(address)
             if refusal is not None:
                 log.info("refused %s: %s", address, refusal)
                 await terminal.hang_up(refusal)
@@ -266,32 +246,10 @@ class DoorServer:
             log.exception("connection from %s failed", address)
             await terminal.hang_up(SORRY_MESSAGE)
 
-    def _refusal(self, address: str) -> str | None:
-        """Why this caller can't have a node now, or None if they can."""
-        if self._closing is not None:
-            return self._closing
-        if self._per_address[address] >= self.config.max_per_address:
-            return TOO_MANY_MESSAGE
-        if len(self._calls) >= self.config.max_nodes:
-            nodes = self.config.max_nodes
-            busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
-            return f"{busy} Please call again later."
-        return None
-
     async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
         """Hold a node for the length of one call."""
-        node = min(set(range(1, self.config.max_nodes + 1)) - self._calls.keys())
-        task = asyncio.current_task()
-        assert task is not None
-        self._calls[node] = _Call(node, address, task, terminal)
-        self._per_address[address] += 1
-        try:
-            await self._visit_node(node, terminal, writer, address)
-        finally:
-            del self._calls[node]
-            self._per_address[address] -= 1
-            if not self._per_address[address]:
-                del self._per_address[address]
+        with self.nodes.hold("telnet", address, terminal) as call:
+            await self._visit_node(call.node, terminal, writer, address)
 
     async def _visit_node(self, node: int, terminal: Terminal, writer: Any, address: str) -> None:
         """Detect the terminal, run the visit, and hang up saying how it ended."""
