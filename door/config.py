@@ -15,9 +15,11 @@ the value given and what would be accepted, so the sysop can fix it without read
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -104,6 +106,26 @@ class SolverConfig:
     ready: int = 5
 
 
+BULLETIN_FORMATS = ("ansi", "ascii", "json")
+
+
+@dataclass(frozen=True, slots=True)
+class BulletinConfig:
+    """The bulletin files the door keeps up to date itself: ``(format, path)`` pairs."""
+
+    files: tuple[tuple[str, Path], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BackupConfig:
+    """Nightly backups: into ``folder`` (None: none) at ``time`` (hour, minute), local
+    time; the newest ``keep`` are kept."""
+
+    folder: Path | None = None
+    time: tuple[int, int] = (3, 30)
+    keep: int = 7
+
+
 SHIPPED_LEVELS: tuple[Level, ...] = (
     Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1), hints="visible"),
     Level(2, "Level 2 - Draw three", Variant(draw=3, passes=0, multiplier=2)),
@@ -122,6 +144,8 @@ class Config:
     default_level: int = 2
     levels: tuple[Level, ...] = SHIPPED_LEVELS
     solver: SolverConfig = field(default_factory=SolverConfig)
+    bulletin: BulletinConfig = field(default_factory=BulletinConfig)
+    backup: BackupConfig = field(default_factory=BackupConfig)
     path: Path = DEFAULT_CONFIG_PATH
 
     def __post_init__(self) -> None:
@@ -280,6 +304,19 @@ def _plain(what: str, spaces: bool = True) -> Check:
     return check
 
 
+def _time_of_day(value: object) -> tuple[int, int]:
+    """A time of day, "HH:MM" in quotes or a TOML time: (hour, minute)."""
+    words = 'a time of day from "00:00" to "23:59", in quotes'
+    if isinstance(value, dt.time):
+        return value.hour, value.minute
+    if not isinstance(value, str):
+        raise _Refused(words)
+    found = re.fullmatch(r"([01]?[0-9]|2[0-3]):([0-5][0-9])", value.strip())
+    if found is None:
+        raise _Refused(words)
+    return int(found.group(1)), int(found.group(2))
+
+
 def _type_hint(value: object, wanted: type) -> str:
     """A word on the commonest slips: quotes round a number, true/false as a number."""
     if wanted is str:
@@ -346,7 +383,23 @@ _SOLVER: dict[str, Check] = {
     "daily_level": _whole(1),
     "ready": _whole(0, 100, " (0 keeps none ready: each caller waits for a search)"),
 }
-_SECTIONS = ("bbs", "server", "scoreboard", "limits", "game", "solver", "levels")
+_BULLETIN: dict[str, Check] = {name: _plain("a file name") for name in BULLETIN_FORMATS}
+_BACKUP: dict[str, Check] = {
+    "folder": _plain("a folder name"),
+    "time": _time_of_day,
+    "keep": _whole(1, 1000),
+}
+_SECTIONS = (
+    "bbs",
+    "server",
+    "scoreboard",
+    "limits",
+    "game",
+    "solver",
+    "bulletin",
+    "backup",
+    "levels",
+)
 # What the door adds to a level, beside the engine's knobs.
 _DOOR_LEVEL_KEYS: dict[str, Check] = {"hints": _choice(HINTS), "winnable_only": _flag}
 _LEVEL_KEYS = ("name", *Variant.knob_names(), *_DOOR_LEVEL_KEYS)
@@ -391,7 +444,11 @@ class _Reader:
                 solver.daily_level,
                 f"the number of one of the levels, 1 to {len(levels)}",
             )
+        bulletin = self.bulletin(self.section(document, "bulletin", _BULLETIN))
+        backup = self.backup(self.section(document, "backup", _BACKUP))
         return Config(
+            bulletin=bulletin,
+            backup=backup,
             bbs=bbs,
             server=server,
             scoreboard=scoreboard,
@@ -438,6 +495,21 @@ class _Reader:
         database = Path(settings.get("database", _DEFAULTS.server.database)).expanduser()
         settings["database"] = _absolute(_absolute(self.path).parent / database)
         return ServerConfig(**settings)
+
+    def beside(self, name: str) -> Path:
+        """A file named in sysop.toml: a relative name is taken from the file's folder."""
+        return _absolute(_absolute(self.path).parent / Path(name).expanduser())
+
+    def bulletin(self, settings: dict[str, Any]) -> BulletinConfig:
+        files = tuple(
+            (fmt, self.beside(settings[fmt])) for fmt in BULLETIN_FORMATS if fmt in settings
+        )
+        return BulletinConfig(files)
+
+    def backup(self, settings: dict[str, Any]) -> BackupConfig:
+        if "folder" in settings:
+            settings["folder"] = self.beside(settings["folder"])
+        return BackupConfig(**settings)
 
     def levels(self, document: Mapping[str, Any]) -> tuple[Level, ...]:
         if "levels" not in document:
