@@ -19,6 +19,7 @@ change. Rows and columns are 1-based, as in ANSI cursor moves.
 
 from __future__ import annotations
 
+import copy
 import functools
 import unicodedata
 from collections.abc import Sequence
@@ -355,6 +356,21 @@ class ScreenBuffer:
         self._draw_changes(pen)
         self._finish(pen, cursor_hidden=True)
         return "".join(pen.out)
+
+    def render_copy(self) -> str:
+        """The whole buffer drawn on a cleared terminal, as :meth:`render_full` draws it, for
+        a second terminal (someone watching): what the first is believed to show is kept.
+
+        >>> screen = ScreenBuffer(8, 2)
+        >>> _ = screen.put(1, 1, "Hi")
+        >>> screen.render_copy() == screen.render_full()
+        True
+        >>> screen.render_changes(), "Hi" in screen.render_copy()
+        ('', True)
+        """
+        twin = copy.copy(self)
+        twin._stale_rows = set()
+        return twin.render_full()
 
     def render_changes(self) -> str:
         """Draw only what changed since the last render; '' when nothing did."""

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Protocol
 
 from ansi.text import sanitize
@@ -41,11 +42,19 @@ class Call:
     task: asyncio.Task[object]
     terminal: Terminal
     since: float = field(default_factory=time.monotonic)
+    farewell: str | None = None  # set when the sysop ends the call: what the caller is told
 
     @property
     def alias(self) -> str:
         """The caller's alias once the visit knows it, made safe to show; else empty."""
         return sanitize(self.terminal.alias or "", 40)
+
+    def end(self, farewell: str) -> None:
+        """End the call (the sysop's kick): the visit is cancelled, so it saves and says
+        ``farewell``, as at a shutdown."""
+        if self.farewell is None:
+            self.farewell = farewell
+            self.task.cancel()
 
 
 class Nodes:
@@ -56,6 +65,8 @@ class Nodes:
         self._calls: dict[int, Call] = {}
         self._per_address: Counter[str] = Counter()
         self.closing: str | None = None  # the reason, once the door has begun to close
+        self.peak = 0  # most calls at once on :attr:`peak_day`
+        self.peak_day = date.today()
 
     def refusal(self, address: str) -> str | None:
         """Why a caller from ``address`` can't have a node now, or None if they can."""
@@ -84,6 +95,7 @@ class Nodes:
         call = Call(node, way, address, task, terminal)
         self._calls[node] = call
         self._per_address[address] += 1
+        self._count_peak()
         try:
             yield call
         finally:
@@ -91,6 +103,21 @@ class Nodes:
             self._per_address[address] -= 1
             if not self._per_address[address]:
                 del self._per_address[address]
+
+    def _count_peak(self) -> None:
+        today = date.today()
+        if today != self.peak_day:
+            self.peak, self.peak_day = 0, today
+        self.peak = max(self.peak, len(self._calls))
+
+    def peak_today(self) -> int:
+        """The most calls at once today (by the local clock), counting those on now."""
+        self._count_peak()
+        return self.peak
+
+    def call(self, node: int) -> Call | None:
+        """The call on ``node``, if any."""
+        return self._calls.get(node)
 
     @property
     def calls(self) -> list[Call]:

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 import telnetlib3
 
 from ansi.text import sanitize
-from door.net.nodes import Nodes
+from door.net.nodes import Call, Nodes
 from door.net.terminal import (
     DETECT_TIMEOUT,
     CallerGone,
@@ -249,11 +249,11 @@ class DoorServer:
     async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
         """Hold a node for the length of one call."""
         with self.nodes.hold("telnet", address, terminal) as call:
-            await self._visit_node(call.node, terminal, writer, address)
+            await self._visit_node(call, terminal, writer, address)
 
-    async def _visit_node(self, node: int, terminal: Terminal, writer: Any, address: str) -> None:
+    async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:
         """Detect the terminal, run the visit, and hang up saying how it ended."""
-        started = time.monotonic()
+        node, started = call.node, call.since
 
         async def visit() -> None:
             info = await _detect(terminal, writer, self._detect_timeout)
@@ -271,7 +271,13 @@ class DoorServer:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node)
 
-        await guard_visit(node, terminal, visit, on_cancel=lambda: self._closing or "")
+        await guard_visit(
+            node,
+            terminal,
+            visit,
+            on_cancel=lambda: call.farewell or self._closing or "",
+            cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
+        )
 
 
 async def guard_visit(
@@ -280,12 +286,14 @@ async def guard_visit(
     visit: Callable[[], Awaitable[None]],
     *,
     on_cancel: Callable[[], str] = lambda: "",
+    cancelled: Callable[[], str] = lambda: "shut down",
 ) -> str:
     """Run one visit, then hang up telling the caller how it ended; return the ending.
 
     The ending, also logged, is "finished", "idle", "time up", "caller gone" or "error"
     (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
-    (a shutdown) is told ``on_cancel()`` and the cancellation goes on. Used for each telnet
+    (a shutdown, or the sysop ending the call) is told ``on_cancel()``, its ending is
+    ``cancelled()``, and the cancellation goes on. Used for each telnet
     caller, and for the one caller of a door run by a BBS.
     """
     started = time.monotonic()
@@ -293,7 +301,7 @@ async def guard_visit(
     try:
         await visit()
     except asyncio.CancelledError:
-        farewell, ending = on_cancel(), "shut down"
+        farewell, ending = on_cancel(), cancelled()
         raise
     except VisitEnded as ended:
         farewell, ending = ended.farewell, _ending(ended)

@@ -322,6 +322,13 @@ class Terminal:
         self.echo = echo
         #: The caller's alias once known, for the log.
         self.alias: str | None = None
+        #: What the caller is doing ("main menu", "playing level 2, move 48"), for the sysop.
+        self.activity = "connecting"
+        #: Each gets every chunk of output sent, and its charset: the sysop watching.
+        self.watchers: list[Callable[[bytes, str], None]] = []
+        #: The caller's whole screen as it stands, for a watcher who starts now; the visit
+        #: sets it while a screen of its own is shown.
+        self.replay: Callable[[], str] | None = None
         self.on_notice: Callable[[str], str] | None = None
         self._time_warnings = tuple(sorted(time_warnings, reverse=True))
         self._drain_timeout = drain_timeout
@@ -337,6 +344,7 @@ class Terminal:
         self._tail = ""  # the text written since the last line break: the prompt
         self._tail_lost = False
         self._editing = ""  # the line being typed, as echoed
+        self._at_input = False  # waiting for the caller's keys, with all output sent
         self._closed = False
 
     # --- what the terminal is ------------------------------------------------------------
@@ -381,6 +389,11 @@ class Terminal:
     def deadline(self, deadline: float | None) -> None:
         self._deadline = deadline
         self._warned_at = math.inf  # a new deadline earns its own warnings
+
+    @property
+    def idle_seconds(self) -> float:
+        """Seconds since the caller's last key (or since the call began)."""
+        return time.monotonic() - self._last_key
 
     def seconds_left(self) -> float | None:
         """Seconds until :attr:`deadline`, or None when there is none."""
@@ -455,6 +468,7 @@ class Terminal:
         self._out.clear()
         try:
             self._writer.write(data)
+            self._mirror(data)
             async with asyncio.timeout(self._drain_timeout):
                 await self._writer.drain()
         except (OSError, EOFError) as error:  # TimeoutError is an OSError
@@ -481,6 +495,24 @@ class Terminal:
             self._closed = True
             self._out.clear()
             self._writer.close()
+
+    def tell(self, message: str) -> None:
+        """Show ``message`` (from the sysop) as a notice, without disturbing the caller's
+        typing: at once if they are waiting at a prompt, else with the door's next output."""
+        self._notice(message)
+        if not self._at_input or self._closed:
+            return
+        data = bytes(self._out)
+        self._out.clear()
+        try:
+            self._writer.write(data)  # sent as the line allows; the visit drains later
+        except (OSError, EOFError):
+            return
+        self._mirror(data)
+
+    def _mirror(self, data: bytes) -> None:
+        for watcher in self.watchers:
+            watcher(data, self.charset)
 
     def _emit(self, text: str) -> None:
         """Queue text that is not part of the door's page (echo, warnings)."""
@@ -575,7 +607,11 @@ class Terminal:
             idle_since = max(self._last_key, waiting_since)
             self._check_clocks(idle_since)
             await self.flush(check_time=False)
-            data = await self._read(self._until_next_check(idle_since))
+            self._at_input = True
+            try:
+                data = await self._read(self._until_next_check(idle_since))
+            finally:
+                self._at_input = False
             if data is not None:
                 self._keys.extend(self._parser.feed(self._decoder.feed(data)))
         self._last_key = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from ansi.screen import ScreenBuffer
 from door.config import Config
@@ -13,11 +14,21 @@ from door.store.records import User
 from door.views.board import Look, plain_lines
 
 
+class RunningDoor(Protocol):
+    """What a visit asks of the door serving it: its settings as they are now (the sysop may
+    have had sysop.toml read again), and to hear when a game ends (the bulletin)."""
+
+    @property
+    def config(self) -> Config: ...
+
+    def game_ended(self) -> None: ...
+
+
 @dataclass
 class Visit:
     """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file;
     ``solving`` the door's solver (None: hints from it, winnable deals and the deal of the
-    day are not offered)."""
+    day are not offered); ``door`` the running door, when there is one to ask."""
 
     terminal: Terminal
     store: Store
@@ -27,9 +38,25 @@ class Visit:
     bbs: str | None = None
     look: Look = field(default_factory=Look)
     solving: Solving | None = None
+    door: RunningDoor | None = None
 
     def __post_init__(self) -> None:
         self.look = replace(self.look, ansi=self.terminal.ansi)
+
+    def refresh(self) -> None:
+        """Take on the door's settings as they are now: called at each menu, so a level the
+        sysop changed is offered from the next menu on, never under a game in progress."""
+        if self.door is not None:
+            self.config = self.door.config
+
+    def game_ended(self) -> None:
+        """A game of this caller's has ended (won, stuck or resigned)."""
+        if self.door is not None:
+            self.door.game_ended()
+
+    def doing(self, activity: str) -> None:
+        """Say what the caller is doing, for the sysop's view of the nodes."""
+        self.terminal.activity = activity
 
     def adopt(self, user: User) -> None:
         """The caller is ``user``: take on their saved terminal choices."""
@@ -65,7 +92,8 @@ class Visit:
     def show(self, screen: ScreenBuffer) -> None:
         """Send a whole page: drawn in place (ANSI) or as plain lines."""
         if self.look.ansi:
-            self.terminal.write(screen.render_full())
-            return
-        lines = plain_lines(screen)
-        self.terminal.write("\r\n" + "\r\n".join(lines) + " ")
+            page = screen.render_full()
+        else:
+            page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
+        self.terminal.write(page)
+        self.terminal.replay = lambda: page  # the text only: the page's cells are let go

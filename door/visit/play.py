@@ -80,6 +80,16 @@ class GameScreen:
         else:
             terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
 
+    def replay(self) -> str:
+        """The board as the caller sees it now, whole (for the sysop who starts watching)."""
+        if self.look.ansi:
+            return self.buffer.render_copy()
+        return "\r\n" + "\r\n".join(plain_lines(self.buffer)) + " "
+
+    def tell_sysop(self) -> None:
+        """Say what the caller is doing, for the sysop's view of the nodes."""
+        self.visit.doing(f"playing level {self.level.number}, move {self.game.moves}")
+
     def say(self, text: str, style=MESSAGE) -> None:
         self.message, self.message_style = text, style
 
@@ -102,9 +112,11 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
     screen = GameScreen(visit, level, game)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
+    terminal.replay = screen.replay
+    screen.tell_sysop()
     try:
         if game.status != PLAYING:
-            return await _game_over(visit, screen)
+            return await _game_over(visit, screen, ended_now=False)
         screen.say(
             f"Deal {game.deal_number}. Type ? for help." if game.moves == 0 else "Welcome back."
         )
@@ -122,6 +134,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
                 return ended
     finally:
         terminal.on_notice = None
+        terminal.replay = None
 
 
 async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str) -> Outcome | None:
@@ -152,6 +165,7 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
         if await _confirm(visit, screen, "Resign this game and deal a new one? (Y/N) "):
             game.resign()
             await visit.store.finish_game(game_id, game)
+            visit.game_ended()
             return Outcome(game.status, next_deal=True)
         screen.say("You play on.")
         screen.draw()
@@ -163,6 +177,7 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
         screen.draw()
         return None
     await visit.store.record_play(game_id, game)
+    screen.tell_sysop()
     await _show_result(visit, screen, result)
     if game.status != PLAYING:
         return await _game_over(visit, screen)
@@ -201,8 +216,10 @@ async def _play_up(visit: Visit, screen: GameScreen, result: PlayResult) -> None
         await asyncio.sleep(FINISH_STEP_SECONDS)
 
 
-async def _game_over(visit: Visit, screen: GameScreen) -> Outcome:
+async def _game_over(visit: Visit, screen: GameScreen, *, ended_now: bool = True) -> Outcome:
     game = screen.game
+    if ended_now:
+        visit.game_ended()
     if game.status == WON:
         screen.say(
             f"You won! Final score {game.score}, in {game.moves} moves. Press Enter.", GOOD_NEWS

@@ -35,7 +35,7 @@ from door.views.pages import (
     welcome_lines,
 )
 from door.views.texts import rules_lines
-from door.visit.context import Visit
+from door.visit.context import RunningDoor, Visit
 from door.visit.daily import deal_of_the_day
 from door.visit.play import play_game
 
@@ -49,10 +49,16 @@ NEW = "NEW"
 
 
 async def telnet_visit(
-    terminal: Terminal, node: int, store: Store, config: Config, solving: Solving | None = None
+    terminal: Terminal,
+    node: int,
+    store: Store,
+    config: Config,
+    solving: Solving | None = None,
+    door: RunningDoor | None = None,
 ) -> None:
     """A telnet caller: welcome, log in or sign up, then the main menu."""
-    visit = Visit(terminal, store, config, node, solving=solving)
+    visit = Visit(terminal, store, config, node, solving=solving, door=door)
+    visit.doing("logging in")
     user = await log_in(visit)
     if user is None:
         return
@@ -182,6 +188,8 @@ async def main_menu(visit: Visit) -> None:
     message = ""
     while True:
         assert visit.user is not None
+        visit.refresh()
+        visit.doing("main menu")
         saved = await visit.store.unfinished_levels(visit.user.id)
         entries: list[PageLine] = [
             Text(f"Hello, {sanitize(visit.user.alias)}."),
@@ -215,12 +223,16 @@ async def main_menu(visit: Visit) -> None:
         elif key == "D" and visit.solving is not None:
             message = await deal_of_the_day(visit)
         elif key == "S":
+            visit.doing("reading the scoreboards")
             await scoreboards(visit)
         elif key == "M":
+            visit.doing("reading their statistics")
             await statistics(visit)
         elif key == "I":
+            visit.doing("reading the rules")
             await show_paged(visit, "The rules of Canfield", rules_lines(visit.config.levels))
         elif key == "T":
+            visit.doing("terminal settings")
             await settings(visit)
         else:
             message = "Press one of the keys shown."
@@ -228,6 +240,7 @@ async def main_menu(visit: Visit) -> None:
 
 async def choose_level(visit: Visit, why: str) -> Level | None:
     config = visit.config
+    visit.doing("choosing a level")
     lines: list[PageLine] = [Text(why), ""]
     lines += [Entry(str(level.number), level_line(level)) for level in config.levels]
     lines += ["", f"Enter plays level {config.default_level}; Q goes back."]
@@ -290,6 +303,7 @@ async def choose_and_play(visit: Visit) -> str:
         game_id, game = saved
         game.resign()
         await visit.store.finish_game(game_id, game)
+        visit.game_ended()
     return await new_game(visit, level, None)
 
 
