@@ -18,7 +18,7 @@ from typing import Any
 
 import aiosqlite
 
-from door.store.base import Clock, configure, utc_now
+from door.store.base import Clock, configure, stamp, utc_now
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.records import NotFound, StoreError
@@ -96,6 +96,12 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         """(users, games) in the database."""
         rows = await self._read("SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM games)")
         return int(rows[0][0]), int(rows[0][1])
+
+    async def games_today(self) -> int:
+        """Games started since midnight, the server's local time, by anyone."""
+        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        rows = await self._read("SELECT count(*) FROM games WHERE started >= ?", (stamp(midnight),))
+        return int(rows[0][0])
 
     async def integrity_check(self) -> list[str]:
         """SQLite's ``PRAGMA integrity_check``: ``["ok"]`` for a sound database."""

@@ -1,0 +1,44 @@
+"""Files the door writes for itself: owner-only, replaced whole, never through a symlink.
+
+>>> import tempfile, pathlib, stat
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = replace_file(pathlib.Path(folder) / "board.txt", b"scores")
+...     path.read_bytes(), oct(stat.S_IMODE(path.stat().st_mode))
+(b'scores', '0o600')
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
+
+
+def replace_file(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` in one step: a reader sees the old file or the new one.
+
+    The new file is made owner-only beside ``path`` under a name nobody can guess, created
+    exclusively (so an existing file or symlink there is never written through), flushed to
+    disk, then renamed over ``path`` (a symlink at ``path`` is replaced, not followed).
+    OSError if the folder can't be written.
+    """
+    descriptor, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def private_folder(path: Path) -> Path:
+    """Make the folder (and any missing parents) if it is missing; one made is owner-only."""
+    path.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+    return path
