@@ -8,14 +8,11 @@ import dataclasses
 import gc
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
-from door.net.telnet import DoorServer, run_server
-from door.net.terminal import Terminal
-from door.solving.pool import Solving
-from door.store import Store
-from door.visit.session import telnet_visit
+from door.service import Service
 
 log = logging.getLogger("door")
 
@@ -25,7 +22,8 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
         "serve",
         help="run the telnet door (the default command)",
         description="Listen for telnet callers with the settings of sysop.toml; the flags "
-        "override the file. Stops cleanly on Ctrl-C or SIGTERM, saving every game.",
+        "override the file. Stops cleanly on Ctrl-C or SIGTERM, saving every game; SIGHUP "
+        "reads sysop.toml again without hanging up anyone.",
     )
     add_arguments(serve)
     serve.set_defaults(run=run)
@@ -87,29 +85,9 @@ def settings(args: argparse.Namespace) -> Config:
     return dataclasses.replace(config, server=server)
 
 
-async def serve(config: Config) -> None:
-    async with await Store.open(config.server.database) as store:
-        # The solver's workers, and its background search for winnable deals and the day's
-        # deal, live as long as the server.
-        solving = Solving(store, config)
-
-        async def visit(terminal: Terminal, node: int) -> None:
-            await telnet_visit(terminal, node, store, config, solving)
-
-        def started(server: DoorServer) -> None:
-            log.info(
-                "Canfield door listening on %s port %d, database %s",
-                config.server.host,
-                server.port,
-                config.server.database,
-            )
-
-        solving.start()
-        try:
-            await run_server(config.server, visit, on_start=started)
-        finally:
-            await solving.close()
-    log.info("door stopped; database closed")
+async def serve(config: Config, reread: Callable[[], Config]) -> None:
+    """Serve until SIGINT or SIGTERM; SIGHUP reads sysop.toml again (``reread``)."""
+    await Service(config, reread).run()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,5 +98,5 @@ def run(args: argparse.Namespace) -> int:
         return 1
     set_up_logging()
     calm_garbage_collector()
-    asyncio.run(serve(config))
+    asyncio.run(serve(config, lambda: settings(args)))
     return 0

@@ -1,5 +1,6 @@
 """``canfield-door sysop``: the sysop's commands for users, scoreboards, bulletins, backups and
-the solver (``solve``, in :mod:`door.commands.solve`).
+the solver (``solve``, in :mod:`door.commands.solve`); and, over the running door's control
+socket, who, send, kick, watch, status and reload (in :mod:`door.commands.control`).
 
 Each command opens the database named in sysop.toml (or ``--database``), does one job and
 exits 0, or prints what went wrong to stderr and exits 1. The commands can run while the
@@ -55,7 +56,8 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     """Register ``sysop`` and its commands on the ``canfield-door`` parser."""
     sysop = subparsers.add_parser(
         "sysop",
-        help="manage users, scoreboards, bulletins and backups; solve deals",
+        help="manage users, scoreboards, bulletins and backups; solve deals; see and reach "
+        "the callers of the running door",
         description="The sysop's commands. They read sysop.toml for the levels and the "
         "database, and can run while the door is serving callers.",
     )
@@ -70,6 +72,9 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     _add_bulletin(commands, common)
     _add_backup(commands, common)
     solve.add_subcommand(commands)
+    from door.commands import control  # it builds on this module's tables and errors
+
+    control.add_subcommands(commands, common)
 
 
 def _add_common(parser: argparse.ArgumentParser, default: object) -> None:

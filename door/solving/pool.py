@@ -17,6 +17,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -51,8 +52,12 @@ def _end_with(door_pid: int) -> None:
     """In a worker process: exit when the door's process is gone, even killed with SIGKILL.
 
     Workers wait on a queue that they themselves hold open, so without this a door killed
-    hard would leave them (and the forkserver) behind for good.
+    hard would leave them (and the forkserver) behind for good. They ignore Ctrl-C and the
+    hang-up signal, which a terminal sends its whole process group: the door decides when
+    its workers end, and a worker killed under it would leave the pool broken.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     def watch() -> None:
         while True:
@@ -137,6 +142,12 @@ class Solving:
     @property
     def seconds(self) -> float:
         return self.config.solver.seconds
+
+    def reconfigure(self, config: Config) -> None:
+        """New settings (sysop.toml read again): the budget counts from the next question,
+        the levels and the stock of winnable deals from the background's next round, now."""
+        self.config = config
+        self._wake.set()
 
     async def verdict(self, position: Mapping[str, Any]) -> Verdict:
         """Can ``position`` be won? Within the configured budget."""

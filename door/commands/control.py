@@ -1,0 +1,372 @@
+"""``canfield-door sysop who|send|kick|watch|status|reload``: the sysop's live view of the
+running door, over its control socket (:mod:`door.control`).
+
+They find the socket beside the database that sysop.toml (or ``--database``) names, and
+work only for the user the door runs as (or root). A door that is not running is reported
+plainly, with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import socket
+import sys
+import termios
+import tty
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from ansi.text import sanitize
+from door.commands.sysop import AdminError, Column, _context, table
+from door.config import ConfigError
+from door.control import control_path
+
+ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
+WAYS = {"telnet": "telnet", "ssh": "SSH", "rlogin": "RLOGIN", "door": "door mode"}
+
+Run = Callable[[argparse.Namespace, Path], int]
+
+
+def add_subcommands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Register the live commands on ``canfield-door sysop``."""
+    _command(
+        commands,
+        common,
+        "who",
+        "list the callers on the door now",
+        _who,
+        "List each node in use: the caller's alias, how they came in, from where, what they "
+        "are doing and how long since their last key.",
+    )
+    send = _command(
+        commands,
+        common,
+        "send",
+        "show a line of text to one caller or all",
+        _send,
+        "Show a line on a caller's message line (in a game) or under their prompt, without "
+        "disturbing what they are typing.",
+    )
+    send.add_argument("node", metavar="NODE|all", help="the node number (see who), or all")
+    send.add_argument("text", nargs="+", metavar="TEXT", help="what to say")
+    kick = _command(
+        commands,
+        common,
+        "kick",
+        "end a caller's call, their game saved",
+        _kick,
+        "End the call on NODE: the caller is told why (REASON, if given) and their game is "
+        "saved, as at a shutdown.",
+    )
+    kick.add_argument("node", type=_node, metavar="NODE")
+    kick.add_argument("reason", nargs="*", metavar="REASON")
+    watch = _command(
+        commands,
+        common,
+        "watch",
+        "watch a caller's screen live",
+        _watch,
+        "Show the caller's screen on this terminal as it changes, read-only, until you press "
+        "a key or the caller hangs up. Best in an 80x24 (or larger) UTF-8 terminal.",
+    )
+    watch.add_argument("node", type=_node, metavar="NODE")
+    _command(
+        commands,
+        common,
+        "status",
+        "uptime, callers, games today, database and backups",
+        _status,
+        "Show how long the door has run, its callers now and the day's peak, the games "
+        "started today, the database's size and the last backup.",
+    )
+    _command(
+        commands,
+        common,
+        "reload",
+        "have the running door read sysop.toml again",
+        _reload,
+        "Have the running door read its sysop.toml again, as SIGHUP does, without hanging up "
+        "anyone. A file with a mistake is refused and the door keeps its settings.",
+    )
+
+
+def _command(
+    commands: argparse._SubParsersAction,
+    common: argparse.ArgumentParser,
+    name: str,
+    summary: str,
+    run: Run,
+    description: str,
+) -> argparse.ArgumentParser:
+    parser = commands.add_parser(name, help=summary, description=description, parents=[common])
+    parser.set_defaults(run=_runner(run))
+    return parser
+
+
+def _node(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a node number (see: sysop who)")
+    return int(text)
+
+
+def _runner(command: Run) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        if hasattr(sys.stdout, "reconfigure"):
+            sys.stdout.reconfigure(errors="replace")
+        try:
+            context = _context(args)
+            return command(args, control_path(context.database))
+        except (AdminError, ConfigError) as error:
+            print(f"canfield-door sysop: {error}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 1
+
+    return run
+
+
+# -- talking to the door -----------------------------------------------------------------------
+
+
+def _connect(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(ANSWER_TIMEOUT)
+    try:
+        sock.connect(str(path))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        raise AdminError(
+            f"the door is not running (nobody answers on {path}); start it with "
+            "canfield-door serve, or give the --config or --database it runs with"
+        ) from None
+    except PermissionError:
+        sock.close()
+        raise AdminError(
+            f"{path}: permission denied; only the user the door runs as (or root) may use it"
+        ) from None
+    except OSError as error:
+        sock.close()
+        raise AdminError(f"{path}: {error.strerror or error}") from None
+    return sock
+
+
+def _ask(sock: socket.socket, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """Send ``request``; the door's answer, and any bytes that came after it."""
+    with suppress(BrokenPipeError, ConnectionResetError):  # refused: its answer says why
+        sock.sendall(json.dumps(request).encode() + b"\n")
+    try:
+        received = b""
+        while b"\n" not in received:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    except TimeoutError:
+        raise AdminError(f"the door did not answer within {ANSWER_TIMEOUT:g} seconds") from None
+    except OSError as error:
+        raise AdminError(f"the door closed the connection: {error.strerror or error}") from None
+    line, _, rest = received.partition(b"\n")
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        raise AdminError("the door's answer could not be read") from None
+    if not answer.get("ok"):
+        raise AdminError(str(answer.get("error", "the door refused")))
+    return answer, rest
+
+
+def request(path: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """One request to the door at ``path``, and its answer; AdminError if it fails."""
+    with _connect(path) as sock:
+        return _ask(sock, request)[0]
+
+
+# -- the commands --------------------------------------------------------------------------
+
+
+def _who(args: argparse.Namespace, path: Path) -> int:
+    calls = request(path, {"command": "who"})["calls"]
+    if not calls:
+        print("Nobody is on.")
+        return 0
+    columns = [
+        Column("Node", right=True),
+        Column("Alias", limit=20),
+        Column("Way"),
+        Column("From", limit=39),
+        Column("Doing", limit=40),
+        Column("Idle", right=True),
+        Column("On", right=True),
+    ]
+    rows = [
+        [
+            str(call["node"]),
+            sanitize(call["alias"]) or "-",
+            WAYS.get(call["way"], sanitize(call["way"])),
+            sanitize(call["address"]),
+            sanitize(call["activity"]),
+            duration(call["idle"]),
+            duration(call["on"]),
+        ]
+        for call in calls
+    ]
+    for line in table(columns, rows):
+        print(line)
+    return 0
+
+
+def _send(args: argparse.Namespace, path: Path) -> int:
+    if args.node.lower() == "all":
+        node: int | str = "all"
+    else:
+        node = _node_or_error(args.node)
+    text = " ".join(args.text)
+    if not sanitize(text):
+        raise AdminError("nothing to send: the text is empty")
+    reached = request(path, {"command": "send", "node": node, "text": text})["nodes"]
+    if not reached:
+        print("Nobody is on.")
+    else:
+        nodes = ", ".join(str(n) for n in reached)
+        print(f"Sent to node{'s' if len(reached) > 1 else ''} {nodes}.")
+    return 0
+
+
+def _node_or_error(text: str) -> int:
+    try:
+        return _node(text)
+    except argparse.ArgumentTypeError as error:
+        raise AdminError(str(error)) from None
+
+
+def _kick(args: argparse.Namespace, path: Path) -> int:
+    reason = " ".join(args.reason)
+    request(path, {"command": "kick", "node": args.node, "reason": reason})
+    print(f"Ended the call on node {args.node}; the caller's game is saved.")
+    return 0
+
+
+def _status(args: argparse.Namespace, path: Path) -> int:
+    status = request(path, {"command": "status"})
+    for line in status_lines(status):
+        print(line)
+    return 0
+
+
+def status_lines(status: dict[str, Any]) -> list[str]:
+    """The answer to ``status`` as the sysop reads it.
+
+    >>> lines = status_lines({"version": "1.0", "started": "2026-11-30T17:00:00",
+    ...     "uptime": 90061, "callers": 2, "peak": 5, "max_nodes": 32, "games_today": 12,
+    ...     "users": 40, "games": 900, "database": "/srv/c.db", "database_bytes": 2500000,
+    ...     "backup_folder": None, "last_backup": None})
+    >>> print("\\n".join(lines))
+    Canfield door 1.0, up 1 day, 1:01:01 (since 2026-11-30 17:00)
+    Callers now: 2 of 32 nodes; most at once today: 5
+    Games started today: 12
+    Users: 40; games in all: 900
+    Database: /srv/c.db (2.4 MB)
+    Last backup: none ([backup] folder is not set in sysop.toml)
+    """
+    last = status["last_backup"]
+    if last is not None:
+        backup = f"{last['path']}, {last['made'].replace('T', ' ')} ({size(last['bytes'])})"
+    elif status["backup_folder"] is not None:
+        backup = f"none yet in {status['backup_folder']}"
+    else:
+        backup = "none ([backup] folder is not set in sysop.toml)"
+    return [
+        f"Canfield door {status['version']}, up {duration(status['uptime'])} "
+        f"(since {status['started'].replace('T', ' ')[:16]})",
+        f"Callers now: {status['callers']} of {status['max_nodes']} nodes; "
+        f"most at once today: {status['peak']}",
+        f"Games started today: {status['games_today']}",
+        f"Users: {status['users']}; games in all: {status['games']}",
+        f"Database: {status['database']} ({size(status['database_bytes'])})",
+        f"Last backup: {backup}",
+    ]
+
+
+def _reload(args: argparse.Namespace, path: Path) -> int:
+    answer = request(path, {"command": "reload"})
+    changes, restart = answer["changes"], answer["restart"]
+    print("The door has read its settings again." if changes else "Read again: nothing changed.")
+    for change in changes:
+        print(f"  {change}")
+    for change in restart:
+        print(f"  {change}: not changed; takes a restart of the door")
+    return 0
+
+
+def _watch(args: argparse.Namespace, path: Path) -> int:
+    with _connect(path) as sock:
+        answer, screen = _ask(sock, {"command": "watch", "node": args.node})
+        alias = sanitize(answer.get("alias", "")) or "a caller not yet logged in"
+        print(f"Watching node {args.node} ({alias}); press any key to stop.", file=sys.stderr)
+        out = sys.stdout.fileno()
+        if screen:
+            os.write(out, screen)
+        sock.settimeout(None)
+        keyboard = sys.stdin.fileno()
+        saved = termios.tcgetattr(keyboard) if os.isatty(keyboard) else None
+        try:
+            if saved is not None:
+                tty.setcbreak(keyboard)  # a key ends it at once, and is not echoed
+            _relay(sock, keyboard, out)
+        finally:
+            if saved is not None:
+                termios.tcsetattr(keyboard, termios.TCSADRAIN, saved)
+            os.write(out, b"\x1b[0m\x1b[?25h\r\n")
+    print(f"Stopped watching node {args.node}.")
+    return 0
+
+
+def _relay(sock: socket.socket, keyboard: int, out: int) -> None:
+    """Copy the caller's screen to ``out`` until a key, or the end of the call."""
+    watching = [sock, keyboard]
+    while True:
+        readable, _, _ = select.select(watching, [], [])
+        if keyboard in readable:
+            if os.read(keyboard, 1):
+                return
+            watching.remove(keyboard)  # no keyboard (end of input): watch to the end
+        if sock in readable:
+            data = sock.recv(65536)
+            if not data:
+                return
+            os.write(out, data)
+
+
+def duration(seconds: int) -> str:
+    """``0:07``, ``12:34``, ``1:02:03``, ``3 days, 4:05:06``.
+
+    >>> duration(7), duration(754), duration(3723), duration(3 * 86400 + 14706)
+    ('0:07', '12:34', '1:02:03', '3 days, 4:05:06')
+    """
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours}:{minutes:02d}:{secs:02d}" if hours or days else f"{minutes}:{secs:02d}"
+    if days:
+        return f"{days} day{'s' if days != 1 else ''}, {clock}"
+    return clock
+
+
+def size(count: int) -> str:
+    """A file's size, as people say it.
+
+    >>> size(512), size(2500000)
+    ('512 bytes', '2.4 MB')
+    """
+    if count < 1024:
+        return f"{count} bytes"
+    for unit in ("KB", "MB", "GB"):
+        count /= 1024
+        if count < 1024 or unit == "GB":
+            return f"{count:.1f} {unit}"
+    raise AssertionError("unreachable")

@@ -1,0 +1,286 @@
+"""The sysop's control channel: a Unix socket beside the database, for the running door.
+
+Only the door's own user (and root) can use it: the socket is made owner-only (0600), and
+each connection's peer is checked again (``SO_PEERCRED``), which also covers the moment
+between making the socket and setting its mode. ``canfield-door sysop who|send|kick|watch|
+status|reload`` (:mod:`door.commands.control`) is the client.
+
+The protocol is one JSON object a line. The client sends one request::
+
+    {"command": "who"}
+    {"command": "send", "node": 3, "text": "Back in five"}     (node "all": every caller)
+    {"command": "kick", "node": 3, "reason": "Maintenance"}
+    {"command": "watch", "node": 3}
+    {"command": "status"}
+    {"command": "reload"}
+
+and gets one answer, ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``. After the
+answer to ``watch``, the caller's screen follows as it is sent, UTF-8, until the call ends or
+the client closes the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import json
+import logging
+import os
+import socket
+import stat
+import struct
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any, Protocol
+
+from ansi.charset import decode
+from door.files import PRIVATE_FILE
+from door.net.nodes import Call
+
+log = logging.getLogger("door")
+
+REQUEST_LIMIT = 16384  # bytes of one request line
+REQUEST_TIMEOUT = 10.0  # seconds a client has to send its request
+WATCH_BACKLOG = 512  # chunks of screen a slow watcher may fall behind before being dropped
+SOCKET_PATH_LIMIT = 107  # bytes in a Unix socket's path (sun_path, less the final NUL)
+
+Answer = dict[str, Any]
+
+
+def control_path(database: Path) -> Path:
+    """Where the control socket of the door serving ``database`` is.
+
+    >>> control_path(Path("/srv/canfield/canfield.db"))
+    PosixPath('/srv/canfield/canfield.db.control')
+    """
+    return database.with_name(database.name + ".control")
+
+
+class Controlled(Protocol):
+    """What the control channel asks of the running door."""
+
+    def who(self) -> list[dict[str, Any]]: ...
+    def send(self, node: int | None, text: str) -> list[int]: ...
+    def kick(self, node: int, reason: str) -> bool: ...
+    def call(self, node: int) -> Call | None: ...
+    async def status(self) -> dict[str, Any]: ...
+    def reload(self) -> Answer: ...
+
+
+class ControlError(Exception):
+    """The control socket can't be made; the message says why."""
+
+
+class ControlServer:
+    """Listens on the control socket and answers the sysop's requests."""
+
+    def __init__(self, path: Path, door: Controlled) -> None:
+        self.path = path
+        self._door = door
+        self._server: asyncio.Server | None = None
+        self._clients: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        """Make the socket; ControlError if it can't be, or if a door already answers on it."""
+        if len(os.fsencode(self.path)) > SOCKET_PATH_LIMIT:
+            raise ControlError(f"{self.path}: the path is too long for a Unix socket")
+        await self._clear_stale()
+        try:
+            self._server = await asyncio.start_unix_server(
+                self._client, path=str(self.path), limit=REQUEST_LIMIT
+            )
+            os.chmod(self.path, PRIVATE_FILE)
+        except OSError as error:
+            raise ControlError(f"{self.path}: {error.strerror or error}") from None
+
+    async def _clear_stale(self) -> None:
+        """Remove a socket left by a door that is gone; refuse one a door answers on."""
+        try:
+            mode = self.path.lstat().st_mode
+        except FileNotFoundError:
+            return
+        if not stat.S_ISSOCK(mode):
+            raise ControlError(f"{self.path}: exists and is not a socket; move it away")
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 2)
+        except (OSError, TimeoutError):
+            self.path.unlink(missing_ok=True)  # nobody answers: left by a door that died
+            return
+        writer.close()
+        raise ControlError(f"{self.path}: another door is running with this database")
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            for task in list(self._clients):
+                task.cancel()
+            with suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 2)
+            self._server = None
+            with suppress(OSError):
+                self.path.unlink()
+
+    # --- one client --------------------------------------------------------------------
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._clients.add(task)
+        try:
+            if not _same_user(writer):
+                await _answer(writer, {"ok": False, "error": "permission denied"})
+                return
+            request = await _request(reader)
+            if request is None:
+                await _answer(writer, {"ok": False, "error": "not a request"})
+                return
+            await self._handle(request, reader, writer)
+        except (OSError, EOFError, asyncio.IncompleteReadError):
+            pass  # the client went away
+        except Exception:
+            log.exception("control: a request failed")
+            with suppress(Exception):
+                await _answer(writer, {"ok": False, "error": "the door failed; see its log"})
+        finally:
+            self._clients.discard(task)
+            writer.close()
+
+    async def _handle(
+        self, request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        command = request.get("command")
+        door = self._door
+        if command == "who":
+            await _answer(writer, {"ok": True, "calls": door.who()})
+        elif command == "status":
+            await _answer(writer, {"ok": True, **(await door.status())})
+        elif command == "reload":
+            await _answer(writer, door.reload())
+        elif command == "send":
+            node = request.get("node")
+            text = request.get("text")
+            if not isinstance(text, str) or not (node == "all" or _is_node(node)):
+                await _answer(writer, {"ok": False, "error": "send needs a node and a text"})
+                return
+            reached = door.send(None if node == "all" else node, text)
+            if not reached and node != "all":
+                await _answer(writer, _nobody(node))
+            else:
+                await _answer(writer, {"ok": True, "nodes": reached})
+        elif command == "kick":
+            node, reason = request.get("node"), request.get("reason", "")
+            if not _is_node(node) or not isinstance(reason, str):
+                await _answer(writer, {"ok": False, "error": "kick needs a node"})
+            elif door.kick(node, reason):
+                await _answer(writer, {"ok": True, "node": node})
+            else:
+                await _answer(writer, _nobody(node))
+        elif command == "watch":
+            node = request.get("node")
+            call = door.call(node) if _is_node(node) else None
+            if call is None:
+                await _answer(writer, _nobody(node))
+                return
+            await _answer(writer, {"ok": True, "node": node, "alias": call.alias})
+            await watch(call, reader, writer)
+        else:
+            await _answer(writer, {"ok": False, "error": f"no such command: {command!r}"})
+
+
+def _is_node(node: object) -> bool:
+    return isinstance(node, int) and not isinstance(node, bool) and node > 0
+
+
+def _nobody(node: object) -> Answer:
+    return {"ok": False, "error": f"nobody is on node {node}"}
+
+
+def _same_user(writer: asyncio.StreamWriter) -> bool:
+    """Whether the peer runs as the door's user, or as root."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return True  # the socket's mode alone guards it
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", credentials)
+    return uid in (os.getuid(), 0)
+
+
+async def _request(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    try:
+        line = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
+    except (TimeoutError, ValueError):  # ValueError: a line over the limit
+        return None
+    try:
+        request = json.loads(line)
+    except ValueError:
+        return None
+    return request if isinstance(request, dict) else None
+
+
+async def _answer(writer: asyncio.StreamWriter, answer: Answer) -> None:
+    writer.write(json.dumps(answer).encode() + b"\n")
+    await writer.drain()
+
+
+# --- watching a caller ----------------------------------------------------------------
+
+
+def _to_utf8() -> Callable[[bytes, str], bytes]:
+    """What a caller was sent, for the sysop's (UTF-8) terminal."""
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def convert(data: bytes, charset: str) -> bytes:
+        if charset == "cp437":
+            return decode(data, "cp437", glyphs=True).encode()
+        if charset == "utf-8":
+            return utf8.decode(data).encode()
+        return data
+
+    return convert
+
+
+async def watch(
+    call: Call,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> None:
+    """Send the caller's screen as it is now, then everything they are sent, until their
+    call ends or the watcher closes the connection (or sends anything)."""
+    terminal = call.terminal
+    chunks: asyncio.Queue[bytes | None] = asyncio.Queue(WATCH_BACKLOG)
+    convert = _to_utf8()
+
+    def watcher(data: bytes, charset: str) -> None:
+        with suppress(asyncio.QueueFull):  # a watcher far behind loses screens, not the caller
+            chunks.put_nowait(convert(data, charset))
+
+    def ended(_: object) -> None:
+        with suppress(asyncio.QueueFull):
+            chunks.put_nowait(None)
+
+    replay = terminal.replay
+    if replay is not None:
+        writer.write(replay().encode())
+    terminal.watchers.append(watcher)
+    call.task.add_done_callback(ended)
+    stop = asyncio.ensure_future(reader.read(1))
+    try:
+        while True:
+            chunk_waiter = asyncio.ensure_future(chunks.get())
+            done, _ = await asyncio.wait({chunk_waiter, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if stop in done:
+                chunk_waiter.cancel()
+                return
+            chunk = chunk_waiter.result()
+            if chunk is None:
+                writer.write(b"\r\n\x1b[0m\r\n[The caller has hung up.]\r\n")
+                await writer.drain()
+                return
+            writer.write(chunk)
+            await writer.drain()
+    finally:
+        stop.cancel()
+        with suppress(ValueError):
+            terminal.watchers.remove(watcher)
+        call.task.remove_done_callback(ended)

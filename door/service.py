@@ -1,0 +1,316 @@
+"""The telnet door at work, as ``canfield-door serve`` runs it: the listener, the store, the
+solver, the bulletin and backup keepers and the sysop's control channel, for as long as it
+runs, and what the sysop can do to it meanwhile.
+
+- SIGINT and SIGTERM close it: callers are told, their games are already saved.
+- SIGHUP (and ``canfield-door sysop reload``) read sysop.toml again (:meth:`Service.reload`).
+  A file that does not check is refused and logged with check-config's message; the door
+  keeps its settings. Otherwise: levels change from each caller's next menu on (a game in
+  progress keeps the rules it was dealt under); the limits count for new calls at once,
+  and for calls in progress only where they give more (a longer idle timeout or time limit
+  counts at once; a shorter one from the next call, so nobody is cut short by a change
+  made while they played); the solver, bulletin and backup settings from their next run.
+  The address, the port and the database need a restart: a change to them is logged.
+- The control channel (:mod:`door.control`) answers who, send, kick, watch, status and
+  reload.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import textwrap
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ansi.text import sanitize
+from door import __version__
+from door.config import Config, ConfigError, ServerConfig
+from door.control import ControlError, ControlServer, control_path
+from door.net.nodes import Call, Nodes
+from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer, start_server
+from door.net.terminal import DETECT_TIMEOUT, Terminal
+from door.reload import compare
+from door.solving.pool import Solving
+from door.store import Store
+from door.upkeep import BackupKeeper, BulletinKeeper
+from door.visit.session import telnet_visit
+
+log = logging.getLogger("door")
+
+MESSAGE_WIDTH = 76  # a sysop's message fits the game's message line
+REASON_LIMIT = 60
+
+
+class Service:
+    """One running door; :meth:`run` serves until a shutdown signal or :meth:`stop`.
+
+    ``reread`` reads sysop.toml again (with the command line's overrides), raising
+    ConfigError for a file that does not check.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        reread: Callable[[], Config],
+        *,
+        detect_timeout: float = DETECT_TIMEOUT,
+        bulletin_interval: float | None = None,
+    ) -> None:
+        self.config = config
+        self._reread = reread
+        self._detect_timeout = detect_timeout
+        self._bulletin_interval = bulletin_interval
+        self._started = time.monotonic()
+        self.started_at = datetime.now()
+        self.ready = asyncio.Event()
+        self.server: DoorServer | None = None
+        self._store: Store | None = None
+        self._solving: Solving | None = None
+        self._bulletins: BulletinKeeper | None = None
+        self._backups: BackupKeeper | None = None
+        self._control: ControlServer | None = None
+        self._closing: list[asyncio.Task[None]] = []
+
+    # --- running ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Open the database, listen, and serve until closed."""
+        loop = asyncio.get_running_loop()
+        async with await Store.open(self.config.server.database) as store:
+            self._store = store
+            # The solver's workers, and its background search for winnable deals and the
+            # day's deal, live as long as the server.
+            self._solving = solving = Solving(store, self.config)
+            self._bulletins = BulletinKeeper(store, lambda: self.config, **self._interval())
+            self._backups = BackupKeeper(store, lambda: self.config)
+            self.server = server = await start_server(
+                self.config.server, self._visit, detect_timeout=self._detect_timeout
+            )
+            handlers = {
+                signal.SIGINT: lambda: self._shut_down("SIGINT"),
+                signal.SIGTERM: lambda: self._shut_down("SIGTERM"),
+                signal.SIGHUP: self._hang_up_signal,
+            }
+            for number, handler in handlers.items():
+                loop.add_signal_handler(number, handler)
+            try:
+                await self._open_control(store.path)
+                solving.start()
+                self._bulletins.start()
+                self._backups.start()
+                log.info(
+                    "Canfield door listening on %s port %d, database %s",
+                    self.config.server.host,
+                    server.port,
+                    self.config.server.database,
+                )
+                self.ready.set()
+                await server.serve_forever()
+            finally:
+                for number in handlers:
+                    loop.remove_signal_handler(number)
+                await server.close(SHUTDOWN_MESSAGE)
+                if self._control is not None:
+                    await self._control.close()
+                await self._bulletins.close()
+                await self._backups.close()
+                await solving.close()
+        log.info("door stopped; database closed")
+
+    def _interval(self) -> dict[str, float]:
+        return {} if self._bulletin_interval is None else {"interval": self._bulletin_interval}
+
+    async def _open_control(self, database: Path) -> None:
+        control = ControlServer(control_path(database), self)
+        try:
+            await control.start()
+        except ControlError as error:
+            log.warning("no control channel for the sysop's commands: %s", error)
+            return
+        self._control = control
+        log.info("control socket %s", control.path)
+
+    async def _visit(self, terminal: Terminal, node: int) -> None:
+        assert self._store is not None
+        await telnet_visit(terminal, node, self._store, self.config, self._solving, door=self)
+
+    def _shut_down(self, name: str) -> None:
+        log.info("%s received", name)
+        if not self._closing and self.server is not None:  # a second signal changes nothing
+            self._closing.append(asyncio.create_task(self.server.close(SHUTDOWN_MESSAGE)))
+
+    def _hang_up_signal(self) -> None:
+        log.info("SIGHUP received: reading %s again", self.config.path)
+        self.reload()
+
+    async def stop(self) -> None:
+        """Close the door as SIGTERM does, and wait until it has."""
+        if self.server is not None:
+            await self.server.close(SHUTDOWN_MESSAGE)
+
+    @property
+    def nodes(self) -> Nodes:
+        assert self.server is not None
+        return self.server.nodes
+
+    # --- what a visit asks -----------------------------------------------------------------
+
+    def game_ended(self) -> None:
+        if self._bulletins is not None:
+            self._bulletins.game_ended()
+
+    # --- reload ----------------------------------------------------------------------------
+
+    def reload(self) -> dict[str, Any]:
+        """Read sysop.toml again and take it on (see the module); what happened, for the
+        control channel's answer."""
+        try:
+            fresh = self._reread()
+        except ConfigError as error:
+            log.error("settings not reloaded; the door keeps those it has: %s", error)
+            return {"ok": False, "error": str(error)}
+        reloaded = compare(self.config, fresh)
+        self._apply(reloaded.config)
+        if reloaded.changes:
+            log.info("settings reloaded from %s:", self.config.path)
+            for change in reloaded.changes:
+                log.info("  %s", change)
+        else:
+            log.info("settings reloaded from %s: nothing changed", self.config.path)
+        for change in reloaded.restart:
+            log.warning("  %s: not changed; takes a restart of the door", change)
+        return {"ok": True, "changes": list(reloaded.changes), "restart": list(reloaded.restart)}
+
+    def _apply(self, config: Config) -> None:
+        old, self.config = self.config, config
+        if self.server is not None:
+            self.server.config = config.server
+            self.server.nodes.limits = config.server
+            for call in self.server.nodes.calls:
+                _extend(call, old.server, config.server)
+        if self._solving is not None:
+            self._solving.reconfigure(config)
+        if self._bulletins is not None and config.bulletin != old.bulletin:
+            self._bulletins.game_ended()  # new files or formats: written at the next chance
+
+    # --- the sysop's live view ---------------------------------------------------------------
+
+    def who(self) -> list[dict[str, Any]]:
+        """Each call: node, alias, way in, address, what they are doing, idle and on time."""
+        now = time.monotonic()
+        return [
+            {
+                "node": call.node,
+                "alias": call.alias,
+                "way": call.way,
+                "address": sanitize(call.address, 60),
+                "activity": sanitize(call.terminal.activity, 60),
+                "idle": int(call.terminal.idle_seconds),
+                "on": int(now - call.since),
+            }
+            for call in self.nodes.calls
+        ]
+
+    def call(self, node: int) -> Call | None:
+        return self.nodes.call(node)
+
+    def send(self, node: int | None, text: str) -> list[int]:
+        """Show the sysop's ``text`` on a caller's message line (``node`` None: everyone's);
+        the nodes reached."""
+        calls = (
+            self.nodes.calls if node is None else [c for c in self.nodes.calls if c.node == node]
+        )
+        message = sysop_message(self.config.bbs.sysop, text)
+        for call in calls:
+            call.terminal.tell(message)
+            log.info("node %d: the sysop says: %s", call.node, message)
+        return [call.node for call in calls]
+
+    def kick(self, node: int, reason: str) -> bool:
+        """End the call on ``node`` politely, the game saved; False if nobody is on it."""
+        call = self.nodes.call(node)
+        if call is None:
+            return False
+        cleaned = sanitize(reason, REASON_LIMIT)
+        log.info(
+            "node %d%s: the sysop ends the call%s",
+            node,
+            f" ({call.alias})" if call.alias else "",
+            f": {cleaned}" if cleaned else "",
+        )
+        call.end(kick_farewell(cleaned))
+        return True
+
+    async def status(self) -> dict[str, Any]:
+        assert self._store is not None and self._backups is not None
+        users, games = await self._store.counts()
+        today = await self._store.games_today()
+        database = self._store.path
+        size = sum(
+            path.stat().st_size
+            for path in (database, database.with_name(database.name + "-wal"))
+            if path.exists()
+        )
+        last = self._backups.last()
+        folder = self.config.backup.folder
+        return {
+            "version": __version__,
+            "started": self.started_at.isoformat(timespec="seconds"),
+            "uptime": int(time.monotonic() - self._started),
+            "callers": len(self.nodes.calls),
+            "peak": self.nodes.peak_today(),
+            "max_nodes": self.config.server.max_nodes,
+            "games_today": today,
+            "users": users,
+            "games": games,
+            "database": str(database),
+            "database_bytes": size,
+            "backup_folder": None if folder is None else str(folder),
+            "last_backup": None
+            if last is None
+            else {
+                "path": str(last.path),
+                "made": last.made.isoformat(timespec="seconds"),
+                "bytes": last.size,
+            },
+        }
+
+
+def _extend(call: Call, old: ServerConfig, new: ServerConfig) -> None:
+    """Give a call in progress what a reload adds to its limits, never what it takes away."""
+    terminal = call.terminal
+    if new.idle_timeout >= terminal.idle_timeout:
+        terminal.idle_timeout, terminal.idle_warning = new.idle_timeout, new.idle_warning
+    if terminal.deadline is not None and old.time_limit > 0:
+        if new.time_limit == 0:
+            terminal.deadline = None
+        elif new.time_limit > old.time_limit:
+            terminal.deadline = call.since + 60 * new.time_limit
+
+
+def sysop_message(sysop: str, text: str) -> str:
+    """What a caller is shown of the sysop's message: cleaned, and cut between words to fit
+    the game's message line.
+
+    >>> sysop_message("Sysop", "Back in \\x1b[31mfive\\r\\n minutes")
+    'Sysop: Back in five minutes'
+    >>> len(sysop_message("Sysop", "word " * 40)) <= MESSAGE_WIDTH
+    True
+    """
+    line = f"{sanitize(sysop, 40)}: {sanitize(text)}"
+    return textwrap.shorten(line, MESSAGE_WIDTH, placeholder=" ...")
+
+
+def kick_farewell(reason: str) -> str:
+    """What a caller the sysop sends off is told.
+
+    >>> kick_farewell("Maintenance")
+    'The sysop has ended your call: Maintenance. Your game is saved.'
+    """
+    said = f": {reason.rstrip('.')}" if reason else ""
+    return f"The sysop has ended your call{said}. Your game is saved."

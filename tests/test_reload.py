@@ -1,0 +1,189 @@
+"""Reading sysop.toml again in a running ``canfield-door serve``: SIGHUP under load, a bad
+file, settings that need a restart, and a clean stop afterwards (no leaked semaphores)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from test_sysop_live import ROOT, write_config
+from test_visit import DEAL, play, sign_up, start_deal
+
+from door.config import Config, ServerConfig, load_config
+from door.reload import compare
+from door.store import Store
+
+WAIT = 30.0
+LEVEL_4 = """
+[[levels]]
+name = "Level 4 - Draw one, one pass"
+draw = 1
+passes = 1
+"""
+
+
+@dataclasses.dataclass
+class Serving:
+    process: subprocess.Popen
+    log: Path
+    port: int
+
+    def logged(self) -> str:
+        return self.log.read_text()
+
+    async def wait_logged(self, pattern: str, after: int = 0) -> str:
+        deadline = time.monotonic() + WAIT
+        while not re.search(pattern, self.logged()[after:]):
+            assert self.process.poll() is None, f"the door stopped:\n{self.logged()}"
+            assert time.monotonic() < deadline, f"{pattern!r} not logged:\n{self.logged()}"
+            await asyncio.sleep(0.05)
+        return self.logged()
+
+    def signal(self, number: int) -> int:
+        """Send a signal; how much of the log there was before it."""
+        mark = len(self.logged())
+        self.process.send_signal(number)
+        return mark
+
+
+async def serve(config: Path) -> Serving:
+    log = config.parent / "door.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "door", "serve", "--config", str(config)],
+            stderr=stderr,
+            stdin=subprocess.DEVNULL,
+            cwd=config.parent,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    serving = Serving(process, log, 0)
+    text = await serving.wait_logged(r"listening on \S+ port \d+")
+    serving.port = int(re.search(r"listening on \S+ port (\d+)", text).group(1))
+    return serving
+
+
+async def level_menu(caller) -> str:
+    await caller.key("P")
+    screen = await caller.wait_for("Level:")
+    await caller.key("Q")
+    await caller.wait_for("Your choice")
+    return screen
+
+
+async def test_sighup_under_load_drops_nobody_and_offers_the_new_level(tmp_path):
+    config = write_config(tmp_path)
+    door = await serve(config)
+    try:
+        callers = [await sign_up(door, f"Caller{n}", "secret1") for n in range(4)]
+        for caller in callers:
+            await start_deal(caller, DEAL)
+            await play(caller, "V", 1)
+
+        async def keep_playing(caller, first: int, last: int) -> None:
+            for move in range(first, last + 1):
+                await play(caller, "V", move)
+
+        playing = [asyncio.create_task(keep_playing(c, 2, 12)) for c in callers]
+        # The sysop edits the file while they play: a new level, level 2 worth more, fewer
+        # nodes, a shorter idle time, and a port that only a restart can change.
+        text = config.read_text() + LEVEL_4
+        text = text.replace("multiplier = 2", "multiplier = 5").replace("port = 0", "port = 2424")
+        text = text.replace("max_nodes = 32", "max_nodes = 8").replace(
+            "idle_timeout = 300", "idle_timeout = 200"
+        )
+        config.write_text(text)
+        mark = door.signal(signal.SIGHUP)
+        async with asyncio.timeout(WAIT):
+            await asyncio.gather(*playing)
+        log = (await door.wait_logged("settings reloaded", mark))[mark:]
+        assert "server.max_nodes: 32 -> 8" in log
+        assert "level 4 (Level 4 - Draw one, one pass) added" in log
+        assert "level 2 (Level 2 - Draw three): new rules" in log
+        assert "server.port: 0 -> 2424: not changed; takes a restart" in log
+
+        # Nobody was dropped; each game goes on under the rules it was dealt under.
+        for caller in callers:
+            await play(caller, "V", 13)
+            assert "Level 2 - Draw three" in caller.display()
+        # The next menu offers the new level, to callers already on and to a new one.
+        await callers[0].type("Q")
+        await callers[0].wait_for("Your choice")
+        assert "Level 4 - Draw one, one pass" in await level_menu(callers[0])
+        newcomer = await sign_up(door, "Newcomer", "secret1")
+        assert "Level 4 - Draw one, one pass" in await level_menu(newcomer)
+
+        # A file that does not check is refused with check-config's words; nothing changes.
+        config.write_text(text.replace("draw = 1\npasses = 1", "draw = 2\npasses = 1"))
+        checked = subprocess.run(
+            [sys.executable, "-m", "door", "check-config", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=WAIT,
+        )
+        assert checked.returncode == 1
+        mark = door.signal(signal.SIGHUP)
+        log = (await door.wait_logged("settings not reloaded", mark))[mark:]
+        assert checked.stderr.strip() in log
+        assert "Level 4 - Draw one, one pass" in await level_menu(newcomer)
+        for caller in callers[1:]:
+            await play(caller, "V", 14)
+
+        for caller in [*callers, newcomer]:
+            await caller.hang_up()
+    finally:
+        door.process.send_signal(signal.SIGTERM)
+        try:
+            status = door.process.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            door.process.kill()
+            raise
+    log = door.logged()
+    assert status == 0, log
+    assert "Traceback" not in log and "leaked" not in log, log
+
+    # Every play the callers saw is in the database, under level 2's first rules.
+    async with Store.open(tmp_path / "door.db", create=False) as store:
+        moves = {}
+        for n in range(4):
+            user = await store.find_user(f"Caller{n}")
+            assert user is not None
+            saved = await store.resume(user.id, 2)
+            assert saved is not None
+            moves[n] = saved[1].moves
+        variants = await store.variants()
+    assert moves == {0: 13, 1: 14, 2: 14, 3: 14}
+    assert [v.level for v in variants].count(2) == 1  # nobody has dealt under the new rules
+
+
+def test_compare_keeps_what_needs_a_restart_and_names_each_change():
+    running = Config()
+    fresh = dataclasses.replace(
+        running,
+        server=ServerConfig(host="127.0.0.1", database=Path("/elsewhere.db"), idle_timeout=100),
+        daily_games=3,
+        levels=running.levels[:2],
+    )
+    reloaded = compare(running, fresh)
+    assert reloaded.config.server.host == running.server.host
+    assert reloaded.config.server.database == running.server.database
+    assert reloaded.config.server.idle_timeout == 100
+    assert reloaded.config.levels == running.levels[:2]
+    assert set(reloaded.changes) == {
+        "server.idle_timeout: 300 -> 100",
+        "limits.daily_games: 0 -> 3",
+        "level 3 (Level 3 - One pass) removed",
+    }
+    assert [line.split(":")[0] for line in reloaded.restart] == ["server.host", "server.database"]
+
+
+def test_the_shipped_file_reloads_as_itself():
+    shipped = load_config(ROOT / "sysop.toml")
+    assert compare(shipped, load_config(ROOT / "sysop.toml")).changes == ()

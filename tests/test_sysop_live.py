@@ -1,0 +1,296 @@
+"""The sysop's live view of a running door: who, send, kick, watch, status and reload over the
+control socket, with the real ``canfield-door sysop`` client against real callers over TCP."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import site
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from test_visit import DEAL, log_in, play, sign_up, start_deal
+
+from door.config import load_config
+from door.control import control_path
+from door.service import Service
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 20.0
+
+
+def write_config(
+    folder: Path, *, extra: str = "", max_nodes: int = 32, edits: dict[str, str] | None = None
+) -> Path:
+    """The shipped sysop.toml, on 127.0.0.1 port 0, with its database in ``folder``; each
+    of ``edits`` replaced, and ``extra`` added at the end."""
+    text = (ROOT / "sysop.toml").read_text()
+    for old, new in (edits or {}).items():
+        assert old in text, old
+        text = text.replace(old, new)
+    text = text.replace('host = "0.0.0.0"', 'host = "127.0.0.1"').replace("port = 2323", "port = 0")
+    text = text.replace("max_nodes = 32", f"max_nodes = {max_nodes}")
+    text = text.replace("max_per_address = 4", "max_per_address = 16")  # callers share 127.0.0.1
+    text = text.replace('database = "canfield.db"', 'database = "door.db"')
+    path = folder / "sysop.toml"
+    path.write_text(text + extra)
+    return path
+
+
+@dataclass
+class LiveDoor:
+    service: Service
+    task: asyncio.Task[None]
+    config_path: Path
+
+    @property
+    def port(self) -> int:
+        assert self.service.server is not None
+        return self.service.server.port
+
+    @property
+    def store(self):
+        return self.service._store
+
+    @property
+    def config(self):
+        return self.service.config
+
+    @property
+    def socket(self) -> Path:
+        return control_path(self.service.config.server.database)
+
+
+async def start_live(folder: Path, bulletin_interval: float | None = None, **options) -> LiveDoor:
+    path = write_config(folder, **options)
+    service = Service(
+        load_config(path),
+        lambda: load_config(path),
+        detect_timeout=0.5,
+        bulletin_interval=bulletin_interval,
+    )
+    task = asyncio.create_task(service.run())
+    async with asyncio.timeout(WAIT):
+        await service.ready.wait()
+    return LiveDoor(service, task, path)
+
+
+@pytest.fixture
+async def live(tmp_path) -> AsyncIterator[LiveDoor]:
+    door = await start_live(tmp_path)
+    yield door
+    await door.service.stop()
+    async with asyncio.timeout(WAIT):
+        await door.task
+
+
+async def sysop(door: LiveDoor, *args: str, user: str | None = None) -> tuple[int, str, str]:
+    """Run ``canfield-door sysop ARGS`` against the door; (exit status, stdout, stderr)."""
+    python, path = sys.executable, str(ROOT)
+    if user is not None:
+        python, path = python_for(user)
+    command = [python, "-m", "door", "sysop", "--config", str(door.config_path), *args]
+    if user is not None:
+        command = ["runuser", "-u", user, "--", *command]
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    async with asyncio.timeout(WAIT):
+        out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_who_lists_each_caller_with_what_they_are_doing(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)
+    await play(alice, "V", 1)
+    bob = await sign_up(live, "Bob", "secret2")
+    status, out, err = await sysop(live, "who")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["Node", "Alias", "Way", "From", "Doing", "Idle", "On"]
+    assert lines[1].split()[:4] == ["1", "Alice", "telnet", "127.0.0.1"]
+    assert "playing level 2, move 1" in lines[1]
+    assert lines[2].split()[:4] == ["2", "Bob", "telnet", "127.0.0.1"]
+    assert "main menu" in lines[2]
+    assert "\x1b" not in out
+    await alice.hang_up()
+    await bob.hang_up()
+
+
+async def test_a_message_reaches_the_game_line_without_disturbing_typing(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)
+    await alice.type("V", enter=False)  # typing, not yet sent
+    await alice.wait_for(r"Command \(\? for help\): V")
+    status, out, err = await sysop(live, "send", "1", "Back in \x1b[2Jfive minutes")
+    assert status == 0, err
+    assert out.strip() == "Sent to node 1."
+    await alice.wait_for("Sysop: Back in five minutes")
+    assert alice.row(22).strip() == "Sysop: Back in five minutes"
+    assert alice.row(23).endswith("Command (? for help): V")
+    await alice.type("")  # the Enter that ends what was typed: the play goes through
+    await alice.wait_for(r"Moves\s+1\b")
+    await alice.hang_up()
+
+
+async def test_a_message_to_all_reaches_a_caller_at_a_menu(live):
+    alice = await sign_up(live)
+    bob = await sign_up(live, "Bob", "secret2")
+    status, out, _ = await sysop(live, "send", "all", "The door restarts at noon")
+    assert status == 0 and out.strip() == "Sent to nodes 1, 2."
+    for caller in (alice, bob):
+        await caller.wait_for("Sysop: The door restarts at noon")
+    await bob.key("S")  # the menu still answers
+    await bob.wait_for("Which board")
+    await alice.hang_up()
+    await bob.hang_up()
+
+
+async def test_kick_ends_the_call_politely_with_the_game_saved(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)
+    await play(alice, "V", 1)
+    await play(alice, "V", 2)
+    status, _, err = await sysop(live, "kick", "1", "Maintenance")
+    assert status == 0, err
+    await alice.wait_closed()
+    assert "The sysop has ended your call: Maintenance. Your game is saved." in alice.display()
+    again = await log_in(live)
+    await again.key("R")
+    await again.wait_for("Welcome back")
+    await again.wait_for(r"Moves\s+2\b")
+    await again.hang_up()
+    status, _, err = await sysop(live, "kick", "7")
+    assert status == 1 and "nobody is on node 7" in err
+
+
+async def test_watch_shows_the_callers_screen_live_until_a_key(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "door",
+        "sysop",
+        "--config",
+        str(live.config_path),
+        "watch",
+        "1",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdout is not None and process.stdin is not None
+    seen = b""
+
+    async def until(text: bytes) -> None:
+        nonlocal seen
+        async with asyncio.timeout(WAIT):
+            while text not in seen:
+                chunk = await process.stdout.read(4096)
+                assert chunk, f"watch ended before {text!r}: {seen[-500:]!r}"
+                seen += chunk
+
+    await until(b"Command (? for help)")  # the board as it stands, at once
+    await until(f"Deal {DEAL}".encode())
+    await alice.type("V")
+    await until(b"Moves")
+    await alice.wait_for(r"Moves\s+1\b")
+    await until(b"1")
+    process.stdin.write(b"q")
+    await process.stdin.drain()
+    async with asyncio.timeout(WAIT):
+        rest, err = await process.communicate()
+    assert process.returncode == 0
+    assert b"Stopped watching node 1." in rest
+    assert b"Watching node 1 (Alice)" in err
+    await alice.type("V")  # the caller never noticed
+    await alice.wait_for(r"Moves\s+2\b")
+    await alice.hang_up()
+
+
+async def test_status_tells_callers_peak_games_and_database(live):
+    alice = await sign_up(live)
+    bob = await sign_up(live, "Bob", "secret2")
+    await start_deal(alice, DEAL)
+    await bob.hang_up()
+    status, out, err = await sysop(live, "status")
+    assert status == 0, err
+    assert "Callers now: 1 of 32 nodes; most at once today: 2" in out
+    assert "Games started today: 1" in out
+    assert f"Database: {live.config.server.database}" in out
+    assert "Last backup: none" in out
+    await alice.hang_up()
+
+
+async def test_a_door_that_is_not_running_is_reported_plainly(tmp_path):
+    path = write_config(tmp_path)
+    door = LiveDoor(Service(load_config(path), lambda: load_config(path)), None, path)  # type: ignore[arg-type]
+    for command in (["who"], ["status"], ["reload"], ["send", "all", "hi"]):
+        status, out, err = await sysop(door, *command)
+        assert status == 1 and out == ""
+        assert "the door is not running" in err, err
+
+
+def python_for(user: str) -> tuple[str, str]:
+    """A Python that ``user`` may run, with this door and its packages on its path: the
+    tests' own, or (when it lives where only root may go, as pyenv's under /root do) the
+    system's, given the same packages (pure Python, read from the virtual environment)."""
+    path = os.pathsep.join([str(ROOT), *site.getsitepackages()])
+    for python in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
+        if python is None:
+            continue
+        probe = subprocess.run(
+            ["runuser", "-u", user, "--", python, "-c", "import door.control, aiosqlite"],
+            env={**os.environ, "PYTHONPATH": path},
+            capture_output=True,
+            timeout=WAIT,
+        )
+        if probe.returncode == 0:
+            return python, path
+    pytest.skip(f"no Python that {user} may run with the door's packages")
+
+
+needs_runuser = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("runuser") is None, reason="needs root and runuser"
+)
+
+
+@needs_runuser
+async def test_another_user_is_refused_the_control_socket():
+    # A folder every user may enter, so that only the socket's own mode stands in the way.
+    folder = Path(tempfile.mkdtemp(prefix="canfield-control-"))
+    try:
+        folder.chmod(0o755)
+        door = await start_live(folder)
+        try:
+            (folder / "sysop.toml").chmod(0o644)
+            assert stat.S_IMODE(door.socket.stat().st_mode) == 0o600
+            status, _, err = await sysop(door, "who", user="nobody")
+            assert status == 1 and "permission denied" in err, err
+            # Even with the socket's mode opened up, the door asks who is calling.
+            door.socket.chmod(0o666)
+            status, _, err = await sysop(door, "who", user="nobody")
+            assert status == 1 and "permission denied" in err, err
+            status, out, _ = await sysop(door, "who")
+            assert status == 0 and out.strip() == "Nobody is on."
+        finally:
+            await door.service.stop()
+            await door.task
+        assert not door.socket.exists()
+    finally:
+        shutil.rmtree(folder)
