@@ -16,6 +16,7 @@ the value given and what would be accepted, so the sysop can fix it without read
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import json
 import math
 import os
@@ -78,6 +79,53 @@ class ScoreboardConfig:
 
     high_scores: int = 10
     standings: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class SshConfig:
+    """The SSH listener: ``port`` None keeps it off. ``host_key`` None: the key file
+    :data:`HOST_KEY_NAME` beside the database, made on first start."""
+
+    port: int | None = None
+    host_key: Path | None = None
+
+
+HOST_KEY_NAME = "canfield-ssh-host-key"
+
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedBoard:
+    """A board whose callers come over RLOGIN: its tag (sent as ``[tag]alias``), the name
+    its callers are kept under, the networks it may connect from, and the shared secret."""
+
+    tag: str
+    name: str
+    addresses: tuple[IpNetwork, ...]
+    secret: str = field(repr=False)
+
+    def admits(self, address: str) -> bool:
+        """Whether a connection from ``address`` may come from this board."""
+        try:
+            peer = ipaddress.ip_address(address.split("%")[0])
+        except ValueError:
+            return False
+        if isinstance(peer, ipaddress.IPv6Address) and peer.ipv4_mapped is not None:
+            peer = peer.ipv4_mapped
+        return any(peer in network for network in self.addresses)
+
+
+@dataclass(frozen=True, slots=True)
+class RloginConfig:
+    """The RLOGIN listener for linked boards: ``port`` None keeps it off."""
+
+    port: int | None = None
+    boards: tuple[LinkedBoard, ...] = ()
+
+    def board(self, tag: str) -> LinkedBoard | None:
+        """The linked board with this tag (any letter case), or None."""
+        return next((b for b in self.boards if b.tag.casefold() == tag.casefold()), None)
 
 
 HINTS = ("off", "visible", "solver")
@@ -146,7 +194,14 @@ class Config:
     solver: SolverConfig = field(default_factory=SolverConfig)
     bulletin: BulletinConfig = field(default_factory=BulletinConfig)
     backup: BackupConfig = field(default_factory=BackupConfig)
+    ssh: SshConfig = field(default_factory=SshConfig)
+    rlogin: RloginConfig = field(default_factory=RloginConfig)
     path: Path = DEFAULT_CONFIG_PATH
+
+    @property
+    def host_key(self) -> Path:
+        """The SSH host key file: sysop.toml's ``[ssh] host_key``, or one beside the database."""
+        return self.ssh.host_key or self.server.database.parent / HOST_KEY_NAME
 
     def __post_init__(self) -> None:
         # The menu numbers levels 1, 2, ... in order; anything else would mislabel it.
@@ -398,8 +453,20 @@ _SECTIONS = (
     "solver",
     "bulletin",
     "backup",
+    "ssh",
+    "rlogin",
     "levels",
 )
+_SSH: dict[str, Check] = {
+    "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
+    "host_key": _plain("a file name"),
+}
+_RLOGIN: dict[str, Check] = {
+    "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
+}
+TAG_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,16}")
+SECRET_MIN, SECRET_MAX = 8, 64
+_BOARD_KEYS = ("tag", "name", "addresses", "secret")
 # What the door adds to a level, beside the engine's knobs.
 _DOOR_LEVEL_KEYS: dict[str, Check] = {"hints": _choice(HINTS), "winnable_only": _flag}
 _LEVEL_KEYS = ("name", *Variant.knob_names(), *_DOOR_LEVEL_KEYS)
@@ -456,8 +523,85 @@ class _Reader:
             default_level=default_level,
             levels=levels,
             solver=solver,
+            ssh=self.ssh(self.section(document, "ssh", _SSH)),
+            rlogin=self.rlogin(document),
             path=self.path,
         )
+
+    def ssh(self, settings: dict[str, Any]) -> SshConfig:
+        if "host_key" in settings:  # relative to sysop.toml's folder, as the database is
+            key = Path(settings["host_key"]).expanduser()
+            settings["host_key"] = _absolute(_absolute(self.path).parent / key)
+        return SshConfig(**settings)
+
+    def rlogin(self, document: Mapping[str, Any]) -> RloginConfig:
+        table = document.get("rlogin", {})
+        if not isinstance(table, dict):
+            raise self.refuse("rlogin", table, "an [rlogin] section")
+        settings = {key: value for key, value in table.items() if key != "boards"}
+        port = self.section({"rlogin": settings}, "rlogin", _RLOGIN).get("port")
+        tables = table.get("boards", [])
+        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+            raise self.refuse("rlogin.boards", tables, "[[rlogin.boards]] tables, one a board")
+        boards: list[LinkedBoard] = []
+        for number, board_table in enumerate(tables, start=1):
+            board = self.board(number, board_table)
+            for earlier in boards:
+                for what in ("tag", "name"):
+                    if getattr(earlier, what).casefold() == getattr(board, what).casefold():
+                        raise self.refuse(
+                            f"rlogin.boards[{number}].{what}",
+                            board_table[what],
+                            f"a {what} no other linked board has",
+                        )
+            boards.append(board)
+        return RloginConfig(port=port, boards=tuple(boards))
+
+    def board(self, number: int, table: Mapping[str, Any]) -> LinkedBoard:
+        where = f"rlogin.boards[{number}]"
+        for key, value in table.items():
+            if key not in _BOARD_KEYS:
+                raise ConfigError(
+                    self.path,
+                    f"{where}.{_key(key)} = {_shown(value)} is not a setting; "
+                    f"a linked board takes {', '.join(_BOARD_KEYS)}",
+                    f"{where}.{_key(key)}",
+                )
+        for key in _BOARD_KEYS:
+            if key not in table:
+                raise ConfigError(
+                    self.path,
+                    f"{where}.{key} is missing: every linked board needs {', '.join(_BOARD_KEYS)}",
+                    f"{where}.{key}",
+                )
+        tag, secret, addresses = table["tag"], table["secret"], table["addresses"]
+        if not isinstance(tag, str) or not TAG_PATTERN.fullmatch(tag):
+            raise self.refuse(f"{where}.tag", tag, "1 to 16 letters, digits, - or _, in quotes")
+        try:
+            name = _text(NAME_LIMIT)(table["name"])
+        except _Refused as refused:
+            raise self.refuse(f"{where}.name", table["name"], refused.accepted) from None
+        if (
+            not isinstance(secret, str)
+            or not SECRET_MIN <= len(secret) <= SECRET_MAX
+            or not all(char.isascii() and char.isprintable() and char != " " for char in secret)
+        ):
+            raise self.refuse(
+                f"{where}.secret",
+                "..." if isinstance(secret, str) else secret,  # a secret is not echoed
+                f"{SECRET_MIN} to {SECRET_MAX} ASCII letters, digits or signs, without "
+                "spaces, in quotes",
+            )
+        accepted = 'a list of IP addresses or networks, such as ["192.0.2.7", "2001:db8::/64"]'
+        if not isinstance(addresses, list) or not addresses:
+            raise self.refuse(f"{where}.addresses", addresses, accepted)
+        networks: list[IpNetwork] = []
+        for address in addresses:
+            try:
+                networks.append(ipaddress.ip_network(address, strict=False))
+            except (TypeError, ValueError):
+                raise self.refuse(f"{where}.addresses", address, accepted) from None
+        return LinkedBoard(tag, name, tuple(networks), secret)
 
     def section(
         self, document: Mapping[str, Any], name: str, checks: Mapping[str, Check]

@@ -32,13 +32,13 @@ from door import __version__
 from door.config import Config, ConfigError, ServerConfig
 from door.control import ControlError, ControlServer, control_path
 from door.net.nodes import Call, Nodes
-from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer, start_server
-from door.net.terminal import DETECT_TIMEOUT, Terminal
+from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer
+from door.net.terminal import DETECT_TIMEOUT
 from door.reload import compare
 from door.solving.pool import Solving
 from door.store import Store
 from door.upkeep import BackupKeeper, BulletinKeeper
-from door.visit.session import telnet_visit
+from door.ways import Ways, open_ways
 
 log = logging.getLogger("door")
 
@@ -69,6 +69,7 @@ class Service:
         self.started_at = datetime.now()
         self.ready = asyncio.Event()
         self.server: DoorServer | None = None
+        self.ways: Ways | None = None
         self._store: Store | None = None
         self._solving: Solving | None = None
         self._bulletins: BulletinKeeper | None = None
@@ -88,9 +89,10 @@ class Service:
             self._solving = solving = Solving(store, self.config)
             self._bulletins = BulletinKeeper(store, lambda: self.config, **self._interval())
             self._backups = BackupKeeper(store, lambda: self.config)
-            self.server = server = await start_server(
-                self.config.server, self._visit, detect_timeout=self._detect_timeout
+            self.ways = ways = await open_ways(
+                self.config, store, solving, door=self, detect_timeout=self._detect_timeout
             )
+            self.server = server = ways.telnet
             handlers = {
                 signal.SIGINT: lambda: self._shut_down("SIGINT"),
                 signal.SIGTERM: lambda: self._shut_down("SIGTERM"),
@@ -114,7 +116,7 @@ class Service:
             finally:
                 for number in handlers:
                     loop.remove_signal_handler(number)
-                await server.close(SHUTDOWN_MESSAGE)
+                await ways.close(SHUTDOWN_MESSAGE)
                 if self._control is not None:
                     await self._control.close()
                 await self._bulletins.close()
@@ -135,14 +137,10 @@ class Service:
         self._control = control
         log.info("control socket %s", control.path)
 
-    async def _visit(self, terminal: Terminal, node: int) -> None:
-        assert self._store is not None
-        await telnet_visit(terminal, node, self._store, self.config, self._solving, door=self)
-
     def _shut_down(self, name: str) -> None:
         log.info("%s received", name)
-        if not self._closing and self.server is not None:  # a second signal changes nothing
-            self._closing.append(asyncio.create_task(self.server.close(SHUTDOWN_MESSAGE)))
+        if not self._closing and self.ways is not None:  # a second signal changes nothing
+            self._closing.append(asyncio.create_task(self.ways.close(SHUTDOWN_MESSAGE)))
 
     def _hang_up_signal(self) -> None:
         log.info("SIGHUP received: reading %s again", self.config.path)
@@ -150,8 +148,8 @@ class Service:
 
     async def stop(self) -> None:
         """Close the door as SIGTERM does, and wait until it has."""
-        if self.server is not None:
-            await self.server.close(SHUTDOWN_MESSAGE)
+        if self.ways is not None:
+            await self.ways.close(SHUTDOWN_MESSAGE)
 
     @property
     def nodes(self) -> Nodes:
@@ -188,10 +186,9 @@ class Service:
 
     def _apply(self, config: Config) -> None:
         old, self.config = self.config, config
-        if self.server is not None:
-            self.server.config = config.server
-            self.server.nodes.limits = config.server
-            for call in self.server.nodes.calls:
+        if self.ways is not None:
+            self.ways.reconfigure(config)
+            for call in self.ways.nodes.calls:
                 _extend(call, old.server, config.server)
         if self._solving is not None:
             self._solving.reconfigure(config)

@@ -14,7 +14,7 @@ import pytest
 from door.config import SHIPPED_LEVELS
 from door.engine import Game, Variant
 from door.store import Store, StoreError
-from door.store.schema import MIGRATIONS
+from door.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 LEVEL_1, LEVEL_2, _ = SHIPPED_LEVELS
 DAY = date(2026, 11, 29)
@@ -59,7 +59,7 @@ async def test_a_version_1_database_keeps_its_saved_games(tmp_path: Path) -> Non
         with pytest.raises(StoreError, match="already has an unfinished game"):
             await store.start_game(1, LEVEL_2, Game.deal(LEVEL_2.variant, 8))
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 async def test_the_deal_of_the_day_is_apart_from_the_saved_game_of_its_level(

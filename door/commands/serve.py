@@ -51,6 +51,7 @@ def set_up_logging() -> None:
         format="%(asctime)s %(levelname)s %(message)s",
     )
     logging.getLogger("telnetlib3").setLevel(logging.WARNING)
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
 
 
 # Objects allocated between young collections, and young (then middle) collections between

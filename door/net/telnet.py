@@ -390,14 +390,20 @@ async def start_server(
     *,
     detect_timeout: float = DETECT_TIMEOUT,
     negotiate_timeout: float = NEGOTIATE_TIMEOUT,
+    nodes: Nodes | None = None,
 ) -> DoorServer:
     """Listen on ``config.host`` and ``config.port``, running ``visit(terminal, node)`` per caller.
 
     ``negotiate_timeout`` bounds the wait for telnet negotiation answers, ``detect_timeout``
-    the wait for the answer to the ANSI probe.
+    the wait for the answer to the ANSI probe; ``nodes`` is the table of nodes shared with the
+    other ways in (by default, one of the server's own).
     """
     server = DoorServer(
-        config, visit, detect_timeout=detect_timeout, negotiate_timeout=negotiate_timeout
+        config,
+        visit,
+        detect_timeout=detect_timeout,
+        negotiate_timeout=negotiate_timeout,
+        nodes=nodes,
     )
     await server._listen()
     return server

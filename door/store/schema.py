@@ -105,7 +105,11 @@ _VERSION_2 = (
     """,
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2)
+# Logging in over SSH with a key: the caller's public key, one OpenSSH line
+# ("ssh-ed25519 AAAA..."), or NULL for none.
+_VERSION_3 = ("ALTER TABLE users ADD COLUMN ssh_key TEXT",)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3)
 """Step N (1-based) takes a database from version N-1 to N."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -233,6 +233,27 @@ class UserStore(StoreBase):
             )
             return await user_by_id(db, user_id)
 
+    async def ssh_key(self, user_id: int) -> str | None:
+        """The SSH public key the user logs in with (an OpenSSH line), or None."""
+        rows = await self._read("SELECT ssh_key FROM users WHERE id = ?", (user_id,))
+        if not rows:
+            raise NotFound(f"no user {user_id}")
+        return rows[0][0]
+
+    async def set_ssh_key(self, user_id: int, key: str | None) -> None:
+        """Let the user log in over SSH with ``key`` (an OpenSSH public key line); None: not."""
+        async with self._transaction() as db:
+            await change_one(db, "UPDATE users SET ssh_key = ? WHERE id = ?", (key, user_id))
+
+    async def user_with_ssh_key(self, alias: str, key: str) -> User | None:
+        """The caller (not a BBS's) with this alias, if ``key`` is the SSH key they added."""
+        rows = await self._read(
+            f"SELECT {USER_COLUMNS} FROM users "
+            "WHERE bbs_key = '' AND alias_key = ? AND ssh_key = ?",
+            (alias_key(alias), key),
+        )
+        return to_user(rows[0]) if rows else None
+
     async def touch(self, user_id: int) -> None:
         """The user was here just now."""
         async with self._transaction() as db:

@@ -1,7 +1,9 @@
 """A caller's visit: welcome, log in, the main menu and everything it leads to.
 
-The same visit serves a telnet caller (:func:`telnet_visit`, after a log in) and a caller a
-BBS sends with a drop file (:func:`run_visit` with the user already known).
+The same visit serves a telnet caller (:func:`telnet_visit`, after a log in), an SSH caller
+(:func:`ssh_visit`, logged in by SSH), a linked board's caller over RLOGIN
+(:func:`linked_visit`) and a caller a BBS sends with a drop file (:func:`run_visit` with the
+user already known).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from door.config import Config, Level
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
+from door.net.ssh import public_key_line
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import AliasTaken, Store
@@ -62,6 +65,41 @@ async def telnet_visit(
     user = await log_in(visit)
     if user is None:
         return
+    await run_visit(visit, user)
+
+
+async def ssh_visit(
+    terminal: Terminal,
+    node: int,
+    store: Store,
+    config: Config,
+    solving: Solving | None,
+    user: User | None,
+    door: RunningDoor | None = None,
+) -> None:
+    """An SSH caller, logged in by SSH as ``user``, or None to sign up first."""
+    visit = Visit(terminal, store, config, node, solving=solving, door=door)
+    if user is None:
+        user = await sign_up(visit, "")
+        if user is None:
+            return
+    await run_visit(visit, user)
+
+
+async def linked_visit(
+    terminal: Terminal,
+    node: int,
+    store: Store,
+    config: Config,
+    solving: Solving | None,
+    alias: str,
+    board: str,
+    door: RunningDoor | None = None,
+) -> None:
+    """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu."""
+    terminal.alias = alias
+    user = await store.drop_file_user(alias, board)
+    visit = Visit(terminal, store, config, node, bbs=board, solving=solving, door=door)
     await run_visit(visit, user)
 
 
@@ -461,6 +499,13 @@ async def settings(visit: Visit) -> None:
             Entry("A", f"ANSI colour screen: {'on' if visit.look.ansi else 'off (plain text)'}"),
             Entry("S", f"Character set: {terminal.charset}"),
             Entry("L", f"Suits drawn as: {'letters' if visit.look.suit_letters else 'symbols'}"),
+        ]
+        user = visit.user
+        ssh_key = None
+        if user is not None and user.bbs is None:  # a BBS's callers log in at their BBS
+            ssh_key = await visit.store.ssh_key(user.id)
+            lines.append(Entry("K", f"SSH key for logging in: {'added' if ssh_key else 'none'}"))
+        lines += [
             Entry("Q", "Back to the menu"),
             "",
             "Card suits in this character set: ♥ ♦ ♣ ♠",
@@ -477,6 +522,47 @@ async def settings(visit: Visit) -> None:
             await visit.set_look(charset=order[(order.index(terminal.charset) + 1) % 3])
         elif key == "L":
             await visit.set_look(suit_letters=not visit.look.suit_letters)
+        elif key == "K" and user is not None and user.bbs is None:
+            message = await ssh_key_setting(visit, user, ssh_key)
+            continue
         elif key in ("Q", "\r"):
             return
         message = "Saved for your next call."
+
+
+SSH_KEY_LENGTH = 1000  # an RSA key of 4096 bits is some 740 characters
+
+
+async def ssh_key_setting(visit: Visit, user: User, ssh_key: str | None) -> str:
+    """Add the SSH public key the caller pastes, or remove theirs; the message to show."""
+    if ssh_key is not None:
+        answer = await _ask(
+            visit,
+            "SSH key",
+            [Text("You log in over SSH with a key, or with your password."), ""],
+            "Remove your SSH key? (Y/N) ",
+            max_length=3,
+        )
+        if answer.upper() not in ("Y", "YES"):
+            return ""
+        await visit.store.set_ssh_key(user.id, None)
+        return "SSH key removed: over SSH you log in with your password."
+    text = await _ask(
+        visit,
+        "SSH key",
+        [
+            "Over SSH you can log in with a key instead of your password. Paste your",
+            "public key: one line, as in the file id_ed25519.pub of your .ssh folder.",
+            "",
+        ],
+        "Key (Enter to go back): ",
+        max_length=SSH_KEY_LENGTH,
+    )
+    if not text:
+        return ""
+    line = public_key_line(text)
+    if line is None:
+        return "That is not an SSH public key. Nothing was changed."
+    await visit.store.set_ssh_key(user.id, line)
+    log.info("node %d: %s added an SSH key", visit.node, sanitize(user.alias))
+    return "SSH key added: log in with it on your next call over SSH."

@@ -1,0 +1,397 @@
+"""The SSH server: callers log in at their client's own password prompt, then visit as over
+telnet.
+
+asyncssh does the protocol. A caller's alias is the SSH user name and their door password the
+SSH password, checked by the door's own check (scrypt, through ``check_password``), with the
+telnet log-in's throttling: each wrong password answers later than the last, and after
+``login_tries`` of them the connection is closed. The user ``new``, with any password, is let
+in to sign up. A caller who has added an SSH key to their settings may log in with it
+(``check_key``).
+
+A connection holds no node until its session starts: a client that never finishes its key
+exchange or its log in only waits to be cut off after ``login_timeout`` seconds. The session's
+TERM and window size come with its pty request, and a change of window size is followed. From
+there the caller's bytes reach the same :class:`~door.net.terminal.Terminal` as a telnet
+caller's, through :class:`SshReader` and :class:`SshWriter`, and the visit is guarded the same
+way (:func:`~door.net.telnet.guard_visit`).
+
+The host key is made on first start (Ed25519, owner-only permissions) unless it exists, and its
+fingerprint is logged so the sysop can publish it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+
+from ansi.text import sanitize
+from door.net.nodes import Nodes
+from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, ServerSettings, guard_visit
+from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
+
+log = logging.getLogger("door")
+
+NEW_CALLER = "new"  # the SSH user name, any password, that leads to signing up
+LOGIN_TIMEOUT = 60.0  # seconds from connecting to logged in, key exchange included
+CLOSE_TIMEOUT = 5.0  # seconds for a session's last bytes to go before the line is cut
+NO_COMMANDS_MESSAGE = "This door runs no commands: connect without one to play."
+
+#: ``check_password(alias, password)`` or ``check_key(alias, key)`` (an OpenSSH public key
+#: line): who the caller is, or None.
+Check = Callable[[str, str], Awaitable[object | None]]
+#: ``visit(terminal, node, who)``: ``who`` is what a check returned, or None for a new caller.
+SshVisit = Callable[[Terminal, int, object | None], Awaitable[None]]
+
+
+class NewCaller:
+    """Who a caller is when they came in as ``new``: nobody yet."""
+
+
+# --- the host key ---------------------------------------------------------------------------
+
+
+def load_host_key(path: Path) -> asyncssh.SSHKey:
+    """The host key in ``path``, made there first (owner-only) if there is no such file."""
+    if not path.exists():
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # O_EXCL: never overwrite a key that appeared meanwhile; 0600 from the first byte.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as file:
+            file.write(key.export_private_key())
+        log.info("made a new SSH host key in %s", path)
+    return asyncssh.read_private_key(path)
+
+
+def public_key_line(text: str) -> str | None:
+    """A public key as a caller pastes it, as the door keeps it (``type base64``), or None
+    when it is not one.
+
+    >>> public_key_line("not a key") is None
+    True
+    """
+    try:
+        key = asyncssh.import_public_key(text.strip())
+    except (asyncssh.KeyImportError, ValueError, TypeError):
+        return None
+    return _key_line(key)
+
+
+def _key_line(key: asyncssh.SSHKey) -> str:
+    return " ".join(key.export_public_key("openssh").decode("ascii").split()[:2])
+
+
+# --- the caller's bytes, for Terminal -------------------------------------------------------
+
+
+class SshReader:
+    """``async read(n)`` from a session's standard input; b"" at the end or a broken line.
+
+    A change of the client's window size arrives as an exception on read; it is passed to
+    ``on_resize(width, height)`` and reading goes on.
+    """
+
+    def __init__(self, process: asyncssh.SSHServerProcess) -> None:
+        self._stdin = process.stdin
+        self.on_resize: Callable[[int, int], None] = lambda width, height: None
+
+    async def read(self, n: int) -> bytes:
+        while True:
+            try:
+                data = await self._stdin.read(n)
+            except asyncssh.TerminalSizeChanged as change:
+                self.on_resize(change.width, change.height)
+                continue
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                continue  # nothing a door does with a break or a signal
+            except asyncssh.Error:
+                return b""
+            return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
+class SshWriter:
+    """``write``, ``async drain`` and ``close`` on a session's standard output.
+
+    Closing ends the session once what was written has gone; :meth:`finish` then closes the
+    connection, so that a client keeping it open holds nothing.
+    """
+
+    def __init__(self, process: asyncssh.SSHServerProcess) -> None:
+        self._process = process
+
+    def write(self, data: bytes) -> None:
+        self._process.stdout.write(data)
+
+    async def drain(self) -> None:
+        try:
+            await self._process.stdout.drain()
+        except asyncssh.Error as error:
+            raise ConnectionError(str(error)) from error
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, asyncssh.Error):
+            self._process.exit(0)  # the channel closes after its last bytes
+
+    async def finish(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Close the session, wait (a bounded time) for it to close, then the connection."""
+        self.close()
+        with contextlib.suppress(TimeoutError, OSError, asyncssh.Error):
+            async with asyncio.timeout(timeout):
+                await self._process.wait_closed()
+        connection = self._process.get_extra_info("connection")
+        if connection is not None:
+            connection.close()
+
+
+# --- logging in -----------------------------------------------------------------------------
+
+
+class _LogIn(asyncssh.SSHServer):
+    """One connection's log in: who each user name proved to be, and the wrong passwords."""
+
+    def __init__(self, door: SshDoor) -> None:
+        self._door = door
+        self._connection: asyncssh.SSHServerConnection | None = None
+        self._address = "unknown"
+        self._failures = 0
+        self.proved: dict[str, object] = {}  # user name -> who the door's check found
+
+    def connection_made(self, connection: asyncssh.SSHServerConnection) -> None:
+        self._connection = connection
+        peer = connection.get_extra_info("peername")
+        self._address = str(peer[0]) if peer else "unknown"
+        connection.set_extra_info(door_login=self)
+        self._door._pending.add(connection)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._connection is not None:
+            self._door._pending.discard(self._connection)
+
+    def auth_completed(self) -> None:
+        if self._connection is not None:
+            self._door._pending.discard(self._connection)
+
+    def begin_auth(self, username: str) -> bool:
+        return True  # every caller logs in
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    async def validate_password(self, username: str, password: str) -> bool:
+        if username.casefold() == NEW_CALLER:
+            self.proved[username] = NewCaller()
+            return True
+        who = await self._door.check_password(username, password)
+        if who is not None:
+            self.proved[username] = who
+            return True
+        self._failures += 1
+        log.info("ssh: wrong password for %s from %s", sanitize(username, 40), self._address)
+        if self._failures >= self._door.login_tries:
+            assert self._connection is not None
+            self._connection.disconnect(
+                asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "Too many wrong passwords. Goodbye."
+            )
+            return False
+        await asyncio.sleep(self._door.login_delay * 2 ** (self._failures - 1))  # slower each time
+        return False
+
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if username.casefold() == NEW_CALLER:
+            return False
+        who = await self._door.check_key(username, _key_line(key))
+        if who is None:
+            return False
+        self.proved[username] = who
+        return True
+
+
+# --- the server -----------------------------------------------------------------------------
+
+
+class SshDoor:
+    """A listening SSH door: made by :func:`start_ssh`, ended by :meth:`close`."""
+
+    def __init__(
+        self,
+        config: ServerSettings,
+        visit: SshVisit,
+        nodes: Nodes,
+        *,
+        check_password: Check,
+        check_key: Check,
+        login_tries: int = 3,
+        login_delay: float = 1.0,
+        login_timeout: float = LOGIN_TIMEOUT,
+        detect_timeout: float = DETECT_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self.nodes = nodes
+        self.check_password = check_password
+        self.check_key = check_key
+        self.login_tries = login_tries
+        self.login_delay = login_delay
+        self.login_timeout = login_timeout
+        self._visit = visit
+        self._detect_timeout = detect_timeout
+        self._server: asyncssh.SSHAcceptor | None = None
+        self._pending: set[asyncssh.SSHServerConnection] = set()
+        self._port = 0
+        self._closing: str | None = None
+        self._closed = asyncio.Event()
+
+    async def _listen(self, host: str, port: int, host_key: Path) -> None:
+        key = load_host_key(host_key)
+        self._server = await asyncssh.create_server(
+            lambda: _LogIn(self),
+            host,
+            port,
+            server_host_keys=[key],
+            process_factory=self._session,
+            encoding=None,  # bytes: the caller's charset is the Terminal's business
+            line_editor=False,
+            login_timeout=self.login_timeout,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            keepalive_interval=60,
+            keepalive_count_max=3,
+        )
+        sockets = self._server.sockets
+        self._port = int(sockets[0].getsockname()[1]) if sockets else port
+        log.info(
+            "listening for SSH on %s port %d; host key %s, fingerprint %s",
+            host,
+            self._port,
+            host_key,
+            key.get_fingerprint("sha256"),
+        )
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the real one when the configuration said 0)."""
+        return self._port
+
+    async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
+        """Tell SSH callers ``reason``, end their visits, and stop listening."""
+        if self._closing is not None:
+            await self._closed.wait()
+            return
+        self._closing = reason
+        self.nodes.closing = self.nodes.closing or reason
+        if self._server is not None:
+            self._server.close()
+        for connection in list(self._pending):  # not logged in yet: nothing to save
+            connection.close()
+        tasks = [call.task for call in self.nodes.calls if call.way == "ssh"]
+        log.info("closing SSH with %d caller(s) on", len(tasks))
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        if self._server is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(grace):
+                    await self._server.wait_closed()
+        self._closed.set()
+
+    # --- one session ----------------------------------------------------------------------
+
+    async def _session(self, process: asyncssh.SSHServerProcess) -> None:
+        """asyncssh runs this in a task of its own per session; nothing may escape it."""
+        peer = process.get_extra_info("peername")
+        address = str(peer[0]) if peer else "unknown"
+        reader, writer = SshReader(process), SshWriter(process)
+        terminal = Terminal(
+            reader,
+            writer,
+            idle_timeout=self.config.idle_timeout,
+            idle_warning=self.config.idle_warning,
+        )
+        try:
+            if process.command is not None or process.subsystem is not None:
+                await terminal.hang_up(NO_COMMANDS_MESSAGE)
+                return
+            login: _LogIn | None = process.get_extra_info("door_login")
+            username = process.get_extra_info("username") or ""
+            who = None if login is None else login.proved.get(username)
+            if who is None:  # asyncssh let in nobody the door did not prove; never expected
+                await terminal.hang_up("Please log in again.")
+                return
+            refusal = self.nodes.refusal(address)
+            if refusal is not None:
+                log.info("refused SSH %s: %s", address, refusal)
+                await terminal.hang_up(refusal)
+                return
+            with self.nodes.hold("ssh", address, terminal) as call:
+                await self._visit_node(call.node, process, reader, terminal, address, who)
+        except Exception:  # a fault here, outside any visit; keep serving
+            log.exception("SSH connection from %s failed", address)
+            await terminal.hang_up("Sorry, something went wrong. Your game is saved.")
+        finally:
+            await writer.finish()
+
+    async def _visit_node(
+        self,
+        node: int,
+        process: asyncssh.SSHServerProcess,
+        reader: SshReader,
+        terminal: Terminal,
+        address: str,
+        who: object,
+    ) -> None:
+        started = time.monotonic()
+
+        def resize(width: int, height: int) -> None:
+            width, height = screen_size((width, height))
+            terminal.info = replace(terminal.info, width=width, height=height)
+
+        async def visit() -> None:
+            term_type = sanitize(process.get_terminal_type() or "", 40)
+            width, height, _, _ = process.get_terminal_size()
+            size = (width, height) if width and height else None
+            info = await terminal.detect(
+                term_type=term_type, size=size, timeout=self._detect_timeout
+            )
+            reader.on_resize = resize
+            log.info(
+                "node %d: SSH connect from %s, %s %dx%d, %s, %s",
+                node,
+                address,
+                info.term_type,
+                info.width,
+                info.height,
+                "ANSI" if info.ansi else "no ANSI",
+                info.charset,
+            )
+            if self.config.time_limit > 0:
+                terminal.deadline = started + 60 * self.config.time_limit
+            await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)
+
+        await guard_visit(node, terminal, visit, on_cancel=lambda: self._closing or "")
+
+
+async def start_ssh(
+    config: ServerSettings,
+    port: int,
+    host_key: Path,
+    visit: SshVisit,
+    nodes: Nodes,
+    **options: Any,
+) -> SshDoor:
+    """Listen for SSH on ``config.host`` and ``port``; ``options`` as :class:`SshDoor` takes."""
+    door = SshDoor(config, visit, nodes, **options)
+    await door._listen(config.host, port, host_key)
+    return door

@@ -1,0 +1,102 @@
+"""The ways in a running door listens on: telnet always, SSH and RLOGIN when sysop.toml gives
+them a port. Every way shares one table of nodes (:class:`~door.net.nodes.Nodes`), so the
+limits count every caller once, and each hands its callers to the same visit."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from door.config import Config
+from door.net.nodes import Nodes
+from door.net.ssh import SshDoor, start_ssh
+from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, DoorServer, start_server
+from door.net.terminal import DETECT_TIMEOUT, Terminal
+from door.solving.pool import Solving
+from door.store import Store, User
+from door.visit.context import RunningDoor
+from door.visit.session import (
+    LOGIN_DELAY,
+    LOGIN_TRIES,
+    PASSWORD_LENGTH,
+    ssh_visit,
+    telnet_visit,
+)
+
+
+@dataclass
+class Ways:
+    """The listening ways in; ``ssh`` is None when sysop.toml leaves it off."""
+
+    nodes: Nodes
+    telnet: DoorServer
+    ssh: SshDoor | None = None
+
+    def reconfigure(self, config: Config) -> None:
+        """Take on reloaded limits (the ports and the host key need a restart)."""
+        self.nodes.limits = config.server
+        self.telnet.config = config.server
+        if self.ssh is not None:
+            self.ssh.config = config.server
+
+    async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
+        """Tell every caller ``reason``, end their visits and stop listening, every way at once."""
+        self.nodes.closing = reason
+        closing = [self.telnet.close(reason, grace=grace)]
+        if self.ssh is not None:
+            closing.append(self.ssh.close(reason, grace=grace))
+        await asyncio.gather(*closing)
+
+
+async def open_ways(
+    config: Config,
+    store: Store,
+    solving: Solving | None,
+    *,
+    door: RunningDoor | None = None,
+    detect_timeout: float = DETECT_TIMEOUT,
+    login_timeout: float | None = None,
+) -> Ways:
+    """Listen on every way sysop.toml turns on. ``door`` is what visits ask for the settings
+    as they are now; ``login_timeout`` (seconds to log in over SSH) is for tests."""
+    nodes = Nodes(config.server)
+
+    def current() -> Config:
+        return config if door is None else door.config
+
+    async def telnet(terminal: Terminal, node: int) -> None:
+        await telnet_visit(terminal, node, store, current(), solving, door=door)
+
+    async def ssh(terminal: Terminal, node: int, who: object | None) -> None:
+        user = who if isinstance(who, User) else None
+        await ssh_visit(terminal, node, store, current(), solving, user, door=door)
+
+    async def check_password(alias: str, password: str) -> User | None:
+        # As at the telnet prompt, which takes no more than PASSWORD_LENGTH characters.
+        return await store.authenticate(alias, password[:PASSWORD_LENGTH])
+
+    async def check_key(alias: str, key: str) -> User | None:
+        return await store.user_with_ssh_key(alias, key)
+
+    server = await start_server(config.server, telnet, detect_timeout=detect_timeout, nodes=nodes)
+    ways = Ways(nodes, server)
+    try:
+        if config.ssh.port is not None:
+            options = {} if login_timeout is None else {"login_timeout": login_timeout}
+            ways.ssh = await start_ssh(
+                config.server,
+                config.ssh.port,
+                config.host_key,
+                ssh,
+                nodes,
+                check_password=check_password,
+                check_key=check_key,
+                login_tries=LOGIN_TRIES,
+                login_delay=LOGIN_DELAY,
+                detect_timeout=detect_timeout,
+                **options,
+            )
+    except BaseException:
+        await ways.close()
+        raise
+    return ways

@@ -1,0 +1,341 @@
+"""Callers over SSH, with asyncssh's client: log in at SSH's prompt, sign up, play, resume,
+the refusals, and a client that never finishes its key exchange."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import re
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from door.config import Config, SshConfig
+from door.solving.pool import Solving
+from door.store import Store
+from door.ways import Ways, open_ways
+from tests.client import Caller
+from tests.conftest import door_config
+
+
+@dataclasses.dataclass
+class SshDoor:
+    ways: Ways
+    store: Store
+    config: Config
+    solving: Solving
+
+    @property
+    def port(self) -> int:
+        assert self.ways.ssh is not None
+        return self.ways.ssh.port
+
+    async def close(self) -> None:
+        await self.ways.close("The door is shutting down.", grace=2.0)
+        await self.solving.close()
+        await self.store.close()
+
+
+def ssh_config(tmp_path: Path, **server_changes) -> Config:
+    config = door_config(tmp_path, **server_changes)
+    return dataclasses.replace(config, ssh=SshConfig(port=0))
+
+
+async def open_ssh_door(config: Config, login_timeout: float = 10.0) -> SshDoor:
+    store = await Store.open(config.server.database)
+    solving = Solving(store, config)
+    ways = await open_ways(config, store, solving, detect_timeout=0.5, login_timeout=login_timeout)
+    return SshDoor(ways, store, config, solving)
+
+
+@pytest.fixture
+async def door(tmp_path) -> AsyncIterator[SshDoor]:
+    running = await open_ssh_door(ssh_config(tmp_path))
+    yield running
+    await running.close()
+
+
+class _Output:
+    """The session's standard input as the writer :class:`Caller` expects."""
+
+    def __init__(self, process: asyncssh.SSHClientProcess, connection) -> None:
+        self._process, self._connection = process, connection
+
+    def write(self, data: bytes) -> None:
+        self._process.stdin.write(data)
+
+    async def drain(self) -> None:
+        await self._process.stdin.drain()
+
+    def close(self) -> None:
+        self._connection.close()
+
+    async def wait_closed(self) -> None:
+        await self._connection.wait_closed()
+
+
+@contextlib.asynccontextmanager
+async def ssh_caller(
+    port: int,
+    username: str,
+    password: str | None = None,
+    *,
+    key: asyncssh.SSHKey | None = None,
+    term: str = "xterm",
+) -> AsyncIterator[tuple[Caller, asyncssh.SSHClientProcess]]:
+    """A caller logged in over SSH with a pty, its screen read through pyte."""
+    connection = await asyncio.wait_for(
+        asyncssh.connect(
+            "127.0.0.1",
+            port,
+            username=username,
+            password=password,
+            client_keys=[key] if key else None,
+            known_hosts=None,
+            agent_path=None,
+            preferred_auth="publickey" if key else "password",
+        ),
+        10,
+    )
+    try:
+        process = await connection.create_process(term_type=term, term_size=(80, 24), encoding=None)
+        caller = Caller(process.stdout, _Output(process, connection), term=term)
+        yield caller, process
+    finally:
+        connection.close()
+
+
+async def sign_up_as_new(caller: Caller, alias: str, password: str) -> None:
+    await caller.wait_for("Alias:")
+    await caller.type(alias)
+    await caller.wait_for("Password:")
+    await caller.type(password)
+    await caller.wait_for("Password again")
+    await caller.type(password)
+    await caller.wait_for("Your choice")
+
+
+async def test_new_signs_up_plays_drops_and_resumes(door):
+    async with ssh_caller(door.port, "new", "anything") as (caller, _):
+        await sign_up_as_new(caller, "Sshy", "hunter22")
+        assert "Hello, Sshy." in caller.display()
+        await caller.key("#")
+        await caller.wait_for("Deal number")
+        await caller.type("48213")
+        await caller.wait_for("Choose a level")
+        await caller.key("1")
+        await caller.wait_for(r"Command \(\? for help\)")
+        assert "Deal 48213" in caller.display() and "♦" in caller.display()
+        await caller.type("V")
+        await caller.wait_for(r"Moves\s+1\b")
+        assert [call.way for call in door.ways.nodes.calls] == ["ssh"]
+    # The line dropped mid-game: the node is freed, the game kept.
+    for _ in range(100):
+        if not door.ways.nodes.calls:
+            break
+        await asyncio.sleep(0.05)
+    assert door.ways.nodes.calls == []
+    async with ssh_caller(door.port, "sshy", "hunter22") as (caller, _):
+        screen = await caller.wait_for("Your choice")
+        assert "Hello, Sshy." in screen and "Resume your saved game (level 1)" in screen
+        await caller.key("R")
+        screen = await caller.wait_for(r"Command \(\? for help\)")
+        assert "Deal 48213" in screen and re.search(r"Moves\s+1\b", screen)
+        await caller.type("Q")
+        await caller.wait_for("Your choice")
+        await caller.key("G")
+        await caller.wait_for("Goodbye", in_text=True)
+        await caller.wait_closed()
+
+
+async def test_a_wrong_password_is_refused_and_the_right_one_works(door, caplog):
+    await door.store.create_user("Bob", "hunter22")
+    caplog.set_level(logging.INFO, logger="door")
+    with pytest.raises(asyncssh.PermissionDenied):
+        async with ssh_caller(door.port, "Bob", "wrong-one"):
+            pass
+    assert "ssh: wrong password for Bob" in caplog.text
+    assert "wrong-one" not in caplog.text
+    assert door.ways.nodes.calls == []
+    async with ssh_caller(door.port, "bob", "hunter22") as (caller, _):
+        screen = await caller.wait_for("Your choice")
+        assert "Hello, Bob." in screen
+
+
+class _WrongEveryTime(asyncssh.SSHClient):
+    """A client that keeps answering SSH's password prompt wrongly."""
+
+    tries = 0
+
+    def password_auth_requested(self) -> str:
+        _WrongEveryTime.tries += 1
+        return f"wrong-{_WrongEveryTime.tries}"
+
+
+async def test_too_many_wrong_passwords_close_the_connection(door):
+    await door.store.create_user("Bob", "hunter22")
+    _WrongEveryTime.tries = 0
+    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)):
+        await asyncio.wait_for(
+            asyncssh.connect(
+                "127.0.0.1",
+                door.port,
+                username="Bob",
+                known_hosts=None,
+                agent_path=None,
+                client_keys=None,
+                preferred_auth="password",
+                client_factory=_WrongEveryTime,
+            ),
+            30,
+        )
+    assert _WrongEveryTime.tries == 3  # the door's three tries, then the line is cut
+
+
+async def test_a_client_that_never_finishes_its_key_exchange_holds_no_node(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path, max_nodes=1), login_timeout=1.0)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", running.port)
+        writer.write(b"SSH-2.0-Stalling_1.0\r\n")  # and then nothing more, ever
+        await writer.drain()
+        # Meanwhile the only node is free for a caller who does log in.
+        async with ssh_caller(running.port, "new", "x") as (caller, _):
+            await caller.wait_for("Alias:")
+            assert [call.node for call in running.ways.nodes.calls] == [1]
+        # The staller is cut off by the door.
+        async with asyncio.timeout(10):
+            while await reader.read(4096):
+                pass
+        writer.close()
+    finally:
+        await running.close()
+
+
+async def test_ssh_and_telnet_callers_share_the_nodes(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path, max_nodes=1))
+    try:
+        async with ssh_caller(running.port, "new", "x") as (caller, _):
+            await caller.wait_for("Alias:")
+            telnet = await Caller.connect(running.ways.telnet.port)
+            await telnet.wait_for("The only node is busy", in_text=True)
+            await telnet.wait_closed()
+        for _ in range(100):
+            if not running.ways.nodes.calls:
+                break
+            await asyncio.sleep(0.05)
+        telnet = await Caller.connect(running.ways.telnet.port)
+        await telnet.wait_for("Your alias")
+        async with ssh_caller(running.port, "new", "x") as (caller, _):
+            await caller.wait_for("The only node is busy", in_text=True)
+        await telnet.hang_up()
+    finally:
+        await running.close()
+
+
+async def test_window_size_comes_with_the_session_and_its_changes_are_followed(door):
+    async with ssh_caller(door.port, "new", "x", term="xterm-256color") as (caller, process):
+        await caller.wait_for("Alias:")
+        [call] = door.ways.nodes.calls
+        info = call.terminal.info
+        assert (info.term_type, info.width, info.height, info.charset) == (
+            "xterm-256color",
+            80,
+            24,
+            "utf-8",
+        )
+        process.change_terminal_size(132, 50)
+        await caller.type("")  # a key, so the door reads the change
+        for _ in range(100):
+            if call.terminal.info.width == 132:
+                break
+            await asyncio.sleep(0.05)
+        assert (call.terminal.info.width, call.terminal.info.height) == (132, 50)
+
+
+async def test_a_command_is_refused(door):
+    connection = await asyncssh.connect(
+        "127.0.0.1",
+        door.port,
+        username="new",
+        password="x",
+        known_hosts=None,
+        agent_path=None,
+        client_keys=None,
+    )
+    async with connection:
+        result = await asyncio.wait_for(connection.run("cat /etc/passwd"), 10)
+    assert "This door runs no commands" in str(result.stdout)
+    assert door.ways.nodes.calls == []
+
+
+async def test_the_host_key_is_made_once_owner_only_and_its_fingerprint_logged(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    config = ssh_config(tmp_path)
+    running = await open_ssh_door(config)
+    fingerprints = []
+    try:
+        async with ssh_caller(running.port, "new", "x") as (caller, _):
+            await caller.wait_for("Alias:")
+            fingerprints.append(caller.writer._connection.get_server_host_key().get_fingerprint())
+    finally:
+        await running.close()
+    key_file = tmp_path / "canfield-ssh-host-key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert fingerprints[0] in caplog.text
+    running = await open_ssh_door(config)  # the same key on the next start
+    try:
+        async with ssh_caller(running.port, "new", "x") as (caller, _):
+            await caller.wait_for("Alias:")
+            fingerprints.append(caller.writer._connection.get_server_host_key().get_fingerprint())
+    finally:
+        await running.close()
+    assert fingerprints[0] == fingerprints[1]
+    assert "made a new SSH host key" in caplog.text
+    assert caplog.text.count("made a new SSH host key") == 1
+
+
+async def test_a_caller_adds_an_ssh_key_and_logs_in_with_it(door):
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="bob@home")
+    public = key.export_public_key().decode().strip()
+    await door.store.create_user("Bob", "hunter22")
+    with pytest.raises(asyncssh.PermissionDenied):  # no key added yet
+        async with ssh_caller(door.port, "Bob", key=key):
+            pass
+    async with ssh_caller(door.port, "Bob", "hunter22") as (caller, _):
+        await caller.wait_for("Your choice")
+        await caller.key("T")
+        screen = await caller.wait_for("SSH key for logging in: none")
+        await caller.key("K")
+        await caller.wait_for("Key \\(Enter to go back\\)")
+        await caller.type("ssh-ed25519 AAAAthis-is-no-key")
+        screen = await caller.wait_for("not an SSH public key")
+        assert "SSH key for logging in: none" in screen
+        await caller.key("K")
+        await caller.wait_for("Key \\(Enter to go back\\)")
+        await caller.type(public)
+        screen = await caller.wait_for("SSH key added")
+        assert "SSH key for logging in: added" in screen
+    async with ssh_caller(door.port, "bob", key=key) as (caller, _):
+        screen = await caller.wait_for("Your choice")
+        assert "Hello, Bob." in screen
+        await caller.key("T")
+        await caller.wait_for("SSH key for logging in: added")
+        await caller.key("K")
+        await caller.wait_for("Remove your SSH key")
+        await caller.type("Y")
+        await caller.wait_for("SSH key removed")
+    with pytest.raises(asyncssh.PermissionDenied):
+        async with ssh_caller(door.port, "Bob", key=key):
+            pass
+    # Another caller's key lets nobody in as Bob.
+    other = asyncssh.generate_private_key("ssh-ed25519")
+    alice = await door.store.create_user("Alice", "wonderland")
+    await door.store.set_ssh_key(alice.id, other.export_public_key().decode().strip())
+    with pytest.raises(asyncssh.PermissionDenied):
+        async with ssh_caller(door.port, "Bob", key=other):
+            pass
