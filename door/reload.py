@@ -23,7 +23,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
-from door.config import Config, Level
+from door.config import Config, Level, LinkedBoard
 
 # What a running door can't change: its listening socket and its open database.
 RESTART_SETTINGS = ("host", "port", "database")
@@ -47,8 +47,18 @@ def compare(running: Config, fresh: Config) -> Reloaded:
         for name in RESTART_SETTINGS
         if getattr(running.server, name) != getattr(fresh.server, name)
     )
+    # The SSH and RLOGIN listeners too; the linked boards change at once.
+    restart += (
+        *_section_changes("ssh", running.ssh, fresh.ssh),
+        *_value_change("rlogin.port", running.rlogin.port, fresh.rlogin.port),
+    )
     kept = {name: getattr(running.server, name) for name in RESTART_SETTINGS}
-    config = dataclasses.replace(fresh, server=dataclasses.replace(fresh.server, **kept))
+    config = dataclasses.replace(
+        fresh,
+        server=dataclasses.replace(fresh.server, **kept),
+        ssh=running.ssh,
+        rlogin=dataclasses.replace(fresh.rlogin, port=running.rlogin.port),
+    )
     changes = [
         *_section_changes("bbs", running.bbs, config.bbs),
         *_section_changes("server", running.server, config.server),
@@ -58,6 +68,7 @@ def compare(running: Config, fresh: Config) -> Reloaded:
         *_section_changes("solver", running.solver, config.solver),
         *_section_changes("bulletin", running.bulletin, config.bulletin),
         *_section_changes("backup", running.backup, config.backup),
+        *_board_changes(running.rlogin.boards, config.rlogin.boards),
         *_level_changes(running.levels, config.levels),
     ]
     return Reloaded(config, tuple(changes), restart)
@@ -75,6 +86,16 @@ def _section_changes(name: str, old: Any, new: Any) -> list[str]:
 
 def _value_change(key: str, old: object, new: object) -> list[str]:
     return [] if old == new else [f"{key}: {_shown(old)} -> {_shown(new)}"]
+
+
+def _board_changes(old: tuple[LinkedBoard, ...], new: tuple[LinkedBoard, ...]) -> list[str]:
+    """The linked boards, by tag (a secret is never logged)."""
+    if old == new:
+        return []
+    tags = [", ".join(board.tag for board in boards) or "none" for boards in (old, new)]
+    if tags[0] == tags[1]:
+        return [f"rlogin.boards: {tags[1]} (changed)"]
+    return [f"rlogin.boards: {tags[0]} -> {tags[1]}"]
 
 
 def _level_changes(old: tuple[Level, ...], new: tuple[Level, ...]) -> list[str]:

@@ -123,3 +123,17 @@ def test_two_boards_cannot_share_a_tag(tmp_path):
 def test_unknown_ssh_setting(tmp_path):
     message = refused(write(tmp_path, "[ssh]\nport = 22\nbanner = 1\n"))
     assert "ssh.banner = 1 is not a setting; [ssh] takes port, host_key" in message
+
+
+def test_a_reload_takes_new_linked_boards_at_once_and_new_ports_at_a_restart(tmp_path):
+    from door.reload import compare
+
+    running = load_config(write(tmp_path, BOARD))
+    second = BOARD.split("\n", 3)[3].replace("Another Board", "Third Board").replace("ABC", "XYZ")
+    fresh_text = BOARD.replace("port = 5513", "port = 6000") + second + "[ssh]\nport = 2222\n"
+    reloaded = compare(running, load_config(write(tmp_path, fresh_text)))
+    assert [board.tag for board in reloaded.config.rlogin.boards] == ["ABC", "XYZ"]
+    assert reloaded.config.rlogin.port == 5513 and reloaded.config.ssh.port is None
+    assert reloaded.changes == ("rlogin.boards: ABC -> ABC, XYZ",)
+    assert reloaded.restart == ("ssh.port: none -> 2222", "rlogin.port: 5513 -> 6000")
+    assert all("s3cret" not in line for line in reloaded.changes + reloaded.restart)
