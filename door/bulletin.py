@@ -38,6 +38,7 @@ from ansi.sequences import (
 from ansi.text import sanitize
 from door.config import Config
 from door.store import HighScore, Standing, Store
+from door.views.layout import wrap
 
 FORMATS = ("ansi", "ascii", "json")
 WIDTH = 79  # columns used of an 80-column screen (see the module's docstring)
@@ -195,8 +196,8 @@ _RESUME_NOTE = "* has a game to resume"
 
 def render_ascii(bulletin: Bulletin) -> str:
     """Plain text, at most 79 columns, CR LF line ends."""
-    title = f"{bulletin.bbs_name} - Canfield scoreboards"[:WIDTH]
-    lines = [title, "=" * len(title)]
+    title = wrap(f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards", WIDTH)
+    lines = [*title, "=" * max(map(len, title))]
     for board in bulletin.levels:
         name, since = _level_title(board)
         lines += ["", f"{name}  ({since})" if since else name]
@@ -315,7 +316,12 @@ def render_ansi(bulletin: Bulletin) -> bytes:
     sections = [_ansi_level(board) for board in bulletin.levels]
     if bulletin.standings is not None:
         sections.append(_ansi_standings(bulletin.standings))
-    lines = [_rule("╔", "═", "╗", f"{bulletin.bbs_name} - Canfield scoreboards")]
+    title = f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards"
+    if len(title) <= INNER - 6:
+        lines = [_rule("╔", "═", "╗", title)]
+    else:  # too long for the frame's top: the board's name gets a line of its own
+        name = [_framed([("  ", _TEXT), (line, _TITLE)]) for line in wrap(title, INNER - 2)]
+        lines = [_rule("╔", "═", "╗"), *name]
     for index, section in enumerate(sections):
         if index:
             lines.append(_rule("╟", "─", "╢"))

@@ -62,7 +62,7 @@ async def test_a_visible_hint_is_a_legal_play_and_marks_the_game(door: RunningDo
     await caller.type("N")
     await caller.wait_for("Resign this game")
     await caller.key("Y")
-    await caller.wait_for("Deal \\d+\\. Type \\? for help")
+    await caller.wait_for("Deal \\d+\\.")
     await caller.type("Q")
     await caller.wait_for("Your choice")
     await caller.key("S")

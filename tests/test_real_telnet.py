@@ -13,6 +13,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from test_screens_visit import words_of
+
+from door.config import load_config
+from door.views.pages import welcome_lines
+from door.views.texts import help_lines, rules_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(
@@ -146,3 +151,72 @@ def test_telnet_in_tmux_signs_up_plays_and_quits(tmp_path):
             if door.poll() is None:
                 door.kill()
     assert door.returncode == 0
+
+
+def page_words(screen: str) -> list[str]:
+    """The words of a page's text rows (3 to 20), as the real client shows them."""
+    return [word for line in screen.splitlines()[2:20] for word in line.split()]
+
+
+def test_telnet_in_tmux_shows_the_welcome_the_rules_and_the_help_with_no_word_cut(tmp_path):
+    config = load_config(ROOT / "sysop.toml")
+    door, port = start_door(tmp_path)
+    tmux = Tmux()
+    try:
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                "door",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                f"telnet 127.0.0.1 {port}; sleep 30",
+            ],
+            check=True,
+            env={**os.environ, "TERM": "xterm-256color"},
+            timeout=10,
+        )
+        screen = tmux.wait_for("Your alias")
+        assert page_words(screen) == words_of(welcome_lines(config.bbs.name, config.bbs.sysop, 1))
+        tmux.type("Carol")
+        tmux.wait_for(r"Sign up\?")
+        tmux.type("Y")
+        tmux.wait_for("Password:")
+        tmux.type("hunter22")
+        tmux.wait_for("Password again")
+        tmux.type("hunter22")
+        tmux.wait_for("Your choice")
+        tmux.key("I")
+        screen = tmux.wait_for(r"The rules of Canfield \(1/\d+\)")
+        pages = int(re.search(r"\(1/(\d+)\)", screen)[1])
+        shown: list[str] = []
+        for page in range(1, pages + 1):
+            shown += page_words(tmux.wait_for(rf"\({page}/{pages}\)"))
+            tmux.key(" ")
+        assert shown == words_of(rules_lines(config.levels))
+        tmux.wait_for("Your choice")
+        tmux.key("#")
+        tmux.wait_for("Deal number")
+        tmux.type("48213")
+        tmux.wait_for("Choose a level")
+        tmux.key("1")
+        tmux.wait_for(r"Command \(\? for help\)")
+        tmux.type("?")
+        screen = tmux.wait_for("Canfield commands")
+        assert page_words(screen) == words_of(help_lines(config.level(1).hints))
+    finally:
+        subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], timeout=10, check=False)
+        door.send_signal(signal.SIGTERM)
+        try:
+            door.wait(timeout=15)
+        finally:
+            if door.poll() is None:
+                door.kill()
+    assert door.stderr is not None
+    assert "listening on" not in door.stderr.read()  # said once, before the port was read

@@ -114,6 +114,9 @@ async def test_a_whole_game_to_a_win_reaches_the_scoreboard(door):
     await caller.type(verdict.line[-1])
     await caller.wait_for("You won! Final score", timeout=30)
     assert sidebar(caller, "Up") == "52 of 52"
+    shown = " ".join(caller.display().split())
+    assert "Your place: 1st of 1 on the high scores of Level 1" in shown
+    assert caller.row(23).strip() == "Press Enter to go on."  # one question: no command prompt
     await caller.type("")
     await caller.wait_for("Well played")
     await caller.key("S")
@@ -193,8 +196,10 @@ async def test_help_redraw_quit_and_resign(door):
     await caller.type("N")
     await caller.wait_for("Resign this game")
     await caller.key("Y")
-    await caller.wait_for("Deal \\d+\\. Type \\? for help")
+    await caller.wait_for("Deal \\d+\\.")
     assert f"Deal {DEAL}" not in caller.row(1)
+    assert caller.display().count("? for help") == 1  # the prompt says it; nothing else
+    assert "Resign this game" not in caller.display()
     await caller.type("Q")
     await caller.wait_for("Your game is saved")
     user = await door.store.find_user("Alice")
@@ -209,7 +214,7 @@ async def test_statistics_show_recent_games(door):
     await caller.type("N")
     await caller.wait_for("Resign this game")
     await caller.key("Y")
-    await caller.wait_for("Type \\? for help")
+    await caller.wait_for("Deal \\d+\\.")
     await caller.type("Q")
     await caller.wait_for("Your choice")
     await caller.key("M")

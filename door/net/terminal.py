@@ -35,6 +35,7 @@ from typing import Protocol
 from ansi.charset import CHARSETS, InputDecoder, encode
 from ansi.sequences import (
     cursor_position_request,
+    move,
     parse_cursor_position_report,
     reset,
     show_cursor,
@@ -475,12 +476,17 @@ class Terminal:
             raise CallerGone() from error
 
     async def hang_up(self, message: str = "", *, timeout: float = 5.0) -> None:
-        """Say ``message`` (if any) on a line of its own, then close; never raises."""
+        """Say ``message`` (if any) on a line of its own, then close; never raises.
+
+        An ANSI caller's colours are reset and the cursor shown and put below the door's
+        screen, so what comes next (the BBS, or the sysop's shell) starts on a clean line.
+        """
         if self._closed:
             return
+        if self.ansi:  # the caller's colours and cursor back, below the door's last screen
+            self.write(reset() + show_cursor() + move(DEFAULT_HEIGHT, 1) + "\r\n")
         if message:
-            prefix = reset() + show_cursor() if self.ansi else ""
-            self.write(f"{prefix}\r\n{message}\r\n")
+            self.write(f"{message}\r\n" if self.ansi else f"\r\n{message}\r\n")
         try:
             async with asyncio.timeout(timeout):
                 await self.flush(check_time=False)

@@ -14,6 +14,7 @@ letters, a ten as ``T``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from ansi.screen import ScreenBuffer, Style
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
 from door.engine import RANKS, Card, Game
 from door.engine.cards import SUIT_SYMBOLS, SUITS
+from door.views.layout import wrap
 
 WIDTH, HEIGHT = 80, 24
 TITLE_ROW = 1
@@ -45,6 +47,7 @@ MESSAGE = Style(YELLOW, BLACK, True)
 REFUSAL = Style(RED, BLACK, True)
 GOOD_NEWS = Style(GREEN, BLACK, True)
 PLAIN = Style()
+PLAYABLE_MARK = "^^^"  # under the waste card that is playable, when three are fanned
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,25 @@ def card_text(card: Card, look: Look) -> str:
     if rank == "T" and look.ansi:
         return "10" + suit
     return f"{rank:>2}{suit}"
+
+
+_CARD_NAME = re.compile(f"(?<![\\w])([{RANKS}])([{SUIT_SYMBOLS}])(?![\\w])")
+
+
+def card_words(text: str, look: Look) -> str:
+    """``text`` with the cards it names (``T♥``, ``K♠``) written as the board draws them,
+    so that a screen has one notation for a ten: ``10♥`` on a colour screen, ``TH`` in
+    letters or plain text.
+
+    >>> card_words("T♥ can't go on K♠", Look()), card_words("T♥ on J♣", Look(ansi=False))
+    ("10♥ can't go on K♠", 'TH on JC')
+    """
+    return _CARD_NAME.sub(
+        lambda found: card_text(
+            Card.of(RANKS.index(found[1]), SUIT_SYMBOLS.index(found[2])), look
+        ).strip(),
+        text,
+    )
 
 
 def card_style(card: Card, look: Look) -> Style:
@@ -118,7 +140,9 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
         _put_card(screen, CARD_ROW, WASTE_COL + 4 * offset, card, look)
     if not shown:
         _put_empty(screen, CARD_ROW, WASTE_COL, look)
-    screen.put(COUNT_ROW, WASTE_COL, f"{len(game.waste)} in the waste" if game.waste else "", INFO)
+    elif len(shown) > 1:  # only the top card of the fan is playable: point at it
+        mark_col = WASTE_COL + 4 * (len(shown) - 1)
+        screen.put(COUNT_ROW, mark_col, PLAYABLE_MARK, MESSAGE if look.ansi else PLAIN)
     for index, pile in enumerate(game.foundations):
         col = FOUNDATION_COL + 5 * index
         if pile:
@@ -166,6 +190,7 @@ def sidebar_lines(game: Game) -> list[tuple[str, str]]:
         ("Draw", str(variant.draw)),
         ("Undo", variant.undo),
         ("Up", f"{game.cards_on_foundations} of 52"),
+        ("Waste", f"{len(game.waste)} cards"),
     ]
 
 
@@ -184,17 +209,22 @@ def draw_board(
     look: Look,
     message: str = "",
     message_style: Style = MESSAGE,
+    prompt: str = PROMPT,
 ) -> None:
-    """Draw the whole game screen into ``screen`` (the caller renders it)."""
+    """Draw the whole game screen into ``screen`` (the caller renders it), with ``prompt``
+    where the cursor waits: the one question the caller is asked."""
     screen.clear()
     _title(screen, game, level_name, look)
     _top_piles(screen, game, look)
     _columns(screen, game, look)
     _sidebar(screen, game, look)
     if message:
-        screen.put(MESSAGE_ROW, 2, message[: WIDTH - 3], message_style if look.ansi else PLAIN)
-    prompt_end = screen.put(PROMPT_ROW, 2, PROMPT, INFO)
-    screen.set_cursor(PROMPT_ROW, prompt_end)
+        # The row under the columns is free for a second row of a long message.
+        lines = wrap(card_words(message, look), WIDTH - 3)[-2:]
+        for row, line in zip((MESSAGE_ROW - 1, MESSAGE_ROW)[-len(lines) :], lines, strict=True):
+            screen.put(row, 2, line, message_style if look.ansi else PLAIN)
+    prompt_end = screen.put(PROMPT_ROW, 2, prompt, INFO)
+    screen.set_cursor(PROMPT_ROW, min(prompt_end, WIDTH - 1))
 
 
 def plain_lines(screen: ScreenBuffer) -> list[str]:

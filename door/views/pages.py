@@ -33,10 +33,14 @@ from door.views.board import (
     WIDTH,
     Look,
 )
+from door.views.layout import paginate, wrap
 
 FIRST_ROW = 3
-LAST_ROW = 21
+LAST_ROW = 20
 PAGE_ROWS = LAST_ROW - FIRST_ROW + 1
+MESSAGE_ROWS = (PROMPT_ROW - 2, PROMPT_ROW - 1)  # a message takes one row, or two
+TEXT_COL, KEY_COL, ENTRY_COL = 2, 3, 6
+RIGHT_COL = WIDTH - 1  # the last column text uses: a terminal may wrap after the 80th
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +59,91 @@ class Text:
     style: Style = INFO
 
 
-PageLine = Entry | Text | str
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A term and what it means, the meaning beside it in a column ``width`` wide."""
+
+    term: str
+    text: str
+    width: int = 10
+
+
+PageLine = Entry | Text | Term | str
+
+# A row of a laid-out page: pieces of text, each at a column in a style. () is a blank row.
+Piece = tuple[int, str, Style]
+ScreenRow = tuple[Piece, ...]
+BLANK_ROW: ScreenRow = ()
+
+
+def _beside(col: int, head: Piece | None, text: str, style: Style) -> list[ScreenRow]:
+    """``text`` wrapped from ``col`` to the right edge, ``head`` on its first row."""
+    rows = []
+    for index, line in enumerate(wrap(text, RIGHT_COL - col + 1)):
+        pieces = [(col, line, style)] if line else []
+        if index == 0 and head is not None:
+            pieces.insert(0, head)
+        rows.append(tuple(pieces))
+    return rows
+
+
+def lay_out(lines: Sequence[PageLine], look: Look) -> list[ScreenRow]:
+    """The rows ``lines`` take on a page, every text wrapped between words at its width."""
+
+    def styled(style: Style) -> Style:
+        return style if look.ansi else PLAIN
+
+    rows: list[ScreenRow] = []
+    for line in lines:
+        if isinstance(line, Entry):
+            head = (KEY_COL, line.key, styled(KEY))
+            col = max(ENTRY_COL, KEY_COL + len(line.key) + 1)
+            rows += _beside(col, head, line.text, styled(INFO))
+        elif isinstance(line, Term):
+            if len(line.term) < line.width:
+                head = (TEXT_COL, line.term, styled(LABEL))
+                rows += _beside(TEXT_COL + line.width, head, line.text, styled(INFO))
+            else:  # a term too long for its column gets a row of its own
+                rows += _beside(TEXT_COL, None, line.term, styled(LABEL))
+                rows += _beside(TEXT_COL + line.width, None, line.text, styled(INFO))
+        elif isinstance(line, Text):
+            rows += _beside(TEXT_COL, None, line.text, styled(line.style))
+        else:
+            rows += _beside(TEXT_COL, None, line, styled(INFO))
+    return rows
+
+
+def pages_of(lines: Sequence[PageLine], look: Look) -> list[list[ScreenRow]]:
+    """``lines`` laid out and cut into pages between paragraphs (see :func:`paginate`)."""
+    return paginate(lay_out(lines, look), PAGE_ROWS, BLANK_ROW)
 
 
 def _title(screen: ScreenBuffer, title: str, look: Look) -> None:
     line = f" {title}"[: WIDTH - 1].ljust(WIDTH - 1)
     screen.put(1, 1, line, TITLE if look.ansi else PLAIN)
+
+
+def draw_rows(
+    screen: ScreenBuffer,
+    title: str,
+    rows: Sequence[ScreenRow],
+    look: Look,
+    prompt: str = "",
+    message: str = "",
+) -> None:
+    """A titled page of laid-out rows, a message and a prompt where the cursor waits."""
+    screen.clear()
+    _title(screen, title, look)
+    for offset, row in enumerate(rows[:PAGE_ROWS]):
+        for col, text, style in row:
+            screen.put(FIRST_ROW + offset, col, text, style)
+    if message:
+        style = MESSAGE if look.ansi else PLAIN
+        lines = wrap(message, RIGHT_COL - TEXT_COL + 1)[-len(MESSAGE_ROWS) :]
+        for row, line in zip(MESSAGE_ROWS[-len(lines) :], lines, strict=True):
+            screen.put(row, TEXT_COL, line, style)
+    end = screen.put(PROMPT_ROW, TEXT_COL, prompt, VALUE if look.ansi else PLAIN)
+    screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
 
 
 def draw_page(
@@ -71,22 +154,8 @@ def draw_page(
     prompt: str = "",
     message: str = "",
 ) -> None:
-    """A titled page of lines, a message line and a prompt where the cursor waits."""
-    screen.clear()
-    _title(screen, title, look)
-    for offset, line in enumerate(lines[:PAGE_ROWS]):
-        row = FIRST_ROW + offset
-        if isinstance(line, Entry):
-            screen.put(row, 3, line.key, KEY if look.ansi else PLAIN)
-            screen.put(row, 6, line.text[: WIDTH - 7], INFO if look.ansi else PLAIN)
-        elif isinstance(line, Text):
-            screen.put(row, 2, line.text[: WIDTH - 3], line.style if look.ansi else PLAIN)
-        else:
-            screen.put(row, 2, line[: WIDTH - 3], INFO if look.ansi else PLAIN)
-    if message:
-        screen.put(PROMPT_ROW - 1, 2, message[: WIDTH - 3], MESSAGE if look.ansi else PLAIN)
-    end = screen.put(PROMPT_ROW, 2, prompt, VALUE if look.ansi else PLAIN)
-    screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
+    """A titled page of lines (that fit one page), a message and a prompt."""
+    draw_rows(screen, title, lay_out(lines, look), look, prompt, message)
 
 
 def welcome_lines(bbs_name: str, sysop: str, node: int) -> list[PageLine]:
@@ -188,11 +257,3 @@ def statistics_lines(
             bar = "█" * (cards // 2) + ("▌" if cards % 2 else "")
             lines.append(f"{cards:>3} {bar:<26} {status}")
     return lines
-
-
-def page_of(lines: Sequence[PageLine], page: int) -> list[PageLine]:
-    return list(lines[page * PAGE_ROWS : (page + 1) * PAGE_ROWS])
-
-
-def page_count(lines: Sequence[PageLine]) -> int:
-    return max(1, -(-len(lines) // PAGE_ROWS))

@@ -4,89 +4,109 @@ from __future__ import annotations
 
 from door.config import Level
 from door.engine import Variant
+from door.views.pages import PageLine, Term
 
+# Paragraphs, one line each: the layout wraps them at the screen's width.
 RULES = """\
 THE LAYOUT
-Thirteen cards are dealt to the RESERVE (S); only its top card is face up and
-playable. One card goes to the first FOUNDATION (F): its rank is the BASE RANK,
-and the other three cards of that rank start the other foundations. Four cards
-go face up to the COLUMNS (1-4). The rest form the DECK (V), face down.
+Thirteen cards are dealt to the RESERVE (S); only its top card is face up and playable. \
+One card goes to the first FOUNDATION (F): its rank is the BASE RANK, and the other three \
+cards of that rank start the other foundations. Four cards go face up to the COLUMNS (1-4). \
+The rest form the DECK (V), face down.
 
 THE AIM
-Build all four foundations up in suit from the base rank, turning the corner:
-after K comes A. With base 8 a foundation runs 8 9 10 J Q K A 2 ... 7. You win
-when all 52 cards are on the foundations.
+Build all four foundations up in suit from the base rank, turning the corner: after K \
+comes A. With base 8 a foundation runs 8 9 10 J Q K A 2 ... 7. You win when all 52 cards \
+are on the foundations.
 
 THE COLUMNS
-Build down in alternating colours: a red 7 on a black 8. Ranks turn the corner
-here too (a black K on a red A), except at the base rank: with base 8, a 7 never
-goes on an 8. A column moves to another only as a whole pile, by its bottom card.
+Build down in alternating colours: a red 7 on a black 8. Ranks turn the corner here too \
+(a black K on a red A), except at the base rank: with base 8, a 7 never goes on an 8. A \
+column moves to another only as a whole pile, by its bottom card.
 
 SPACES
-An empty column is filled at once from the reserve. Once the reserve is empty,
-a space takes the waste's top card or a whole column.
+An empty column is filled at once from the reserve. Once the reserve is empty, a space \
+takes the waste's top card or a whole column.
 
 THE DECK
-V turns three cards (one at some levels) onto the WASTE (D); only the waste's top
-card is playable. When the deck is empty, V turns the waste over for a new pass,
-in the same order. Some levels limit the passes.
+V turns three cards (one at some levels) onto the WASTE (D); only the waste's top card is \
+playable. When the deck is empty, V turns the waste over for a new pass, in the same \
+order. Some levels limit the passes.
 
 SCORING (points)
-1 for each card played from the waste, 2 for each reserve card turned face up,
-4 for each card played to a foundation, -1 for each new pass; all multiplied by
-the level's multiplier. Vegas levels charge for a game and pay for each card on
-the foundations; card-scoring levels pay 10 for waste to foundation, 5 for waste
-to column, 5 for reserve or column to foundation, 5 for a reserve card turned up,
-and an undo costs what its play earned and 3 more.
+1 for each card played from the waste, 2 for each reserve card turned face up, 4 for each \
+card played to a foundation, -1 for each new pass; all multiplied by the level's \
+multiplier. Vegas levels charge for a game and pay for each card on the foundations; \
+card-scoring levels pay 10 for waste to foundation, 5 for waste to column, 5 for reserve \
+or column to foundation, 5 for a reserve card turned up, and an undo costs what its play \
+earned and 3 more.
 
 THE END
-When the deck, waste and reserve are empty and everything can go up, the door
-plays the cards up for you. When no play can change anything any more, the game
-is over and counts as lost.
+When the deck, waste and reserve are empty and everything can go up, the door plays the \
+cards up for you. When no play can change anything any more, the game is over and counts \
+as lost."""
 
-COMMANDS
-V (or D alone)  turn the deck          S n, S F  reserve to column n, foundation
-D n, D F        waste to column n, F   m n       column m's pile to column n
-m F             column m's top card up F or A    send up every card that can go
-U               undo                   R         redraw the screen
-?               help                   ANSI      switch ANSI / plain text
-C               suit symbols / letters Q         save and leave; N  resign, new deal
-HINT            a hint, at levels that offer them (the game is then marked)
-A letter and a digit may stand together: S3, 2F, D1. SF, DF and 12 work too."""
-
-HELP = """\
-V or D    turn the deck (a new pass when it is empty)
-S n       the reserve's top card to column n         S F   ... to a foundation
-D n       the waste's top card to column n           D F   ... to a foundation
-m n       column m's pile to column n                m F   column m's top card up
-F or A    send up every card that can go
-U         undo          R  redraw       C  suit symbols or letters
-ANSI      switch between the colour screen and plain text
-Q         save the game and return to the menu
-N         resign this game (it counts as lost) and deal a new one
-Columns build down in alternate colours; foundations build up in suit from the
-base rank. After K comes A, except that nothing goes on the base rank in a column."""
+# The commands, as the rules and the in-game help list them: (keys, what they do).
+COMMANDS = (
+    ("V or D", "turn the deck (a new pass when it is empty)"),
+    ("S n", "the reserve's top card to column n; S F: to a foundation"),
+    ("D n", "the waste's top card to column n; D F: to a foundation"),
+    ("m n", "column m's whole pile to column n"),
+    ("m F", "column m's top card to a foundation"),
+    ("F or A", "send up every card that can go"),
+    ("U / R", "undo the last play / redraw the screen"),
+    ("C", "suit symbols or letters"),
+    ("ANSI", "switch between the colour screen and plain text"),
+    ("Q", "save the game and return to the menu"),
+    ("N", "resign this game (it counts as lost) and deal a new one"),
+)
+SPELLING = "A letter and a digit may stand together: S3, 2F, D1. SF, DF and 12 work too."
+HELP_NOTE = (
+    "Columns build down in alternate colours; foundations build up in suit from the base "
+    "rank. After K comes A, except that nothing goes on the base rank in a column."
+)
 
 HINT_HELP = {
-    "visible": "HINT      a hint: the best play judged from the cards in view",
-    "solver": "HINT      a hint: the next play of a line the solver has proved wins",
+    "visible": "a hint: the best play judged from the cards in view",
+    "solver": "a hint: the next play of a line the solver has proved wins",
 }
 HINT_NOTE = "A game in which you take a hint is marked (hint) on the scoreboards."
 
 
-def help_text(hints: str) -> str:
+def command_lines(hints: str = "") -> list[PageLine]:
+    """The commands, one to a line, with HINT at a level whose ``hints`` offers it."""
+    lines: list[PageLine] = [Term(keys, text) for keys, text in COMMANDS]
+    if hints in HINT_HELP:
+        lines.append(Term("HINT", HINT_HELP[hints]))
+    return lines
+
+
+def help_lines(hints: str) -> list[PageLine]:
     """The in-game help for a level whose ``hints`` setting is ``hints``."""
-    if hints not in HINT_HELP:
-        return HELP
-    lines = HELP.splitlines()
-    return "\n".join([*lines[:9], HINT_HELP[hints], *lines[9:], HINT_NOTE])
+    lines = [*command_lines(hints), "", SPELLING, HELP_NOTE]
+    if hints in HINT_HELP:
+        lines.append(HINT_NOTE)
+    return lines
 
 
-def rules_lines(levels: tuple[Level, ...]) -> list[str]:
-    """The rules, then what each of this door's levels changes."""
-    lines = RULES.splitlines()
-    lines += ["", "THIS DOOR'S LEVELS"]
-    for level in levels:
+def rules_lines(levels: tuple[Level, ...]) -> list[PageLine]:
+    """The rules, the commands, then what each of this door's levels changes.
+
+    Each level is a paragraph of its own, so a page never splits one.
+    """
+    lines: list[PageLine] = list(RULES.splitlines())
+    lines += [
+        "",
+        "COMMANDS",
+        *command_lines(),
+        SPELLING,
+        "HINT asks for a hint at levels that offer them (the game is then marked).",
+    ]
+    lines.append("")
+    lines.append("THIS DOOR'S LEVELS")
+    for index, level in enumerate(levels):
+        if index:
+            lines.append("")
         lines.append(f"{level.number}. {level.name}")
         lines.extend(f"   {line}" for line in variant_lines(level.variant))
         lines.extend(f"   {line}" for line in door_lines(level))

@@ -11,15 +11,15 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 
-from ansi.screen import ScreenBuffer
 from door.config import Config, Level
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.store import DailyDeal, StoreError
 from door.views.daily import board_lines, day_list_lines
-from door.views.pages import Entry, PageLine, Text, draw_page
+from door.views.pages import Entry, PageLine, Text
 from door.visit.context import Visit
 from door.visit.play import play_game
+from door.visit.screens import wait_key, whole_number
 
 TITLE = "Deal of the day"
 BOARD_ROWS = 9  # on the day's page, below the deal and above the menu
@@ -125,9 +125,10 @@ async def _earlier_days(visit: Visit, today: date) -> None:
         days = await visit.store.daily_days(today, EARLIER_DAYS)
         lines = [*day_list_lines(days), "", Entry("Q", "Back")]
         key = await _page(visit, f"{TITLE} - earlier days", lines)
-        if not key.isdigit() or not 1 <= int(key) <= len(days):
+        number = whole_number(key)
+        if number is None or not 1 <= number <= len(days):
             return
-        day = days[int(key) - 1]
+        day = days[number - 1]
         results = await visit.store.daily_board(date.fromisoformat(day.day))
         lines = [
             Text(f"Deal {day.deal} at level {day.level}."),
@@ -148,11 +149,7 @@ async def _page(
     message: str = "",
     prompt: str = "Your choice: ",
 ) -> str:
-    screen = ScreenBuffer()
-    draw_page(screen, title, lines, visit.look, prompt, message)
-    visit.show(screen)
-    await visit.terminal.flush()
-    return await visit.terminal.read_key()
+    return await wait_key(visit, title, lines, prompt, message)
 
 
 async def _say(visit: Visit, text: str) -> None:

@@ -20,16 +20,17 @@ from door.views.board import (
     GOOD_NEWS,
     MESSAGE,
     MESSAGE_ROW,
+    PROMPT,
     REFUSAL,
     Look,
     card_text,
     draw_board,
     plain_lines,
 )
-from door.views.pages import Text, draw_page
-from door.views.texts import help_text
+from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
+from door.visit.screens import show_lines
 
 COMMAND_LENGTH = 20
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
@@ -38,6 +39,8 @@ FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last c
 REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
 HINT = "HINT"
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
+GO_ON = "Press Enter to go on. "
+CHEER = "♥ ♦ ♣ ♠"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,7 @@ class GameScreen:
         self.buffer = ScreenBuffer(80, 24)
         self.message = ""
         self.message_style = MESSAGE
+        self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
         self.hinter = Hinter(level, visit.solving)
 
     @property
@@ -73,6 +77,7 @@ class GameScreen:
             self.look,
             self.message,
             self.message_style,
+            self.prompt,
         )
         terminal = self.visit.terminal
         if self.look.ansi:
@@ -116,10 +121,9 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
     screen.tell_sysop()
     try:
         if game.status != PLAYING:
-            return await _game_over(visit, screen, ended_now=False)
-        screen.say(
-            f"Deal {game.deal_number}. Type ? for help." if game.moves == 0 else "Welcome back."
-        )
+            return await _game_over(visit, screen, game_id, ended_now=False)
+        # The prompt says "? for help"; the message line need not say it again.
+        screen.say(f"Deal {game.deal_number}." if game.moves == 0 else "Welcome back.")
         screen.draw(full=True)
         while True:
             await terminal.flush()
@@ -173,14 +177,14 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
     try:
         result = game.play(SPELLINGS.get(command, command))
     except IllegalMove as refusal:
-        screen.say(sanitize(str(refusal), 76), REFUSAL)
+        screen.say(sanitize(str(refusal), 140), REFUSAL)
         screen.draw()
         return None
     await visit.store.record_play(game_id, game)
     screen.tell_sysop()
     await _show_result(visit, screen, result)
     if game.status != PLAYING:
-        return await _game_over(visit, screen)
+        return await _game_over(visit, screen, game_id)
     return None
 
 
@@ -216,32 +220,63 @@ async def _play_up(visit: Visit, screen: GameScreen, result: PlayResult) -> None
         await asyncio.sleep(FINISH_STEP_SECONDS)
 
 
-async def _game_over(visit: Visit, screen: GameScreen, *, ended_now: bool = True) -> Outcome:
+async def _game_over(
+    visit: Visit, screen: GameScreen, game_id: int, *, ended_now: bool = True
+) -> Outcome:
     game = screen.game
     if ended_now:
         visit.game_ended()
+    screen.prompt = GO_ON
     if game.status == WON:
-        screen.say(
-            f"You won! Final score {game.score}, in {game.moves} moves. Press Enter.", GOOD_NEWS
-        )
+        await _celebrate(visit, screen, game_id)
     elif game.status == STUCK and visit.solving is not None and visit.config.solver.tell_winnable:
+        screen.prompt = ""
         screen.say("No play can change anything any more. Could the deal have been won? ...")
         screen.draw()
         await visit.terminal.flush()
         verdict = await was_it_winnable(visit.solving, game)
-        screen.say(f"Game over, score {game.score}. {verdict}. Press Enter.", REFUSAL)
+        screen.prompt = GO_ON
+        screen.say(f"Game over, score {game.score}. {verdict}.", REFUSAL)
     elif game.status == STUCK:
         screen.say(
-            f"No play can change anything any more: the game is over. Score {game.score}. "
-            "Press Enter.",
+            f"No play can change anything any more: the game is over. Score {game.score}.",
             REFUSAL,
         )
     else:
-        screen.say(f"This game is over ({game.status}). Press Enter.", REFUSAL)
+        screen.say(f"This game is over ({game.status}).", REFUSAL)
     screen.draw()
     await visit.terminal.flush()
     await visit.terminal.read_line(COMMAND_LENGTH)
     return Outcome(game.status)
+
+
+async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
+    """A win's message: the score, the caller's place on the level's high-score list, and a
+    row of suits across the board (a few dozen bytes)."""
+    game, level = screen.game, screen.level
+    scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
+    place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
+    where = (
+        f"{ordinal(place)} of {len(scores)} on the high scores of {level.name}"
+        if place is not None
+        else f"not among the top {len(scores)} of {level.name} this time"
+    )
+    screen.say(
+        f"You won! Final score {game.score} in {game.moves} moves.  {CHEER}  "
+        f"Your place: {where}.",
+        GOOD_NEWS,
+    )
+
+
+def ordinal(number: int) -> str:
+    """A place in words: 1st, 2nd, 3rd, 4th.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 102)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '102nd']
+    """
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
 async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
@@ -257,30 +292,22 @@ async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
 
 
 async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
-    screen.say(question)
+    """Ask on the prompt row, in place of the command prompt: one question at a time."""
+    screen.say("")
+    screen.prompt = question
     screen.draw()
     await visit.terminal.flush()
-    answer = await visit.terminal.read_key()
+    try:
+        answer = await visit.terminal.read_key()
+    finally:
+        screen.prompt = PROMPT
     screen.erase_typing()
     return answer == "Y"
 
 
 async def _help(visit: Visit, screen: GameScreen) -> None:
-    terminal = visit.terminal
-    lines = help_text(screen.level.hints).splitlines()
-    if visit.look.ansi:
-        help_buffer = ScreenBuffer(80, 24)
-        draw_page(
-            help_buffer,
-            "Canfield commands",
-            [Text(line) for line in lines],
-            visit.look,
-            "Press Enter to return to the game. ",
-        )
-        terminal.write(help_buffer.render_full())
-    else:
-        terminal.write("\r\n" + "\r\n".join(lines) + "\r\nPress Enter to return to the game. ")
-    await terminal.flush()
-    await terminal.read_line(COMMAND_LENGTH)
+    lines = help_lines(screen.level.hints)
+    if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
+        await visit.terminal.read_line(COMMAND_LENGTH)
     screen.say("")
     screen.draw(full=True)

@@ -11,28 +11,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Sequence
 
-from ansi.screen import ScreenBuffer
+from ansi.sequences import reset, show_cursor
 from ansi.text import sanitize
 from door.config import Config, Level
-from door.engine import Game
+from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.net.ssh import public_key_line
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
-from door.store import AliasTaken, Store
+from door.store import AliasTaken, Store, StoreError
 from door.store.accounts import check_alias, check_password
 from door.store.records import User
+from door.views.board import LABEL, VALUE, Look, card_text
 from door.views.pages import (
     Entry,
     PageLine,
     Text,
-    draw_page,
     high_score_lines,
     level_line,
-    page_count,
-    page_of,
     standing_lines,
     statistics_lines,
     welcome_lines,
@@ -41,6 +40,7 @@ from door.views.texts import rules_lines
 from door.visit.context import RunningDoor, Visit
 from door.visit.daily import deal_of_the_day
 from door.visit.play import play_game
+from door.visit.screens import ask_line, show_lines, wait_key, whole_number
 
 log = logging.getLogger("door")
 
@@ -109,19 +109,19 @@ async def run_visit(visit: Visit, user: User) -> None:
     await visit.store.touch(user.id)
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit)
-    visit.terminal.write("\r\nThanks for playing Canfield. Goodbye!\r\n")
+    # The caller's own colours back (ESC[0m), not the door's white on black.
+    reset_colours = reset() + show_cursor() if visit.look.ansi else ""
+    visit.terminal.write(f"{reset_colours}\r\nThanks for playing Canfield. Goodbye!\r\n")
     await visit.terminal.flush(check_time=False)
 
 
 # -- logging in ---------------------------------------------------------------------------------
 
 
-async def _ask(visit: Visit, title: str, lines: list[PageLine], prompt: str, **read) -> str:
-    screen = ScreenBuffer()
-    draw_page(screen, title, lines, visit.look, prompt)
-    visit.show(screen)
-    await visit.terminal.flush()
-    return (await visit.terminal.read_line(**read)).strip()
+async def _ask(
+    visit: Visit, title: str, lines: list[PageLine], prompt: str, message: str = "", **read
+) -> str:
+    return await ask_line(visit, title, lines, prompt, message, **read)
 
 
 async def _say(visit: Visit, text: str) -> None:
@@ -134,10 +134,12 @@ async def log_in(visit: Visit) -> User | None:
     config = visit.config
     lines = welcome_lines(config.bbs.name, config.bbs.sysop, visit.node)
     failures = 0
+    message = ""  # shown until the caller's next answer: a wrong password stays in view
     while failures < LOGIN_TRIES:
         alias = await _ask(
-            visit, "Canfield", lines, "Your alias (or NEW): ", max_length=ALIAS_LENGTH
+            visit, "Canfield", lines, "Your alias (or NEW): ", message, max_length=ALIAS_LENGTH
         )
+        message = ""
         if not alias:
             continue
         if alias.upper() == NEW:
@@ -157,7 +159,7 @@ async def log_in(visit: Visit) -> User | None:
             if user is None:
                 failures += 1
                 log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
-                await _say(visit, "Wrong password.")
+                message = f"Wrong password for {sanitize(alias)}. Try again."
                 if failures < LOGIN_TRIES:
                     await asyncio.sleep(LOGIN_DELAY * 2 ** (failures - 1))  # slower each time
                 continue
@@ -170,9 +172,10 @@ async def log_in(visit: Visit) -> User | None:
 async def sign_up(visit: Visit, alias: str) -> User | None:
     """Create an account; None if the caller gives up."""
     lines: list[PageLine] = [
-        "A new caller! Choose an alias of 2 to 20 letters, digits or signs,",
-        "and a password you will type each time you call.",
+        "A new caller! Choose an alias of 2 to 20 letters, digits or signs, and a password "
+        "you will type each time you call.",
     ]
+    message = ""  # why the last answer would not do, shown at the next question only
     if alias:
         answer = await _ask(
             visit,
@@ -185,7 +188,8 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
             return None
     while True:
         if not alias:
-            alias = await _ask(visit, "Sign up", lines, "Alias: ", max_length=ALIAS_LENGTH)
+            alias = await _ask(visit, "Sign up", lines, "Alias: ", message, max_length=ALIAS_LENGTH)
+            message = ""
             if not alias:
                 return None
         problem = check_alias(alias)
@@ -194,12 +198,13 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
         if problem is None and await visit.store.find_user(alias) is not None:
             problem = "someone has that alias already"
         if problem:
-            lines = [*lines[:2], "", Text(f"That alias won't do: {problem}.")]
+            message = _sentence(problem)
             alias = ""
             continue
         password = await _ask(
-            visit, "Sign up", lines, "Password: ", max_length=PASSWORD_LENGTH, mask=True
+            visit, "Sign up", lines, "Password: ", message, max_length=PASSWORD_LENGTH, mask=True
         )
+        message = ""
         again = await _ask(
             visit, "Sign up", lines, "Password again: ", max_length=PASSWORD_LENGTH, mask=True
         )
@@ -207,16 +212,21 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
             None if password == again else "the two passwords differ"
         )
         if problem:
-            lines = [*lines[:2], "", Text(f"That password won't do: {problem}.")]
+            message = _sentence(problem)
             continue
         try:
             user = await visit.store.create_user(alias, password)
         except AliasTaken:
-            lines = [*lines[:2], "", Text("Someone took that alias a moment ago.")]
+            message = "Someone took that alias a moment ago."
             alias = ""
             continue
         log.info("node %d: %s signed up", visit.node, sanitize(user.alias))
         return user
+
+
+def _sentence(text: str) -> str:
+    """A reason as a sentence of its own: "someone has it" -> "Someone has it."."""
+    return text[:1].upper() + text[1:] + "."
 
 
 # -- the main menu ------------------------------------------------------------------------------
@@ -234,9 +244,11 @@ async def main_menu(visit: Visit) -> None:
             "",
             Entry("P", "Play a game"),
         ]
-        if saved:
-            names = ", ".join(str(number) for number in saved)
-            entries.append(Entry("R", f"Resume your saved game (level {names})"))
+        if len(saved) == 1:
+            entries.append(Entry("R", f"Resume your saved game (level {saved[0]})"))
+        elif saved:
+            names = ", ".join(map(str, saved[:-1])) + f" and {saved[-1]}"
+            entries.append(Entry("R", f"Resume one of your saved games (levels {names})"))
         if visit.solving is not None:
             entries.append(Entry("D", "Deal of the day"))
         entries += [
@@ -276,27 +288,42 @@ async def main_menu(visit: Visit) -> None:
             message = "Press one of the keys shown."
 
 
-async def choose_level(visit: Visit, why: str) -> Level | None:
+async def choose_level(
+    visit: Visit, why: str, levels: Sequence[Level] | None = None
+) -> Level | None:
+    """One of ``levels`` (all the door's by default), or None when the caller goes back.
+
+    Enter picks the default level when it is offered.
+    """
     config = visit.config
     visit.doing("choosing a level")
+    offered = tuple(config.levels if levels is None else levels)
+    default = next((lv for lv in offered if lv.number == config.default_level), None)
     lines: list[PageLine] = [Text(why), ""]
-    lines += [Entry(str(level.number), level_line(level)) for level in config.levels]
-    lines += ["", f"Enter plays level {config.default_level}; Q goes back."]
-    screen = ScreenBuffer()
-    draw_page(screen, "Choose a level", lines, visit.look, "Level: ")
-    visit.show(screen)
-    await visit.terminal.flush()
-    if len(config.levels) > 9:  # two-digit level numbers need a line, not a key
-        key = (await visit.terminal.read_line(3)).strip() or "\r"
-    else:
-        key = await visit.terminal.read_key()
-    if key == "\r":
-        return config.level(config.default_level)
-    if key.isdigit():
-        for level in config.levels:
-            if level.number == int(key):
-                return level
-    return None
+    lines += [Entry(str(level.number), level_line(level)) for level in offered]
+    back = "Q goes back."
+    lines += ["", f"Enter plays level {default.number}; {back}" if default else back]
+    message = ""
+    while True:
+        if not await show_lines(visit, "Choose a level", lines, "Level: ", message):
+            return None
+        if max(level.number for level in offered) > 9:  # two digits need a line, not a key
+            key = (await visit.terminal.read_line(3)).strip().upper() or "\r"
+        else:
+            key = await visit.terminal.read_key()
+        if key in ("Q", "\x1b"):
+            return None
+        if key == "\r" and default is not None:
+            return default
+        number = whole_number(key)
+        chosen = next((level for level in offered if level.number == number), None)
+        if chosen is not None:
+            return chosen
+        message = (
+            "Press the number of a level"
+            + (f", Enter for level {default.number}" if default else "")
+            + ", or Q to go back."
+        )
 
 
 async def _daily_limit_reached(visit: Visit) -> str:
@@ -319,9 +346,16 @@ async def choose_and_play(visit: Visit) -> str:
     level = await choose_level(visit, "Which level will you play?")
     if level is None:
         return ""
+    return await play_at(visit, level, None)
+
+
+async def play_at(visit: Visit, level: Level, number: int | None) -> str:
+    """Deal ``number`` (or a random deal) at ``level``; a saved game there is resumed or
+    resigned first, as the caller chooses (one unfinished game per level)."""
     assert visit.user is not None
     saved = await visit.store.resume(visit.user.id, level.number)
     if saved is not None:
+        deal = "a new deal" if number is None else f"deal {number}"
         answer = await _ask(
             visit,
             level.name,
@@ -329,9 +363,9 @@ async def choose_and_play(visit: Visit) -> str:
                 Text("You have a saved game at this level."),
                 "",
                 Entry("R", "Resume it"),
-                Entry("N", "Resign it (it counts as lost) and deal anew"),
+                Entry("N", f"Resign it (it counts as lost) and play {deal}"),
             ],
-            "Your choice: ",
+            "Your choice (Enter goes back): ",
             max_length=1,
         )
         if answer.upper() == "R":
@@ -342,7 +376,7 @@ async def choose_and_play(visit: Visit) -> str:
         game.resign()
         await visit.store.finish_game(game_id, game)
         visit.game_ended()
-    return await new_game(visit, level, None)
+    return await new_game(visit, level, number)
 
 
 async def new_game(visit: Visit, level: Level, number: int | None) -> str:
@@ -353,7 +387,10 @@ async def new_game(visit: Visit, level: Level, number: int | None) -> str:
             return refusal
         game = await _deal(visit, level, number)
         assert visit.user is not None
-        game_id = await visit.store.start_game(visit.user.id, level, game)
+        try:
+            game_id = await visit.store.start_game(visit.user.id, level, game)
+        except StoreError:  # a game begun meanwhile at this level, on another line
+            return "You have a saved game at that level: R resumes it."
         outcome = await play_game(visit, level, game_id, game)
         if not outcome.next_deal:
             return _outcome_message(outcome.status)
@@ -389,10 +426,9 @@ def _outcome_message(status: str) -> str:
 async def resume(visit: Visit, saved: list[int]) -> str:
     number = saved[0]
     if len(saved) > 1:
-        level = await choose_level(
-            visit, "You have saved games at levels " + ", ".join(map(str, saved)) + ". Which one?"
-        )
-        if level is None or level.number not in saved:
+        levels = [lv for lv in visit.config.levels if lv.number in saved]
+        level = await choose_level(visit, "Which saved game will you resume?", levels)
+        if level is None:
             return ""
         number = level.number
     level = _level_or_none(visit.config, number)
@@ -408,25 +444,32 @@ def _level_or_none(config: Config, number: int) -> Level | None:
 
 
 async def numbered_deal(visit: Visit) -> str:
-    text = await _ask(
-        visit,
-        "A numbered deal",
-        [
-            "Every deal has a number: the same number deals the same cards, so you can",
-            "replay a deal or play the one a friend played.",
-            "",
-        ],
-        "Deal number (Enter to go back): ",
-        max_length=20,
-    )
-    if not text:
-        return ""
-    if not text.isdigit() or int(text) > MAX_DEAL_NUMBER:
-        return f"A deal number is a whole number from 0 to {MAX_DEAL_NUMBER}."
-    level = await choose_level(visit, f"Deal {int(text)}: at which level?")
+    message = ""
+    while True:
+        text = await _ask(
+            visit,
+            "A numbered deal",
+            [
+                "Every deal has a number: the same number deals the same cards, so you can "
+                "replay a deal or play the one a friend played. A numbered deal is practice.",
+            ],
+            "Deal number (Enter to go back): ",
+            message,
+            max_length=20,
+        )
+        if not text:
+            return ""
+        number = whole_number(text)
+        if number is not None and number <= MAX_DEAL_NUMBER:
+            break
+        message = (
+            f'"{sanitize(text, 20)}" is not a deal number. Type the digits of a deal '
+            "number, like 48213, or just press Enter to go back."
+        )
+    level = await choose_level(visit, f"Deal {number}: at which level?")
     if level is None:
         return ""
-    return await new_game(visit, level, int(text))
+    return await play_at(visit, level, number)
 
 
 # -- scoreboards, statistics, rules, settings ---------------------------------------------------
@@ -435,27 +478,24 @@ async def numbered_deal(visit: Visit) -> str:
 async def _wait(
     visit: Visit, title: str, lines: list[PageLine], prompt: str, message: str = ""
 ) -> str:
-    # The page is drawn in this frame, so its buffer is gone by the time the key leads on
-    # (to a game, say, that may last an hour).
-    screen = ScreenBuffer()
-    draw_page(screen, title, lines, visit.look, prompt, message)
-    visit.show(screen)
-    await visit.terminal.flush()
-    return await visit.terminal.read_key()
+    return await wait_key(visit, title, lines, prompt, message)
 
 
 async def scoreboards(visit: Visit) -> None:
     config = visit.config
+    message = ""
     while True:
         lines: list[PageLine] = [
             Entry(str(level.number), f"High scores: {level.name}") for level in config.levels
         ]
         lines += [Entry("A", "All callers' standings"), Entry("Q", "Back to the menu")]
-        key = await _wait(visit, "Scoreboards", lines, "Which board? ")
+        key = await _wait(visit, "Scoreboards", lines, "Which board? ", message)
         if key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
             await _wait(visit, "Standings", standing_lines(standings), "Press any key. ")
-        elif key.isdigit() and (level := _level_or_none(config, int(key))) is not None:
+        elif (number := whole_number(key)) is not None and (
+            level := _level_or_none(config, number)
+        ) is not None:
             scores = await visit.store.high_scores(level, config.scoreboard.high_scores)
             await _wait(
                 visit,
@@ -463,32 +503,34 @@ async def scoreboards(visit: Visit) -> None:
                 high_score_lines(level, scores),
                 "Press any key. ",
             )
-        else:
+        elif key in ("Q", "\r"):
             return
+        else:
+            message = "Press a level's number, A or Q."
+            continue
+        message = ""
 
 
 async def statistics(visit: Visit) -> None:
     assert visit.user is not None
-    for level in visit.config.levels:
+    levels = visit.config.levels
+    for index, level in enumerate(levels, start=1):
         stats = await visit.store.statistics(visit.user.id, level)
         recent = await visit.store.recent_results(visit.user.id, 10, level.number)
+        more = index < len(levels)
         key = await _wait(
             visit,
-            f"Your statistics - {sanitize(visit.user.alias)}",
+            f"Your statistics - {sanitize(visit.user.alias)} ({index}/{len(levels)})",
             statistics_lines(level, stats, recent),
-            "Any key for the next level, Q to stop. ",
+            "Any key for the next level, Q to stop. " if more else "Press any key. ",
         )
         if key == "Q":
             return
 
 
-async def show_paged(visit: Visit, title: str, lines: list[str]) -> None:
-    pages = page_count(lines)
-    for page in range(pages):
-        more = "Any key for more, Q to stop. " if page + 1 < pages else "Press any key. "
-        key = await _wait(visit, f"{title} ({page + 1}/{pages})", page_of(lines, page), more)
-        if key == "Q":
-            return
+async def show_paged(visit: Visit, title: str, lines: list[PageLine]) -> None:
+    """A long text a page at a time (never a paragraph split where it can be helped)."""
+    await _wait(visit, title, lines, "Press any key. ")
 
 
 async def settings(visit: Visit) -> None:
@@ -498,7 +540,7 @@ async def settings(visit: Visit) -> None:
         lines: list[PageLine] = [
             Entry("A", f"ANSI colour screen: {'on' if visit.look.ansi else 'off (plain text)'}"),
             Entry("S", f"Character set: {terminal.charset}"),
-            Entry("L", f"Suits drawn as: {'letters' if visit.look.suit_letters else 'symbols'}"),
+            Entry("L", f"Suits drawn as: {_suits_word(visit)}"),
         ]
         user = visit.user
         ssh_key = None
@@ -508,13 +550,12 @@ async def settings(visit: Visit) -> None:
         lines += [
             Entry("Q", "Back to the menu"),
             "",
-            "Card suits in this character set: ♥ ♦ ♣ ♠",
+            Text("Your cards look like this (as on the game board):", LABEL),
+            Text(preview_cards(visit.look), VALUE),
+            "",
+            "If a suit is missing or garbled there, press S for the next character set.",
         ]
-        screen = ScreenBuffer()
-        draw_page(screen, "Terminal settings", lines, visit.look, "Your choice: ", message)
-        visit.show(screen)
-        await terminal.flush()
-        key = await terminal.read_key()
+        key = await _wait(visit, "Terminal settings", lines, "Your choice: ", message)
         if key == "A":
             await visit.set_look(ansi=not visit.look.ansi)
         elif key == "S":
@@ -551,9 +592,8 @@ async def ssh_key_setting(visit: Visit, user: User, ssh_key: str | None) -> str:
         visit,
         "SSH key",
         [
-            "Over SSH you can log in with a key instead of your password. Paste your",
+            "Over SSH you can log in with a key instead of your password. Paste your "
             "public key: one line, as in the file id_ed25519.pub of your .ssh folder.",
-            "",
         ],
         "Key (Enter to go back): ",
         max_length=SSH_KEY_LENGTH,
@@ -566,3 +606,20 @@ async def ssh_key_setting(visit: Visit, user: User, ssh_key: str | None) -> str:
     await visit.store.set_ssh_key(user.id, line)
     log.info("node %d: %s added an SSH key", visit.node, sanitize(user.alias))
     return "SSH key added: log in with it on your next call over SSH."
+
+
+PREVIEW = ("TH", "KS", "AD", "7C")
+
+
+def preview_cards(look: Look) -> str:
+    """A ten and a card of each suit, drawn as the game board draws them for ``look``."""
+    return "  ".join(card_text(Card.parse(name), look).strip() for name in PREVIEW)
+
+
+def _suits_word(visit: Visit) -> str:
+    """How suits are drawn, honestly: symbols need ANSI and a charset that has them."""
+    if visit.look.suit_letters:
+        return "letters"
+    if not visit.look.ansi or visit.terminal.charset == "ascii":
+        return "symbols (letters in plain text and ASCII)"
+    return "symbols"

@@ -1,0 +1,90 @@
+"""Every text the door shows, laid out at its screen's width: words are never cut.
+
+The texts are written as paragraphs, one line each; :func:`wrap` breaks them between words at
+the width they are drawn in, and :func:`paginate` breaks a long text into pages between its
+paragraphs, so that a paragraph (a level's description, say) stays on one page when it can.
+
+>>> wrap("Build all four foundations up in suit from the base rank.", 24)
+['Build all four', 'foundations up in suit', 'from the base rank.']
+>>> wrap("   Turns 3 cards at a time.", 16)
+['   Turns 3 cards', '   at a time.']
+>>> wrap("", 10), wrap("a-very-long-word", 6)
+([''], ['a-very', '-long-', 'word'])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TypeVar
+
+Row = TypeVar("Row")
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words.
+
+    Leading spaces indent every line of the paragraph, and spaces inside a line are kept (a
+    table's columns stay aligned); a break swallows the spaces it falls on. Only a word
+    longer than a whole line (nothing the door writes; perhaps a long name) is broken inside.
+
+    >>> wrap("#  Alias    Score", 40), wrap("one  two   three", 9)
+    (['#  Alias    Score'], ['one  two', 'three'])
+    """
+    text = text.rstrip()
+    stripped = text.lstrip(" ")
+    indent = " " * min(len(text) - len(stripped), max(0, width - 1))
+    room = width - len(indent)
+    lines: list[str] = []
+    line = ""
+    for gap, word in re.findall(r"(\s*)(\S+)", stripped):
+        while len(word) > room:  # a word wider than the screen: the only cut there is
+            if line:
+                lines.append(line)
+                line, gap = "", ""
+            lines.append(word[:room])
+            word = word[room:]
+        if not line:
+            line = word
+        elif len(line) + len(gap) + len(word) <= room:
+            line += gap + word
+        else:
+            lines.append(line)
+            line = word
+    if line or not lines:
+        lines.append(line)
+    return [indent + line for line in lines]
+
+
+def paginate(rows: Sequence[Row], page_rows: int, blank: Row) -> list[list[Row]]:
+    """``rows`` in pages of at most ``page_rows``, broken at blank rows where possible.
+
+    A paragraph (a run of rows between ``blank`` ones) starts a new page rather than being
+    split, unless it is longer than a whole page. No page starts with a blank row.
+
+    >>> paginate(["a", "b", "", "c", "d", "", "e"], 4, "")
+    [['a', 'b'], ['c', 'd', '', 'e']]
+    >>> paginate(["a", "", "b", "c", "d", "e", "f"], 4, "")
+    [['a'], ['b', 'c', 'd', 'e'], ['f']]
+    """
+    paragraphs: list[list[Row]] = [[]]
+    for row in rows:
+        if row == blank:
+            if paragraphs[-1]:
+                paragraphs.append([])
+        else:
+            paragraphs[-1].append(row)
+    pages: list[list[Row]] = [[]]
+    for paragraph in (p for p in paragraphs if p):
+        page = pages[-1]
+        gap = [blank] if page else []
+        if page and len(page) + len(gap) + len(paragraph) > page_rows:
+            pages.append([])
+            page, gap = pages[-1], []
+        page.extend(gap)
+        for row in paragraph:
+            if len(page) == page_rows:
+                pages.append([])
+                page = pages[-1]
+            page.append(row)
+    return pages

@@ -1,0 +1,81 @@
+"""Showing a page of text and waiting for the caller's answer.
+
+Every page of the visit comes here: its lines are laid out at the screen's width
+(:func:`door.views.pages.lay_out`), and a text longer than one page is shown a page at a time,
+the caller's answer asked for on the last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ansi.screen import ScreenBuffer
+from door.views.pages import PageLine, draw_rows, pages_of
+from door.visit.context import Visit
+
+MORE = "Any key for more, Q to stop. "
+STOP = "Q"
+
+
+async def show_lines(
+    visit: Visit, title: str, lines: Sequence[PageLine], prompt: str, message: str = ""
+) -> bool:
+    """Show ``lines`` under ``title`` with ``prompt`` on their last page; the pages before it
+    wait for a key each. False when the caller pressed Q on one of those (the last page is
+    then not shown)."""
+    pages = pages_of(lines, visit.look)
+    for number, rows in enumerate(pages, start=1):
+        last = number == len(pages)
+        heading = f"{title} ({number}/{len(pages)})" if len(pages) > 1 else title
+        # The page is drawn in this frame, so its buffer is gone by the time the answer
+        # leads on (to a game, say, that may last an hour).
+        screen = ScreenBuffer()
+        draw_rows(screen, heading, rows, visit.look, prompt if last else MORE, message)
+        message = ""
+        visit.show(screen)
+        await visit.terminal.flush()
+        if last:
+            return True
+        if await visit.terminal.read_key() == STOP:
+            return False
+    return True
+
+
+async def wait_key(
+    visit: Visit, title: str, lines: Sequence[PageLine], prompt: str, message: str = ""
+) -> str:
+    """Show a page and wait for one key (upper case, or Enter as ``"\\r"``)."""
+    if not await show_lines(visit, title, lines, prompt, message):
+        return STOP
+    return await visit.terminal.read_key()
+
+
+async def ask_line(
+    visit: Visit,
+    title: str,
+    lines: Sequence[PageLine],
+    prompt: str,
+    message: str = "",
+    **read: object,
+) -> str:
+    """Show a page and read a line the caller types, stripped (see ``Terminal.read_line``)."""
+    if not await show_lines(visit, title, lines, prompt, message):
+        return ""
+    return (await visit.terminal.read_line(**read)).strip()  # type: ignore[arg-type]
+
+
+def whole_number(text: str) -> int | None:
+    """A number the caller typed: ASCII digits only, else None (never an exception).
+
+    ``str.isdigit`` is true of ``²`` (CP437 0xFD) and of other scripts' digits, which
+    ``int`` refuses or reads as another number: only 0-9 count.
+
+    >>> whole_number("42"), whole_number(" 7 "), whole_number("²"), whole_number("-1")
+    (42, 7, None, None)
+    >>> whole_number("٣"), whole_number(""), whole_number("1 2")
+    (None, None, None)
+    """
+    text = text.strip()
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    return int(text)
