@@ -105,10 +105,10 @@ class Service:
                 solving.start()
                 self._bulletins.start()
                 self._backups.start()
+                # The server has said where it listens; this says what it serves.
                 log.info(
-                    "Canfield door listening on %s port %d, database %s",
-                    self.config.server.host,
-                    server.port,
+                    "serving %d levels from database %s",
+                    len(self.config.levels),
                     self.config.server.database,
                 )
                 self.ready.set()

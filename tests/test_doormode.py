@@ -168,6 +168,19 @@ def test_door32_caller_plays_over_stdio(tmp_path, config):
     assert "node 3 (Joe): hang-up (finished)" in call.log()
 
 
+def test_a_door32_socket_of_minus_one_is_not_logged_as_a_socket(tmp_path, config):
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32(comm=2, handle=-1))
+    call, slave = DoorCall.on_pty(door_args(dropfile, config, "--io", "stdio"))
+    try:
+        play_a_move_and_quit(call)
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+    assert "over stdio" in call.log()
+    assert "socket" not in call.log() and "None" not in call.log()
+
+
 def test_door_sys_caller_without_ansi_logs_beside_the_database(tmp_path, config):
     dropfile = write_dropfile(tmp_path, "DOOR.SYS", door_sys(graphics="NG"))
     # stderr on the pty too, as most BBSes run doors: the log must not reach the caller.

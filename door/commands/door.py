@@ -213,8 +213,12 @@ async def door(config: Config, drop: DropFile, transport: str, bbs: str) -> int:
         info.charset,
         describe_seconds(drop.seconds_left),
     )
-    if drop.comm_type == COMM_TELNET and transport == STDIO:
-        log.info("node %d: DOOR32.SYS names socket %s; using stdio", drop.node, drop.handle)
+    if drop.comm_type == COMM_TELNET and transport == STDIO and drop.handle is not None:
+        log.info(
+            "node %d: DOOR32.SYS passes socket %d; the caller is on stdio instead",
+            drop.node,
+            drop.handle,
+        )
     async with caller_streams(transport, drop) as (reader, writer):
         terminal = Terminal(
             reader,
