@@ -129,6 +129,8 @@ class RloginConfig:
 
 
 HINTS = ("off", "visible", "solver")
+# How door mode chooses the caller's charset: by asking their screen, or as the sysop says.
+DOOR_CHARSETS = ("auto", "cp437", "utf-8", "ascii")
 """A level's hints: none; the best play judged from the cards in view; the solver's play."""
 
 
@@ -197,6 +199,7 @@ class Config:
     ssh: SshConfig = field(default_factory=SshConfig)
     rlogin: RloginConfig = field(default_factory=RloginConfig)
     path: Path = DEFAULT_CONFIG_PATH
+    door_charset: str = "auto"
 
     @property
     def host_key(self) -> Path:
@@ -444,6 +447,7 @@ _BACKUP: dict[str, Check] = {
     "time": _time_of_day,
     "keep": _whole(1, 1000),
 }
+_DOOR: dict[str, Check] = {"charset": _choice(DOOR_CHARSETS)}
 _SECTIONS = (
     "bbs",
     "server",
@@ -455,6 +459,7 @@ _SECTIONS = (
     "backup",
     "ssh",
     "rlogin",
+    "door",
     "levels",
 )
 _SSH: dict[str, Check] = {
@@ -526,6 +531,7 @@ class _Reader:
             ssh=self.ssh(self.section(document, "ssh", _SSH)),
             rlogin=self.rlogin(document),
             path=self.path,
+            door_charset=self.section(document, "door", _DOOR).get("charset", "auto"),
         )
 
     def ssh(self, settings: dict[str, Any]) -> SshConfig:

@@ -110,19 +110,27 @@ class Caller:
         try:
             while data := await self.reader.read(4096):
                 text_bytes = self._take_commands(data)
-                if self.ansi and CPR_REQUEST in text_bytes:
-                    self.writer.write(b"\x1b[24;80R")
                 self.received += text_bytes
-                if self.charset == "utf-8":
-                    text = self.utf8.decode(text_bytes)
-                else:
-                    text = decode(text_bytes, self.charset, glyphs=True)
-                self.text += text
-                self.stream.feed(text)
+                # Shown up to each position request, which is answered with where the
+                # cursor really is, as a terminal does (the door's charset probe reads it).
+                pieces = text_bytes.split(CPR_REQUEST)
+                for index, piece in enumerate(pieces):
+                    self._show(piece)
+                    if index < len(pieces) - 1 and self.ansi:
+                        cursor = self.screen.cursor
+                        self.writer.write(f"\x1b[{cursor.y + 1};{cursor.x + 1}R".encode())
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
             self.closed.set()
+
+    def _show(self, text_bytes: bytes) -> None:
+        if self.charset == "utf-8":
+            text = self.utf8.decode(text_bytes)
+        else:
+            text = decode(text_bytes, self.charset, glyphs=True)
+        self.text += text
+        self.stream.feed(text)
 
     # -- what a test does ---------------------------------------------------------------------
 

@@ -26,6 +26,8 @@ import pyte
 from ansi.charset import decode
 
 WAIT = 10.0  # seconds any single wait may take before the test fails
+CPR_REQUEST = b"\x1b[6n"
+RELAY_DROPS = bytes(range(0x03, 0x07))
 SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
 
 
@@ -49,10 +51,15 @@ def door_command(*args: str) -> list[str]:
 class DoorCall:
     """A door process and the caller's end of its line, with what the caller sees."""
 
-    def __init__(self, process: subprocess.Popen[bytes], line: int, charset: str) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], line: int, charset: str, relay: bool = False
+    ) -> None:
         self.process = process
         self.line = line  # the fd the caller reads and types on
         self.charset = charset
+        # The BBS between the door and a UTF-8 caller reads the door's output as CP437 and
+        # re-encodes it as UTF-8, dropping 0x03-0x06 on the way (ENiGMA½ does).
+        self.relay = relay
         self.screen = pyte.Screen(80, 24)
         self._stream = pyte.Stream(self.screen)
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -72,6 +79,7 @@ class DoorCall:
         env: dict[str, str] | None = None,
         stderr_on_pty: bool = False,
         controlling: bool = False,
+        relay: bool = False,
     ) -> tuple[DoorCall, int]:
         """The door with a pty as its standard input and output; returns it and the slave
         fd, left open so the test can read the terminal's settings once the door is done.
@@ -89,7 +97,7 @@ class DoorCall:
             start_new_session=True,
             preexec_fn=_take_terminal if controlling else None,
         )
-        return cls(process, master, charset), slave
+        return cls(process, master, "utf-8" if relay else charset, relay), slave
 
     @classmethod
     def on_socket(cls, args: Sequence[str], line: int, door_end: int) -> DoorCall:
@@ -142,12 +150,21 @@ class DoorCall:
             self.eof = True
             return False
         self.received += data
-        if self.charset == "utf-8":
-            text = self._utf8.decode(data)
-        else:
-            text = decode(data, self.charset, glyphs=True)
-        self.text += text
-        self._stream.feed(text)
+        if self.relay:
+            data = data.translate(None, RELAY_DROPS).decode("cp437").encode("utf-8")
+        # Shown up to each cursor position request, answered with where the cursor really
+        # is, as the caller's terminal does.
+        pieces = data.split(CPR_REQUEST)
+        for index, piece in enumerate(pieces):
+            if self.charset == "utf-8":
+                text = self._utf8.decode(piece)
+            else:
+                text = decode(piece, self.charset, glyphs=True)
+            self.text += text
+            self._stream.feed(text)
+            if index < len(pieces) - 1:
+                cursor = self.screen.cursor
+                os.write(self.line, f"\x1b[{cursor.y + 1};{cursor.x + 1}R".encode())
         return True
 
     def drain(self, seconds: float = 0.2) -> None:

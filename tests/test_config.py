@@ -302,6 +302,12 @@ MISTAKES = [
         "solver.second = 10 is not a setting",
         "seconds, tell_winnable, daily_level, ready",
     ),
+    (
+        '[door]\ncharset = "utf8"\n',
+        "door.charset",
+        'door.charset = "utf8"',
+        '"auto" or "cp437" or "utf-8" or "ascii"',
+    ),
     ('[levels]\nname = "A"\n', "levels", 'levels = {name = "A"}', "[[levels]] tables"),
     (
         "[sever]\nport = 2323\n",

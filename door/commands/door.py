@@ -33,11 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from ansi.sequences import reset, show_cursor
-from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
-from door.net.doorio import is_socket, socket_streams, stdio_streams
+from door.config import DEFAULT_CONFIG_PATH, DOOR_CHARSETS, Config, ConfigError, load_config
+from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
-from door.net.telnet import SHUTDOWN_MESSAGE, guard_visit
-from door.net.terminal import Terminal, TerminalInfo, describe_seconds, screen_size
+from door.net.telnet import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
+from door.net.terminal import (
+    DETECT_TIMEOUT,
+    Terminal,
+    TerminalInfo,
+    describe_seconds,
+    screen_size,
+)
 from door.solving.pool import Solving
 from door.store import Store
 from door.visit.context import Visit
@@ -48,7 +54,7 @@ log = logging.getLogger("door")
 EXIT_OK, EXIT_FAULT, EXIT_BAD_DROPFILE = 0, 1, 2
 LOG_NAME = "canfield-door.log"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
-STDIO, SOCKET, AUTO = "stdio", "socket", "auto"
+STDIO, SOCKET, CONNECT, AUTO = "stdio", "socket", "connect", "auto"
 
 # How a signal ends the visit: SIGHUP is the carrier dropping (nobody to tell); SIGTERM and
 # SIGINT are the BBS or the sysop stopping the door.
@@ -83,11 +89,25 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
     )
     door.add_argument(
         "--io",
-        choices=(AUTO, STDIO, SOCKET),
+        choices=(AUTO, STDIO, SOCKET, CONNECT),
         default=AUTO,
-        help="where the caller is: standard input and output, or the socket on line 2 of "
-        "DOOR32.SYS; auto (the default) takes the socket when DOOR32.SYS says comm type 2 "
-        "and the door has that socket, else standard input and output",
+        help="where the caller is: standard input and output, the socket on line 2 of "
+        "DOOR32.SYS, or (connect) a TCP port on this machine the BBS listens on for the door, "
+        "given with --port (ENiGMA½'s io: socket); auto (the default) takes the socket when "
+        "DOOR32.SYS says comm type 2 and the door has that socket, else standard input and "
+        "output",
+    )
+    door.add_argument(
+        "--port",
+        type=int,
+        metavar="PORT",
+        help="with --io connect: the port on 127.0.0.1 to connect to (ENiGMA½'s {srvPort})",
+    )
+    door.add_argument(
+        "--charset",
+        choices=DOOR_CHARSETS,
+        help="the caller's character set: auto asks their screen (CP437 suits, else UTF-8, "
+        "else suits as letters); default: door.charset of sysop.toml",
     )
     door.add_argument(
         "--bbs",
@@ -113,12 +133,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         drop = read_dropfile(args.dropfile, args.type)
         transport = choose_transport(drop, args.io)
+        if (transport == CONNECT) != (args.port is not None):
+            raise DropFileError("--io connect and --port go together: --io connect --port N")
+        if args.port is not None and not 1 <= args.port <= 65535:
+            raise DropFileError(f"--port {args.port} is not accepted: 1 to 65535")
     except DropFileError as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_DROPFILE
     set_up_logging(config, args.log)
     bbs = args.bbs or drop.bbs_name or config.bbs.name
-    return asyncio.run(door(config, drop, transport, bbs))
+    charset = args.charset or config.door_charset
+    try:
+        return asyncio.run(door(config, drop, transport, bbs, charset=charset, port=args.port))
+    except OSError as error:  # the caller's line could not be opened (the visit is guarded)
+        log.error("can't reach the caller over %s: %s", transport, error)
+        return EXIT_FAULT
 
 
 def choose_transport(drop: DropFile, wanted: str = AUTO) -> str:
@@ -128,8 +157,8 @@ def choose_transport(drop: DropFile, wanted: str = AUTO) -> str:
     :raises DropFileError: a socket is wanted and the drop file names none that is open.
     """
     names_socket = drop.comm_type == COMM_TELNET and drop.handle is not None
-    if wanted == STDIO:
-        return STDIO
+    if wanted in (STDIO, CONNECT):
+        return wanted
     if wanted == AUTO:
         return SOCKET if names_socket and is_socket(drop.handle or 0) else STDIO
     if drop.kind != "door32":
@@ -170,11 +199,14 @@ def set_up_logging(config: Config, destination: str | None) -> None:
     root.setLevel(logging.INFO)
 
 
-def terminal_info(drop: DropFile) -> TerminalInfo:
-    """What the drop file says of the caller's terminal: ANSI with CP437, or plain ASCII."""
+def terminal_info(drop: DropFile, charset: str = "auto") -> TerminalInfo:
+    """What the drop file says of the caller's terminal: ANSI, in CP437 (the BBS convention)
+    unless the sysop chose a ``charset``; or plain ASCII."""
     width, height = screen_size((80, drop.page_length) if drop.page_length else None)
     if drop.ansi:
-        return TerminalInfo("ansi-bbs", width, height, True, "cp437")
+        return TerminalInfo(
+            "ansi-bbs", width, height, True, "cp437" if charset == "auto" else charset
+        )
     return TerminalInfo("dumb", width, height, False, "ascii")
 
 
@@ -188,9 +220,15 @@ def deadline(drop: DropFile, config: Config, now: float) -> float:
 
 
 @contextlib.asynccontextmanager
-async def caller_streams(transport: str, drop: DropFile) -> AsyncIterator[tuple[Any, Any]]:
+async def caller_streams(
+    transport: str, drop: DropFile, port: int | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     """The caller's reader and writer, on the transport chosen."""
-    if transport == SOCKET:
+    if transport == CONNECT:
+        assert port is not None
+        async with connect_streams(port) as streams:
+            yield streams
+    elif transport == SOCKET:
         assert drop.handle is not None
         async with socket_streams(drop.handle) as streams:
             yield streams
@@ -199,9 +237,20 @@ async def caller_streams(transport: str, drop: DropFile) -> AsyncIterator[tuple[
             yield streams
 
 
-async def door(config: Config, drop: DropFile, transport: str, bbs: str) -> int:
-    """The caller's visit, from the main menu to goodbye; returns the exit status."""
-    info = terminal_info(drop)
+async def door(
+    config: Config,
+    drop: DropFile,
+    transport: str,
+    bbs: str,
+    *,
+    charset: str = "auto",
+    port: int | None = None,
+) -> int:
+    """The caller's visit, from the main menu to goodbye; returns the exit status.
+
+    With ``charset`` "auto" an ANSI caller's screen is asked which suits it draws.
+    """
+    info = terminal_info(drop, charset)
     log.info(
         "node %d: %s from %s, %s over %s, %s, %s, %s left",
         drop.node,
@@ -219,7 +268,7 @@ async def door(config: Config, drop: DropFile, transport: str, bbs: str) -> int:
             drop.node,
             drop.handle,
         )
-    async with caller_streams(transport, drop) as (reader, writer):
+    async with caller_streams(transport, drop, port) as (reader, writer):
         terminal = Terminal(
             reader,
             writer,
@@ -236,6 +285,7 @@ async def door(config: Config, drop: DropFile, transport: str, bbs: str) -> int:
             bbs=bbs,
             real_name=drop.real_name,
             signals=DOOR_SIGNALS,
+            probe=charset == "auto",
         )
 
 
@@ -248,6 +298,7 @@ async def known_caller_visit(
     bbs: str,
     real_name: str | None,
     signals: Mapping[signal.Signals, str],
+    probe: bool = False,
 ) -> int:
     """The main menu for a caller the BBS (or the console) vouches for, guarded as a telnet
     visit is; each of ``signals`` ends it, telling the caller its message. The exit status.
@@ -255,6 +306,8 @@ async def known_caller_visit(
     terminal.alias = alias  # for the log, before the store is even open
 
     async def visit() -> None:
+        if probe and terminal.ansi:
+            await probe_and_log(node, terminal, DETECT_TIMEOUT)
         async with Store.open(config.server.database) as store:
             user = await store.drop_file_user(alias, bbs, real_name)
             # One caller: the solver's workers start only if asked, and end with the visit.

@@ -153,6 +153,29 @@ def stdio_streams(*, signals: bool = False) -> Iterator[tuple[FdReader, FdWriter
         yield FdReader(STDIN), FdWriter(STDOUT)
 
 
+# --- a port the BBS listens on for the door -----------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def connect_streams(
+    port: int, host: str = "127.0.0.1"
+) -> AsyncIterator[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """The caller on a TCP connection to ``port``, which the BBS opened for this door.
+
+    ENiGMA½'s ``io: socket`` works so: it listens on a port of its own (its ``{srvPort}``),
+    the door connects, and the bytes go between it and the caller as they are, no telnet.
+    """
+    async with asyncio.timeout(CLOSE_TIMEOUT):
+        reader, writer = await asyncio.open_connection(host, port)
+    try:
+        yield reader, writer
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError, TimeoutError):
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await writer.wait_closed()
+
+
 # --- an inherited telnet socket -------------------------------------------------------------
 
 

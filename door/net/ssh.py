@@ -35,7 +35,13 @@ import asyncssh
 
 from ansi.text import sanitize
 from door.net.nodes import Nodes
-from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, ServerSettings, guard_visit
+from door.net.telnet import (
+    CLOSE_GRACE,
+    SHUTDOWN_MESSAGE,
+    ServerSettings,
+    guard_visit,
+    probe_and_log,
+)
 from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
 
 log = logging.getLogger("door")
@@ -376,6 +382,8 @@ class SshDoor:
                 "ANSI" if info.ansi else "no ANSI",
                 info.charset,
             )
+            if info.ansi:
+                await probe_and_log(node, terminal, self._detect_timeout)
             if self.config.time_limit > 0:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)

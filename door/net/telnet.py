@@ -267,6 +267,8 @@ class DoorServer:
                 "ANSI" if info.ansi else "no ANSI",
                 info.charset,
             )
+            if info.ansi:
+                await probe_and_log(node, terminal, self._detect_timeout)
             if self.config.time_limit > 0:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node)
@@ -339,6 +341,16 @@ async def _detect(terminal: Terminal, writer: Any, timeout: float) -> TerminalIn
     if (width, height) != (info.width, info.height):
         terminal.info = info = replace(info, width=width, height=height)
     return info
+
+
+async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
+    """Ask the caller's screen which suits it draws (see ``Terminal.probe_charset``)."""
+    if await terminal.probe_charset(timeout):
+        info = terminal.info
+        letters = ", suits as letters" if info.suit_letters else ""
+        log.info("node %d: the screen draws %s%s", node, info.charset, letters)
+    else:
+        log.info("node %d: the screen did not say which suits it draws", node)
 
 
 def _ending(ended: VisitEnded) -> str:

@@ -113,6 +113,8 @@ class TerminalInfo:
     height: int
     ansi: bool
     charset: str
+    #: The screen showed no suit glyph in any charset tried: draw suits as letters.
+    suit_letters: bool = False
 
 
 UNKNOWN_TERMINAL = TerminalInfo("unknown", DEFAULT_WIDTH, DEFAULT_HEIGHT, False, "ascii")
@@ -153,6 +155,40 @@ def known_charset(term_type: str) -> str | None:
 def choose_charset(term_type: str, *, ansi: bool = True) -> str:
     """The charset to start a caller on: by terminal type, else by whether ANSI answered."""
     return known_charset(term_type) or ("cp437" if ansi else "ascii")
+
+
+# What the charset probe sends before each cursor position request: a suit in one charset.
+CP437_SUIT = b"\x03"  # ♥ on a BBS terminal; a control code that draws nothing elsewhere
+UTF8_SUIT = "♥".encode()
+
+
+def charset_from_probe(
+    cp437_column: int | None, utf8_column: int | None, current: str
+) -> tuple[str, bool] | None:
+    """The charset a screen draws suits in, and whether it draws none (letters then), from
+    where its cursor stood after a carriage return and CP437's ♥, then UTF-8's ♥; None when
+    the answers tell nothing (no answer, or the same one whatever was drawn).
+
+    Column 2 means the glyph took one column: that charset draws suits. A screen on which
+    CP437's byte moved nothing and UTF-8's three bytes moved three columns reads single bytes
+    but shows no suit there: a BBS between the door and the caller that re-encodes CP437 and
+    drops 0x03-0x06, as ENiGMA½ does for UTF-8 callers. Suits are letters then, in CP437 if
+    that is what the line carries (``current``), else in ASCII.
+
+    >>> charset_from_probe(2, None, "cp437"), charset_from_probe(1, 2, "cp437")
+    (('cp437', False), ('utf-8', False))
+    >>> charset_from_probe(1, 4, "cp437"), charset_from_probe(1, 4, "utf-8")
+    (('cp437', True), ('ascii', True))
+    >>> charset_from_probe(None, None, "utf-8"), charset_from_probe(80, 80, "cp437")
+    (None, None)
+    """
+    if cp437_column == 2:
+        return "cp437", False
+    if utf8_column == 2:
+        return "utf-8", False
+    if cp437_column == 1 and utf8_column == 4:
+        return ("cp437" if current == "cp437" else "ascii"), True
+    return None
 
 
 def screen_size(size: tuple[int, int] | None) -> tuple[int, int]:
@@ -417,7 +453,7 @@ class Terminal:
         """
         self._out += cursor_position_request().encode("ascii")
         await self.flush(check_time=False)
-        ansi = await self._await_position_report(timeout)
+        ansi = await self._await_position_report(timeout) is not None
         width, height = screen_size(size)
         self.info = TerminalInfo(
             term_type=term_type or "unknown",
@@ -430,7 +466,36 @@ class Terminal:
             self._out += b"\r        \r"  # wipe the "^[[6n" a plain terminal may have shown
         return self._info
 
-    async def _await_position_report(self, timeout: float) -> bool:
+    async def probe_charset(self, timeout: float = DETECT_TIMEOUT) -> bool:
+        """Find out which suits the caller's screen really draws, by drawing them.
+
+        A terminal type or a drop file may not say what reaches the screen: a BBS in between
+        can re-encode the door's output. So a suit is drawn after a carriage return, and the
+        cursor position asked for (``ESC[6n``): CP437's ♥ first, then UTF-8's; the charset
+        whose ♥ moved the cursor one column is the caller's (see :func:`charset_from_probe`),
+        and with neither, suits are drawn as letters. What the probe drew is wiped. Sets
+        :attr:`info` and returns True when the screen told; else changes nothing.
+        """
+        cp437 = await self._column_after(CP437_SUIT, timeout)
+        utf8 = None
+        if cp437 is not None and cp437 != 2:
+            utf8 = await self._column_after(UTF8_SUIT, timeout)
+        self._out += b"\r    \r"
+        seen = charset_from_probe(cp437, utf8, self.charset)
+        if seen is None:
+            return False
+        charset, letters = seen
+        self.info = replace(self._info, charset=charset, suit_letters=letters)
+        return True
+
+    async def _column_after(self, glyph: bytes, timeout: float) -> int | None:
+        """The cursor's column after a carriage return and ``glyph``; None: no answer."""
+        self._out += b"\r" + glyph + cursor_position_request().encode("ascii")
+        await self.flush(check_time=False)
+        position = await self._await_position_report(timeout)
+        return None if position is None else position[1]
+
+    async def _await_position_report(self, timeout: float) -> tuple[int, int] | None:
         loop = asyncio.get_running_loop()
         ends = loop.time() + timeout
         seen = ""
@@ -439,9 +504,10 @@ class Terminal:
             if data is None:
                 break
             seen = (seen + data.decode("latin-1"))[-64:]  # a report is short
-            if parse_cursor_position_report(seen) is not None:
-                return True
-        return False
+            position = parse_cursor_position_report(seen)
+            if position is not None:
+                return position
+        return None
 
     # --- output ----------------------------------------------------------------------------
 

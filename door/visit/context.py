@@ -41,7 +41,8 @@ class Visit:
     door: RunningDoor | None = None
 
     def __post_init__(self) -> None:
-        self.look = replace(self.look, ansi=self.terminal.ansi)
+        letters = self.look.suit_letters or self.terminal.info.suit_letters
+        self.look = replace(self.look, ansi=self.terminal.ansi, suit_letters=letters)
 
     def refresh(self) -> None:
         """Take on the door's settings as they are now: called at each menu, so a level the
@@ -59,14 +60,21 @@ class Visit:
         self.terminal.activity = activity
 
     def adopt(self, user: User) -> None:
-        """The caller is ``user``: take on their saved terminal choices."""
+        """The caller is ``user``: take on their saved terminal choices.
+
+        A charset the caller chose wins over what the door found out; until they choose,
+        suits are letters when their screen showed none.
+        """
         self.user = user
         self.terminal.alias = user.alias
+        letters = user.suit_letters
         if user.charset is not None:
             self.terminal.charset = user.charset
+        else:
+            letters = letters or self.terminal.info.suit_letters
         if user.ansi is not None:
             self.terminal.ansi = user.ansi
-        self.look = Look(ansi=self.terminal.ansi, suit_letters=user.suit_letters)
+        self.look = Look(ansi=self.terminal.ansi, suit_letters=letters)
 
     async def set_look(
         self,

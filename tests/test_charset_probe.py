@@ -1,0 +1,196 @@
+"""The door asks the caller's screen which suits it draws, and believes the screen.
+
+A suit glyph, then ``ESC[6n``: the cursor's column says whether the glyph took one column.
+The callers here are terminals (pyte screens) that answer with where their cursor really is;
+one of them sits behind a BBS that re-encodes the door's CP437 as UTF-8 and drops 0x03-0x06,
+as ENiGMA½ does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import socket
+import subprocess
+
+from client import Caller
+from door_caller import WAIT, DoorCall, door_command, write_config
+from test_doormode import door32, door_args, play_a_move_and_quit, write_dropfile
+from test_visit import DEAL, sign_up, start_deal
+
+from door.store import Store
+
+# A card as the board draws it: rank, then a suit glyph or letter.
+CARD = re.compile(r"(?:10|[A2-9TJQK])[♥♦♣♠HDCS]")
+RANK = re.compile(r"(?<![\w])(?:10|[A2-9TJQK])(?=[^\w]|$)")
+
+
+def cards_on_board(display: str) -> tuple[list[str], list[str]]:
+    """The cards of the top row and the columns, and any rank shown without a suit."""
+    rows = display.splitlines()
+    board = [rows[3][:60], *(row[:40] for row in rows[7:20])]
+    text = "\n".join(board)
+    return CARD.findall(text), RANK.findall(CARD.sub("", text).replace("[ ]", ""))
+
+
+async def test_a_terminal_that_claims_xterm_but_draws_cp437_gets_cp437(door):
+    # TTYPE says xterm (UTF-8), but the screen is a BBS terminal's: 0x03 draws a heart.
+    caller = await sign_up(door, term="xterm", charset="cp437")
+    await start_deal(caller, DEAL)
+    assert set(bytes(caller.received)) & {3, 4, 5, 6}
+    cards, bare = cards_on_board(caller.display())
+    assert len(cards) >= 6 and not bare
+    assert all(card[-1] in "♥♦♣♠" for card in cards)
+    await caller.hang_up()
+
+
+async def test_a_utf8_terminal_gets_utf8_whatever_it_is_called(door):
+    caller = await sign_up(door, term="ansi-bbs", charset="utf-8")  # a CP437 name
+    await start_deal(caller, DEAL)
+    assert "♥".encode() in caller.received or "♠".encode() in caller.received
+    cards, bare = cards_on_board(caller.display())
+    assert len(cards) >= 6 and not bare
+    await caller.hang_up()
+
+
+class DroppingCaller(Caller):
+    """A UTF-8 terminal behind a relay that reads the door's bytes as CP437, drops
+    0x03-0x06 and re-encodes the rest as UTF-8."""
+
+    def _show(self, text_bytes: bytes) -> None:
+        relayed = text_bytes.translate(None, bytes(range(3, 7))).decode("cp437")
+        self.text += relayed
+        self.stream.feed(relayed)
+
+
+async def test_behind_a_relay_that_drops_the_suit_bytes_every_card_keeps_a_suit(door):
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", door.port), 5)
+    caller = DroppingCaller(reader, writer, term="ansi-bbs", charset="cp437")
+    await caller.wait_for("Your alias")
+    await caller.type("Relayed")
+    await caller.wait_for("Sign up\\?")
+    await caller.type("Y")
+    await caller.wait_for("Password:")
+    await caller.type("secret1")
+    await caller.wait_for("Password again")
+    await caller.type("secret1")
+    await caller.wait_for("Your choice")
+    await start_deal(caller, DEAL)
+    cards, bare = cards_on_board(caller.display())
+    assert len(cards) >= 6 and not bare, caller.display()
+    assert all(card[-1] in "HDCS" for card in cards)
+    await caller.hang_up()
+
+
+def test_door_mode_behind_a_bbs_that_reencodes_cp437_as_utf8_shows_a_suit_on_every_card(
+    tmp_path,
+):
+    config = write_config(tmp_path)
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())
+    call, slave = DoorCall.on_pty(door_args(dropfile, config), relay=True)
+    try:
+        call.wait_for("Your choice:")
+        call.send("P")
+        call.wait_for("Choose a level")
+        call.send("\r")
+        call.wait_for(r"Command \(\? for help\):")
+        call.send("V\r")
+        call.wait_for(r"Moves +1\b")
+        cards, bare = cards_on_board(call.display())
+        assert len(cards) >= 7 and not bare, call.display()
+        assert all(card[-1] in "HDCS" for card in cards)
+        # Updates land in the right cells: the deck's count reads 31, not "313".
+        assert re.search(r"(?<!\d)31(?!\d)", call.display().splitlines()[3][14:24])
+        call.send("Q\r")
+        call.wait_for("Your game is saved")
+        call.send("T")
+        call.wait_for("Character set:")
+        shown = call.display()
+        assert "Suits drawn as: letters" in shown and "10H  KS  AD  7C" in shown
+        call.send("Q")
+        call.wait_for("Your choice:")
+        call.send("G")
+        call.wait_for("Goodbye!")
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+    assert "the screen draws cp437, suits as letters" in call.log()
+
+
+def test_the_sysop_can_force_the_charset_and_then_nothing_is_asked(tmp_path):
+    config = write_config(tmp_path)
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())
+    call, slave = DoorCall.on_pty(door_args(dropfile, config, "--charset", "utf-8"))
+    try:
+        call.charset = "utf-8"
+        play_a_move_and_quit(call)
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+    assert b"\x1b[6n" not in call.received
+    assert "♥".encode() in call.received or "♠".encode() in call.received
+
+
+def test_sysop_toml_door_charset_is_used_by_door_mode(tmp_path):
+    config = write_config(tmp_path)
+    text = config.read_text(encoding="utf-8").replace('charset = "auto"', 'charset = "ascii"')
+    config.write_text(text, encoding="utf-8")
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())
+    call, slave = DoorCall.on_pty(door_args(dropfile, config))
+    try:
+        play_a_move_and_quit(call)
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+    assert b"\x1b[6n" not in call.received
+    assert all(byte < 0x80 for byte in call.received)  # ASCII, colours and all
+
+
+def test_io_connect_reaches_the_port_the_bbs_listens_on(tmp_path):
+    config = write_config(tmp_path)
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32(comm=2, handle=-1))
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(WAIT)
+    port = listener.getsockname()[1]
+    process = subprocess.Popen(
+        door_command(*door_args(dropfile, config, "--io", "connect", "--port", str(port))),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        line, _ = listener.accept()
+    finally:
+        listener.close()
+    call = DoorCall(process, os.dup(line.fileno()), "cp437")
+    line.close()
+    try:
+        play_a_move_and_quit(call)
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+    assert "over connect" in call.log()
+
+    async def saved() -> int:
+        async with Store.open(tmp_path / "door.db") as store:
+            user = await store.find_user("Joe", "Mystic BBS 1.12 A48")
+            assert user is not None
+            return len(await store.games_of(user.id))
+
+    assert asyncio.run(saved()) == 1
+
+
+def test_io_connect_needs_a_port(tmp_path):
+    config = write_config(tmp_path)
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())
+    done = subprocess.run(
+        door_command(*door_args(dropfile, config, "--io", "connect")),
+        capture_output=True,
+        text=True,
+        timeout=WAIT * 3,
+    )
+    assert done.returncode == 2 and "--io connect --port N" in done.stderr
