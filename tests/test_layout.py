@@ -205,3 +205,14 @@ def test_pages_hold_every_row_in_order_and_never_overflow(rows, size):
 
 def test_a_page_holds_eighteen_rows():
     assert PAGE_ROWS == 18  # rows 3 to 20; 21 and 22 for a message, 23 for the prompt
+
+
+def test_a_plain_screen_writes_a_ten_as_t_throughout():
+    game = Game.deal(Variant(), 48213)
+    message = "T♥ can't go on 8♠: column 2 needs a red 10"
+    screen = ScreenBuffer(80, 24)
+    draw_board(screen, game, "Level 2", Look(ansi=False), message)
+    assert "TH can't go on 8S: column 2 needs a red T" in screen.text_at(22)
+    screen = ScreenBuffer(80, 24)
+    draw_board(screen, game, "Level 2", Look(), message)
+    assert "10♥ can't go on 8♠: column 2 needs a red 10" in screen.text_at(22)

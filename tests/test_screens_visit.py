@@ -269,3 +269,25 @@ async def test_the_settings_page_previews_the_cards_as_the_board_draws_them(door
     await caller.wait_for("Suits drawn as: letters")
     assert "10H  KS  AD  7C" in caller.display()
     await caller.hang_up()
+
+
+async def test_a_game_played_on_from_a_second_line_does_not_drop_the_first(door):
+    first = await sign_up(door)
+    await start_deal(first, DEAL)
+    await first.type("V")
+    await first.wait_for(r"Moves\s+1\b")
+    second = await log_in(door)
+    await second.key("R")
+    await second.wait_for("Welcome back")
+    await second.type("V")
+    await second.wait_for(r"Moves\s+2\b")
+    await first.type("V")  # this copy of the game is one play behind the stored one
+    await first.wait_for("played on meanwhile on another line")
+    assert first.row(23).strip() == "Press Enter to go on."
+    await first.type("")
+    await first.wait_for("Your choice")  # still connected, at the menu
+    user = await door.store.find_user("Alice")
+    saved = await door.store.resume(user.id, 2)
+    assert saved is not None and saved[1].history == ["V", "V"]
+    await first.hang_up()
+    await second.hang_up()

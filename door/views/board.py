@@ -68,23 +68,27 @@ def card_text(card: Card, look: Look) -> str:
     return f"{rank:>2}{suit}"
 
 
+_TEN_WORD = re.compile(r"\b(red|black|rank) 10\b")
 _CARD_NAME = re.compile(f"(?<![\\w])([{RANKS}])([{SUIT_SYMBOLS}])(?![\\w])")
 
 
 def card_words(text: str, look: Look) -> str:
     """``text`` with the cards it names (``T♥``, ``K♠``) written as the board draws them,
-    so that a screen has one notation for a ten: ``10♥`` on a colour screen, ``TH`` in
-    letters or plain text.
+    so that a screen has one notation for a ten: ``10`` on a colour screen, ``T`` in plain
+    text (where the engine's words say "a black 10", plain text says "a black T").
 
     >>> card_words("T♥ can't go on K♠", Look()), card_words("T♥ on J♣", Look(ansi=False))
     ("10♥ can't go on K♠", 'TH on JC')
+    >>> card_words("9♦ can't go on 8♠: column 2 needs a red 10", Look(ansi=False))
+    "9D can't go on 8S: column 2 needs a red T"
     """
-    return _CARD_NAME.sub(
+    text = _CARD_NAME.sub(
         lambda found: card_text(
             Card.of(RANKS.index(found[1]), SUIT_SYMBOLS.index(found[2])), look
         ).strip(),
         text,
     )
+    return text if look.ansi else _TEN_WORD.sub(r"\1 T", text)
 
 
 def card_style(card: Card, look: Look) -> Style:
@@ -93,10 +97,11 @@ def card_style(card: Card, look: Look) -> Style:
     return RED_CARD if card.red else BLACK_CARD
 
 
-def rank_word(rank: int | None) -> str:
+def rank_word(rank: int | None, look: Look | None = None) -> str:
+    """A rank as the board writes it: a ten is 10, but T in plain text."""
     if rank is None:
         return "not chosen"
-    return "10" if RANKS[rank] == "T" else RANKS[rank]
+    return "10" if RANKS[rank] == "T" and (look is None or look.ansi) else RANKS[rank]
 
 
 def _put_card(screen: ScreenBuffer, row: int, col: int, card: Card, look: Look) -> None:
@@ -176,7 +181,7 @@ def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
                 _put_card(screen, row, col, card, look)
 
 
-def sidebar_lines(game: Game) -> list[tuple[str, str]]:
+def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]:
     variant = game.variant
     passes = (
         f"{game.passes_started} of {variant.passes}" if variant.passes else f"{game.passes_started}"
@@ -185,7 +190,7 @@ def sidebar_lines(game: Game) -> list[tuple[str, str]]:
     return [
         (score_name, str(game.score)),
         ("Moves", str(game.moves)),
-        ("Base rank", rank_word(game.base_rank)),
+        ("Base rank", rank_word(game.base_rank, look)),
         ("Pass", passes),
         ("Draw", str(variant.draw)),
         ("Undo", variant.undo),
@@ -195,7 +200,7 @@ def sidebar_lines(game: Game) -> list[tuple[str, str]]:
 
 
 def _sidebar(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    for offset, (name, value) in enumerate(sidebar_lines(game)):
+    for offset, (name, value) in enumerate(sidebar_lines(game, look)):
         row = LABEL_ROW + offset
         screen.put(row, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
         value_style = VALUE if look.ansi else PLAIN

@@ -16,6 +16,7 @@ from ansi.text import sanitize
 from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, STUCK, WON
+from door.store import StoreError
 from door.views.board import (
     GOOD_NEWS,
     MESSAGE,
@@ -168,7 +169,10 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
     if command == RESIGN:
         if await _confirm(visit, screen, "Resign this game and deal a new one? (Y/N) "):
             game.resign()
-            await visit.store.finish_game(game_id, game)
+            try:
+                await visit.store.finish_game(game_id, game)
+            except StoreError:
+                return await _played_elsewhere(visit, screen)
             visit.game_ended()
             return Outcome(game.status, next_deal=True)
         screen.say("You play on.")
@@ -180,12 +184,29 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
         screen.say(sanitize(str(refusal), 140), REFUSAL)
         screen.draw()
         return None
-    await visit.store.record_play(game_id, game)
+    try:
+        await visit.store.record_play(game_id, game)
+    except StoreError:
+        return await _played_elsewhere(visit, screen)
     screen.tell_sysop()
     await _show_result(visit, screen, result)
     if game.status != PLAYING:
         return await _game_over(visit, screen, game_id)
     return None
+
+
+async def _played_elsewhere(visit: Visit, screen: GameScreen) -> Outcome:
+    """The stored game went on without this screen (the caller on a second line, say): the
+    play is not taken, and the game is kept as it stands in the store."""
+    screen.say(
+        "This game was played on meanwhile on another line; it is kept as it stands there.",
+        REFUSAL,
+    )
+    screen.prompt = GO_ON
+    screen.draw()
+    await visit.terminal.flush()
+    await visit.terminal.read_line(COMMAND_LENGTH)
+    return Outcome(PLAYING)
 
 
 async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult) -> None:

@@ -374,7 +374,10 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
             return ""
         game_id, game = saved
         game.resign()
-        await visit.store.finish_game(game_id, game)
+        try:
+            await visit.store.finish_game(game_id, game)
+        except StoreError:  # played on meanwhile on another line
+            return "That saved game was played on meanwhile on another line; it is kept."
         visit.game_ended()
     return await new_game(visit, level, number)
 
