@@ -330,5 +330,6 @@ async def _help(visit: Visit, screen: GameScreen) -> None:
     lines = help_lines(screen.level.hints)
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await visit.terminal.read_line(COMMAND_LENGTH)
+    visit.terminal.replay = screen.replay  # a watching sysop sees the board again
     screen.say("")
     screen.draw(full=True)
