@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from client import Caller
 from test_visit import DEAL, log_in, play, sign_up, start_deal
 
 from door.config import load_config
@@ -294,3 +295,84 @@ async def test_another_user_is_refused_the_control_socket():
         assert not door.socket.exists()
     finally:
         shutil.rmtree(folder)
+
+
+async def test_a_plain_caller_gets_the_message_then_the_prompt_and_their_typing(live):
+    alice = await sign_up(live, ansi=False, term="dumb", charset="ascii")
+    await alice.key("#")
+    await alice.wait_for("Deal number", in_text=True)
+    await alice.type(str(DEAL))
+    await alice.wait_for("Level:", in_text=True)
+    await alice.key("\r")
+    await alice.wait_for(r"Command \(\? for help\): $", in_text=True)
+    await alice.type("V", enter=False)
+    await alice.wait_for(r"\): V$", in_text=True)
+    alice.forget_text()
+    status, _, err = await sysop(live, "send", "1", "Hello there")
+    assert status == 0, err
+    await alice.wait_for(r"\r\nSysop: Hello there\r\n.*Command \(\? for help\): V$", in_text=True)
+    await alice.type("")
+    await alice.wait_for(r"Moves\s+1\b", in_text=True)
+    await alice.hang_up()
+
+
+async def test_a_reload_that_lowers_the_limits_keeps_the_callers_already_on(tmp_path):
+    door = await start_live(tmp_path, max_nodes=2)
+    try:
+        alice = await sign_up(door)
+        bob = await sign_up(door, "Bob", "secret2")
+        text = door.config_path.read_text()
+        door.config_path.write_text(
+            text.replace("max_nodes = 2", "max_nodes = 1").replace(
+                "idle_timeout = 300", "idle_timeout = 600"
+            )
+        )
+        status, out, err = await sysop(door, "reload")
+        assert status == 0, err
+        assert "server.max_nodes: 2 -> 1" in out and "server.idle_timeout: 300 -> 600" in out
+        # A longer idle timeout counts at once for those on; fewer nodes only for new calls.
+        assert [c.terminal.idle_timeout for c in door.service.nodes.calls] == [600, 600]
+        late = await Caller.connect(door.port)
+        await late.wait_for("The only node is busy")
+        await late.wait_closed()
+        for caller in (alice, bob):
+            await caller.key("S")
+            await caller.wait_for("Which board")
+        # A shorter one waits for their next call; the next caller gets it at once.
+        door.config_path.write_text(text.replace("idle_timeout = 300", "idle_timeout = 120"))
+        status, out, err = await sysop(door, "reload")
+        assert status == 0 and "server.idle_timeout: 600 -> 120" in out, err
+        assert [c.terminal.idle_timeout for c in door.service.nodes.calls] == [600, 600]
+        await bob.hang_up()
+        carol = await sign_up(door, "Carol", "secret3")
+        assert [c.terminal.idle_timeout for c in door.service.nodes.calls] == [600, 120]
+        await alice.hang_up()
+        await carol.hang_up()
+    finally:
+        await door.service.stop()
+        await door.task
+
+
+async def test_a_bad_file_is_refused_by_sysop_reload_with_check_configs_words(live):
+    live.config_path.write_text(
+        live.config_path.read_text().replace("max_nodes = 32", "max_nodes = 0")
+    )
+    status, out, err = await sysop(live, "reload")
+    assert status == 1 and out == ""
+    assert "server.max_nodes = 0 is not accepted: a whole number of at least 1" in err
+    assert live.service.config.server.max_nodes == 32
+
+
+async def test_a_socket_left_by_a_door_that_died_is_replaced(tmp_path):
+    import socket as sockets
+
+    stale = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    stale.bind(str(tmp_path / "door.db.control"))
+    stale.close()  # as SIGKILL leaves it: the file, with nobody listening
+    door = await start_live(tmp_path)
+    try:
+        status, out, _ = await sysop(door, "who")
+        assert status == 0 and out.strip() == "Nobody is on."
+    finally:
+        await door.service.stop()
+        await door.task

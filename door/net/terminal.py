@@ -600,12 +600,18 @@ class Terminal:
         if len(self._tail) > _TAIL_LIMIT:
             self._tail, self._tail_lost = "", True
 
+    @property
+    def prompt_line(self) -> str:
+        """The prompt the caller is at and what they have typed after it, to write again
+        under a notice."""
+        return self._tail + self._editing
+
     def _notice(self, message: str) -> None:
         """Show a warning on a line of its own, then the prompt and the caller's typing."""
         if self.on_notice is not None:
             self._emit(self.on_notice(message))
         else:
-            self._emit(f"\r\n{message}\r\n{self._tail}{self._editing}")
+            self._emit(f"\r\n{message}\r\n{self.prompt_line}")
 
     # --- input -----------------------------------------------------------------------------
 

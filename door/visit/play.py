@@ -106,9 +106,11 @@ class GameScreen:
             self.visit.terminal.write(move(row, col) + clear_to_end_of_line())
 
     def notice(self, text: str) -> str:
-        """A warning from the terminal (idle, time left), shown on the message line."""
+        """A warning from the terminal (idle, time left) or a line from the sysop, shown on
+        the message line; a plain board gets it on a line of its own, then the prompt and
+        what the caller has typed so far."""
         if not self.look.ansi:
-            return f"\r\n{text}\r\n"
+            return f"\r\n{text}\r\n{self.visit.terminal.prompt_line}"
         self.buffer.invalidate(MESSAGE_ROW)
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
 
