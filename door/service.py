@@ -76,12 +76,30 @@ class Service:
         self._backups: BackupKeeper | None = None
         self._control: ControlServer | None = None
         self._closing: list[asyncio.Task[None]] = []
+        self._stop_asked = False
 
     # --- running ---------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Open the database, listen, and serve until closed."""
         loop = asyncio.get_running_loop()
+        # Signals are the door's from the start: a reload or a stop that comes while the
+        # database opens is not the default action (death) but waits its turn.
+        handlers = {
+            signal.SIGINT: lambda: self._shut_down("SIGINT"),
+            signal.SIGTERM: lambda: self._shut_down("SIGTERM"),
+            signal.SIGHUP: self._hang_up_signal,
+        }
+        for number, handler in handlers.items():
+            loop.add_signal_handler(number, handler)
+        try:
+            await self._serve()
+        finally:
+            for number in handlers:
+                loop.remove_signal_handler(number)
+        log.info("door stopped; database closed")
+
+    async def _serve(self) -> None:
         async with await Store.open(self.config.server.database) as store:
             self._store = store
             # The solver's workers, and its background search for winnable deals and the
@@ -93,13 +111,6 @@ class Service:
                 self.config, store, solving, door=self, detect_timeout=self._detect_timeout
             )
             self.server = server = ways.telnet
-            handlers = {
-                signal.SIGINT: lambda: self._shut_down("SIGINT"),
-                signal.SIGTERM: lambda: self._shut_down("SIGTERM"),
-                signal.SIGHUP: self._hang_up_signal,
-            }
-            for number, handler in handlers.items():
-                loop.add_signal_handler(number, handler)
             try:
                 await self._open_control(store.path)
                 solving.start()
@@ -112,17 +123,16 @@ class Service:
                     self.config.server.database,
                 )
                 self.ready.set()
+                if self._stop_asked:
+                    self._shut_down("an earlier signal")
                 await server.serve_forever()
             finally:
-                for number in handlers:
-                    loop.remove_signal_handler(number)
                 await ways.close(SHUTDOWN_MESSAGE)
                 if self._control is not None:
                     await self._control.close()
                 await self._bulletins.close()
                 await self._backups.close()
                 await solving.close()
-        log.info("door stopped; database closed")
 
     def _interval(self) -> dict[str, float]:
         return {} if self._bulletin_interval is None else {"interval": self._bulletin_interval}
@@ -139,6 +149,7 @@ class Service:
 
     def _shut_down(self, name: str) -> None:
         log.info("%s received", name)
+        self._stop_asked = True
         if not self._closing and self.ways is not None:  # a second signal changes nothing
             self._closing.append(asyncio.create_task(self.ways.close(SHUTDOWN_MESSAGE)))
 
