@@ -117,6 +117,8 @@ async def test_a_whole_game_to_a_win_reaches_the_scoreboard(door):
     shown = " ".join(caller.display().split())
     assert "Your place: 1st of 1 on the high scores of Level 1" in shown
     assert caller.row(23).strip() == "Press Enter to go on."  # one question: no command prompt
+    banner = "\n".join(caller.display().splitlines()[11:16])
+    assert "Y O U   W O N !" in banner and f"{len(verdict.line)} moves" in banner
     await caller.type("")
     await caller.wait_for("Well played")
     await caller.key("S")

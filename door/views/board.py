@@ -232,6 +232,32 @@ def draw_board(
     screen.set_cursor(PROMPT_ROW, min(prompt_end, WIDTH - 1))
 
 
+BANNER_ROW = 12  # the middle of the columns, which a won game has emptied
+
+
+def draw_banner(screen: ScreenBuffer, lines: Sequence[str], look: Look) -> None:
+    """A banner across the middle of the board in a frame of suits: a win's celebration,
+    in one colour so that it costs few bytes.
+
+    >>> screen = ScreenBuffer(80, 24)
+    >>> draw_banner(screen, ["YOU WON!"], Look(ansi=False))
+    >>> [screen.text_at(row).strip() for row in (12, 13, 14)]
+    ['HDCSHDCSHDCSHD', 'D  YOU WON!  D', 'HDCSHDCSHDCSHD']
+    """
+    width = max(len(line) for line in lines) + 6
+    col = (WIDTH - width) // 2 + 1
+    suits = SUIT_SYMBOLS[2] + SUIT_SYMBOLS[1] + SUIT_SYMBOLS[0] + SUIT_SYMBOLS[3]  # ♥♦♣♠
+    if not look.ansi:
+        suits = "HDCS"
+    frame = (suits * width)[:width]
+    style = GOOD_NEWS if look.ansi else PLAIN
+    screen.put(BANNER_ROW, col, frame, style)
+    for offset, line in enumerate(lines, start=1):
+        side = frame[offset % 4]
+        screen.put(BANNER_ROW + offset, col, f"{side}{line:^{width - 2}}{side}", style)
+    screen.put(BANNER_ROW + len(lines) + 1, col, frame, style)
+
+
 def plain_lines(screen: ScreenBuffer) -> list[str]:
     """A screen as plain lines for an ASCII caller, runs of empty lines folded to one."""
     lines: list[str] = []

@@ -25,6 +25,7 @@ from door.views.board import (
     REFUSAL,
     Look,
     card_text,
+    draw_banner,
     draw_board,
     plain_lines,
 )
@@ -41,7 +42,6 @@ REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "A
 HINT = "HINT"
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
-CHEER = "♥ ♦ ♣ ♠"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +63,7 @@ class GameScreen:
         self.message = ""
         self.message_style = MESSAGE
         self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
+        self.banner: tuple[str, ...] = ()  # drawn across the middle of the board (a win)
         self.hinter = Hinter(level, visit.solving)
 
     @property
@@ -80,6 +81,8 @@ class GameScreen:
             self.message_style,
             self.prompt,
         )
+        if self.banner:
+            draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
         if self.look.ansi:
             terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
@@ -274,8 +277,8 @@ async def _game_over(
 
 
 async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
-    """A win's message: the score, the caller's place on the level's high-score list, and a
-    row of suits across the board (a few dozen bytes)."""
+    """A win's banner across the emptied columns, and its message: the score and the
+    caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
     place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
@@ -284,9 +287,9 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
         if place is not None
         else f"not among the top {len(scores)} of {level.name} this time"
     )
+    screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
     screen.say(
-        f"You won! Final score {game.score} in {game.moves} moves.  {CHEER}  "
-        f"Your place: {where}.",
+        f"You won! Final score {game.score} in {game.moves} moves. Your place: {where}.",
         GOOD_NEWS,
     )
 
