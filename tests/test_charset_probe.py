@@ -17,7 +17,7 @@ import subprocess
 from client import Caller
 from door_caller import WAIT, DoorCall, door_command, write_config
 from test_doormode import door32, door_args, play_a_move_and_quit, write_dropfile
-from test_visit import DEAL, sign_up, start_deal
+from test_visit import DEAL, log_in, sign_up, start_deal
 
 from door.store import Store
 
@@ -194,3 +194,17 @@ def test_io_connect_needs_a_port(tmp_path):
         timeout=WAIT * 3,
     )
     assert done.returncode == 2 and "--io connect --port N" in done.stderr
+
+
+async def test_a_callers_own_charset_choice_wins_over_the_probe(door):
+    caller = await sign_up(door)  # a UTF-8 screen: the probe says UTF-8
+    await caller.key("T")
+    await caller.wait_for("Character set: utf-8")
+    await caller.key("S")
+    await caller.wait_for("Character set: ascii")  # the caller's choice, kept
+    await caller.hang_up()
+    again = await log_in(door)
+    await start_deal(again, DEAL)
+    since_menu = bytes(again.received).rsplit(b"Your choice", 1)[1]
+    assert all(byte < 0x80 for byte in since_menu), "ASCII as chosen, though UTF-8 was seen"
+    await again.hang_up()

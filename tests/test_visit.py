@@ -197,6 +197,7 @@ async def test_help_redraw_quit_and_resign(door):
     await caller.wait_for(f"Deal {DEAL}")
     await caller.type("N")
     await caller.wait_for("Resign this game")
+    assert "Command (? for help)" not in caller.display()  # one question at a time
     await caller.key("Y")
     await caller.wait_for("Deal \\d+\\.")
     assert f"Deal {DEAL}" not in caller.row(1)
