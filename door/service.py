@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import textwrap
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -38,6 +37,7 @@ from door.reload import compare
 from door.solving.pool import Solving
 from door.store import Store
 from door.upkeep import BackupKeeper, BulletinKeeper
+from door.views.layout import wrap
 from door.ways import Ways, open_ways
 
 log = logging.getLogger("door")
@@ -244,7 +244,7 @@ class Service:
         call = self.nodes.call(node)
         if call is None:
             return False
-        cleaned = sanitize(reason, REASON_LIMIT)
+        cleaned = one_line(reason, REASON_LIMIT) if sanitize(reason) else ""
         log.info(
             "node %d%s: the sysop ends the call%s",
             node,
@@ -301,6 +301,18 @@ def _extend(call: Call, old: ServerConfig, new: ServerConfig) -> None:
             terminal.deadline = call.since + 60 * new.time_limit
 
 
+def one_line(text: str, width: int) -> str:
+    """``text`` cleaned, on one line of at most ``width`` characters, cut between words.
+
+    >>> one_line("Back in \\x1b[31mfive\\r\\n minutes", 40), one_line("one two three", 11)
+    ('Back in five minutes', 'one two ...')
+    """
+    lines = wrap(sanitize(text), width)
+    if len(lines) == 1:
+        return lines[0]
+    return wrap(sanitize(text), width - 4)[0] + " ..."
+
+
 def sysop_message(sysop: str, text: str) -> str:
     """What a caller is shown of the sysop's message: cleaned, and cut between words to fit
     the game's message line.
@@ -310,8 +322,7 @@ def sysop_message(sysop: str, text: str) -> str:
     >>> len(sysop_message("Sysop", "word " * 40)) <= MESSAGE_WIDTH
     True
     """
-    line = f"{sanitize(sysop, 40)}: {sanitize(text)}"
-    return textwrap.shorten(line, MESSAGE_WIDTH, placeholder=" ...")
+    return one_line(f"{sanitize(sysop, 40)}: {sanitize(text)}", MESSAGE_WIDTH)
 
 
 def kick_farewell(reason: str) -> str:

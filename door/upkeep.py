@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import re
+import sqlite3
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -177,7 +178,7 @@ class BackupKeeper:
             if settings.folder is not None:
                 try:
                     await self.back_up()
-                except (OSError, StoreError) as error:
+                except (OSError, sqlite3.Error, StoreError) as error:
                     log.error("backup failed: %s", error)
 
     async def back_up(self) -> Backup:

@@ -27,7 +27,7 @@ from door.config import ConfigError
 from door.control import control_path
 
 ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
-WAYS = {"telnet": "telnet", "ssh": "SSH", "rlogin": "RLOGIN", "door": "door mode"}
+WAYS = {"telnet": "telnet", "ssh": "SSH", "rlogin": "board (RLOGIN)", "door": "door mode"}
 
 Run = Callable[[argparse.Namespace, Path], int]
 
