@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from door.config import Config
 from door.net.nodes import Nodes
+from door.net.rlogin import Arrival, RloginDoor, start_rlogin
 from door.net.ssh import SshDoor, start_ssh
 from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, DoorServer, start_server
 from door.net.terminal import DETECT_TIMEOUT, Terminal
@@ -19,6 +20,7 @@ from door.visit.session import (
     LOGIN_DELAY,
     LOGIN_TRIES,
     PASSWORD_LENGTH,
+    linked_visit,
     ssh_visit,
     telnet_visit,
 )
@@ -26,25 +28,28 @@ from door.visit.session import (
 
 @dataclass
 class Ways:
-    """The listening ways in; ``ssh`` is None when sysop.toml leaves it off."""
+    """The listening ways in; ``ssh`` and ``rlogin`` are None when sysop.toml leaves them off."""
 
     nodes: Nodes
     telnet: DoorServer
     ssh: SshDoor | None = None
+    rlogin: RloginDoor | None = None
 
     def reconfigure(self, config: Config) -> None:
         """Take on reloaded limits (the ports and the host key need a restart)."""
         self.nodes.limits = config.server
         self.telnet.config = config.server
-        if self.ssh is not None:
-            self.ssh.config = config.server
+        for way in (self.ssh, self.rlogin):
+            if way is not None:
+                way.config = config.server
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """Tell every caller ``reason``, end their visits and stop listening, every way at once."""
         self.nodes.closing = reason
         closing = [self.telnet.close(reason, grace=grace)]
-        if self.ssh is not None:
-            closing.append(self.ssh.close(reason, grace=grace))
+        for way in (self.ssh, self.rlogin):
+            if way is not None:
+                closing.append(way.close(reason, grace=grace))
         await asyncio.gather(*closing)
 
 
@@ -56,9 +61,11 @@ async def open_ways(
     door: RunningDoor | None = None,
     detect_timeout: float = DETECT_TIMEOUT,
     login_timeout: float | None = None,
+    handshake_timeout: float | None = None,
 ) -> Ways:
     """Listen on every way sysop.toml turns on. ``door`` is what visits ask for the settings
-    as they are now; ``login_timeout`` (seconds to log in over SSH) is for tests."""
+    as they are now; ``login_timeout`` (seconds to log in over SSH) and ``handshake_timeout``
+    (seconds for a linked board's RLOGIN handshake) are for tests."""
     nodes = Nodes(config.server)
 
     def current() -> Config:
@@ -70,6 +77,10 @@ async def open_ways(
     async def ssh(terminal: Terminal, node: int, who: object | None) -> None:
         user = who if isinstance(who, User) else None
         await ssh_visit(terminal, node, store, current(), solving, user, door=door)
+
+    async def linked(terminal: Terminal, node: int, arrival: Arrival) -> None:
+        board = arrival.board.name
+        await linked_visit(terminal, node, store, current(), solving, arrival.alias, board, door)
 
     async def check_password(alias: str, password: str) -> User | None:
         # As at the telnet prompt, which takes no more than PASSWORD_LENGTH characters.
@@ -95,6 +106,17 @@ async def open_ways(
                 login_delay=LOGIN_DELAY,
                 detect_timeout=detect_timeout,
                 **options,
+            )
+        if config.rlogin.port is not None:
+            timeouts = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
+            ways.rlogin = await start_rlogin(
+                config.server,
+                config.rlogin.port,
+                lambda: current().rlogin.boards,
+                linked,
+                nodes,
+                detect_timeout=detect_timeout,
+                **timeouts,
             )
     except BaseException:
         await ways.close()

@@ -193,38 +193,75 @@ def _date(when: datetime | None) -> str:
     return when.strftime("%Y-%m-%d") if when else ""
 
 
+BOARD_WIDTH = 13  # a caller's board on the scoreboards
+
+
+def board_cell(bbs: str | None, width: int = BOARD_WIDTH) -> str:
+    """Where a player calls from, for a narrow column: blank for the door's own callers, else
+    their board's name, cut between words when it is too long.
+
+    >>> board_cell(None), board_cell("Another Board"), board_cell("The Lost Cavern BBS")
+    ('', 'Another Board', 'The Lost')
+    >>> board_cell("Supercalifragilistic")
+    'Supercalifrag'
+    """
+    if bbs is None:
+        return ""
+    name = sanitize(bbs)
+    if len(name) <= width:
+        return name
+    cut = name[: width + 1].rsplit(" ", 1)[0].rstrip()
+    return cut if " " in name[: width + 1] and cut else name[:width]
+
+
 def high_score_lines(level: Level, scores: Sequence[HighScore]) -> list[PageLine]:
-    lines: list[PageLine] = [
-        Text(level_line(level), LABEL),
-        "",
-        Text(
-            f"{'#':>3}  {'Alias':<22}{'Score':>7}  {'Result':<8}{'Moves':>6}  {'Date':<10}", LABEL
-        ),
-    ]
+    """A level's high scores; with a Board column when any player calls from another board."""
+    boards = any(row.bbs for row in scores)
+    if boards:
+        heading = (
+            f"{'#':>3}  {'Alias':<21}{'Board':<{BOARD_WIDTH + 1}}{'Score':>5}  {'Result':<5}"
+            f"{'Moves':>6}  {'Date':<10}"
+        )
+    else:
+        heading = f"{'#':>3}  {'Alias':<22}{'Score':>7}  {'Result':<8}{'Moves':>6}  {'Date':<10}"
+    lines: list[PageLine] = [Text(level_line(level), LABEL), "", Text(heading, LABEL)]
     for place, row in enumerate(scores, start=1):
         result = "won" if row.won else "lost"
         mark = " (hint)" if row.assisted else ""
-        lines.append(
-            f"{place:>3}  {sanitize(row.alias, 20):<22}{row.score:>7}  {result:<8}"
-            f"{row.moves:>6}  {_date(row.finished):<10}{mark}"
-        )
+        if boards:
+            lines.append(
+                f"{place:>3}  {sanitize(row.alias, 20):<21}{board_cell(row.bbs):<{BOARD_WIDTH + 1}}"
+                f"{row.score:>5}  {result:<5}{row.moves:>6}  {_date(row.finished):<10}{mark}"
+            )
+        else:
+            lines.append(
+                f"{place:>3}  {sanitize(row.alias, 20):<22}{row.score:>7}  {result:<8}"
+                f"{row.moves:>6}  {_date(row.finished):<10}{mark}"
+            )
     if not scores:
         lines.append("No finished games at this level yet.")
     return lines
 
 
 def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
+    """The standings; with a Board column when any player calls from another board."""
+    boards = any(row.bbs for row in standings)
+    board_title = f"{'Board':<{BOARD_WIDTH + 1}}" if boards else ""
     lines: list[PageLine] = [
-        Text(f"{'Alias':<22}{'Games':>7}{'Wins':>7}{'Won %':>8}{'Best':>8}{'Hints':>8}", LABEL),
+        Text(
+            f"{'Alias':<22}{board_title}{'Games':>7}{'Wins':>7}{'Won %':>8}{'Best':>8}{'Hints':>8}",
+            LABEL,
+        ),
     ]
     for row in standings:
         percent = "" if row.percentage is None else f"{row.percentage:.1f}"
         best = "" if row.best is None else str(row.best)
         star = "*" if row.unfinished else " "
         hinted = str(row.assisted) if row.assisted else ""
+        board = f"{board_cell(row.bbs):<{BOARD_WIDTH + 1}}" if boards else ""
         lines.append(
-            f"{sanitize(row.alias, 20):<22}{row.games:>6}{star}{row.wins:>7}{percent:>8}{best:>8}"
-            f"{hinted:>8}"
+            f"{sanitize(row.alias, 20):<22}{board}{row.games:>6}{star}{row.wins:>7}{percent:>8}"
+            f"{best:>8}{hinted:>8}"
         )
     if not standings:
         lines.append("Nobody has finished a game yet.")

@@ -1,0 +1,378 @@
+"""The RLOGIN server (RFC 1282): the way linked boards send their callers, as door networks do.
+
+A linked board opens a connection and sends, as RFC 1282 has it, a NUL and three
+NUL-terminated fields: the client-user name, the server-user name and the terminal type
+(``ansi-bbs/38400``). The door reads them in DoorParty's form, which Synchronet, Mystic and
+ENiGMA½ sysops already type for door networks:
+
+- one user field is ``[TAG]alias``: the board's tag in brackets, then the caller's alias;
+- the other is the board's shared secret (Synchronet's ``bbs.rlogin_gate`` sends its
+  "password" as the client-user name, others as the server-user name: either order is
+  taken).
+
+The connection must come from one of the board's addresses in sysop.toml, and the secret
+must be that board's. Anything else (an address of no linked board, a wrong tag or secret, a
+handshake that is not RFC 1282's, one that does not end within ``handshake_timeout``
+seconds, a full door) is refused with RFC 1282's error byte (1) and one line, and logged;
+the secret is never logged. An accepted caller gets RFC 1282's NUL, then the door's
+terminal detection and the main menu as a user of that board (:class:`Arrival`); Goodbye
+closes the connection, and the board takes its caller back.
+
+Window sizes a client sends in band (``FF FF 's' 's'``, then rows, columns and pixels) are
+taken out of the input and followed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import struct
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+from ansi.text import sanitize
+from door.config import LinkedBoard
+from door.net.nodes import Nodes
+from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, ServerSettings, guard_visit
+from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
+
+log = logging.getLogger("door")
+
+HANDSHAKE_TIMEOUT = 10.0  # seconds a board has to send the whole handshake
+HANDSHAKE_LIMIT = 512  # bytes: three short fields; more is not a handshake
+ALIAS_LIMIT = 40  # as a drop file's alias
+CLOSE_TIMEOUT = 5.0
+
+NOT_LINKED = "This address is not a board linked to this door."
+NOT_A_HANDSHAKE = "That is not an RLOGIN handshake."
+TOO_SLOW = "The RLOGIN handshake took too long."
+WRONG_FIELDS = "Unknown board tag or wrong secret."
+
+#: ``visit(terminal, node, arrival)``: a linked board's caller, from the main menu on.
+RloginVisit = Callable[[Terminal, int, "Arrival"], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """Who came over RLOGIN: a caller of ``board``, with their alias and terminal type."""
+
+    board: LinkedBoard
+    alias: str
+    term_type: str
+
+
+class Refused(Exception):
+    """The connection is refused; the message is the one line the board is sent."""
+
+    def __init__(self, message: str, why: str = "") -> None:
+        super().__init__(message)
+        self.why = why or message  # for the log, which may say more than the board is told
+
+
+# --- the handshake --------------------------------------------------------------------------
+
+
+async def read_handshake(reader: asyncio.StreamReader) -> tuple[list[bytes], bytes]:
+    """The three fields of the handshake, and any bytes that came after it.
+
+    :raises Refused: the bytes are not a handshake.
+    :raises EOFError: the connection ended first.
+    """
+    data = b""
+    while data.count(b"\0") < 4:
+        if data[:1] not in (b"", b"\0"):
+            raise Refused(NOT_A_HANDSHAKE, "it does not begin with a NUL")
+        if len(data) > HANDSHAKE_LIMIT:
+            raise Refused(NOT_A_HANDSHAKE, f"no end in its first {HANDSHAKE_LIMIT} bytes")
+        chunk = await reader.read(256)
+        if not chunk:
+            raise EOFError("the connection ended during the handshake")
+        data += chunk
+    if data[:1] != b"\0":
+        raise Refused(NOT_A_HANDSHAKE, "it does not begin with a NUL")
+    client, server, term, rest = data[1:].split(b"\0", 3)
+    if len(data) - len(rest) > HANDSHAKE_LIMIT:
+        raise Refused(NOT_A_HANDSHAKE, f"longer than {HANDSHAKE_LIMIT} bytes")
+    return [client, server, term], rest
+
+
+def _text(field: bytes) -> str:
+    """A field as text: UTF-8 if it is, else CP437 as BBSes write it."""
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        return field.decode("cp437")
+
+
+def _tagged(field: str) -> tuple[str, str] | None:
+    """``("TAG", "alias")`` from ``[TAG]alias``, or None."""
+    if not field.startswith("["):
+        return None
+    tag, bracket, alias = field[1:].partition("]")
+    return (tag, alias) if bracket and tag else None
+
+
+def identify(fields: Sequence[bytes], boards: Sequence[LinkedBoard]) -> Arrival:
+    """Who the handshake says is calling, among ``boards`` (those the address may be).
+
+    :raises Refused: no board with that tag and secret, or no alias.
+    """
+    client, server, term = (_text(field) for field in fields)
+    for tagged, secret in ((server, client), (client, server)):
+        found = _tagged(tagged)
+        if found is None:
+            continue
+        tag, alias = found
+        for board in boards:
+            # compare_digest: how long the answer takes says nothing of the secret.
+            matches = hmac.compare_digest(secret.encode(), board.secret.encode())
+            if board.tag.casefold() == tag.casefold() and matches:
+                alias = sanitize(alias, ALIAS_LIMIT).strip()
+                if not alias:
+                    raise Refused(NOT_A_HANDSHAKE, f"board {board.tag} sent no alias")
+                term_type = sanitize(term.partition("/")[0], 40)
+                return Arrival(board, alias, term_type)
+    tags = [found[0] for found in map(_tagged, (server, client)) if found]
+    shown = sanitize(tags[0], 20) if tags else "none"
+    raise Refused(WRONG_FIELDS, f"tag {shown} with a secret that is not that board's")
+
+
+# --- the caller's bytes, for Terminal -------------------------------------------------------
+
+_COOKIE = b"\xff\xffss"
+_WINDOW = len(_COOKIE) + 8
+
+
+class WindowSizes:
+    """Takes RFC 1282's window-size messages out of the input, across packets.
+
+    >>> sizes = WindowSizes()
+    >>> sizes.feed(b"ab\\xff\\xffss\\x00\\x32\\x00\\x84\\x00\\x00")
+    (b'ab', [])
+    >>> sizes.feed(b"\\x00\\x00cd")
+    (b'cd', [(132, 50)])
+    """
+
+    def __init__(self) -> None:
+        self._held = b""
+
+    def feed(self, data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+        """The caller's bytes, and each ``(columns, rows)`` the client reported."""
+        data, self._held = self._held + data, b""
+        if b"\xff" not in data:
+            return data, []
+        kept, sizes = bytearray(), []
+        start = 0
+        while (found := data.find(b"\xff", start)) >= 0:
+            kept += data[start:found]
+            tail = data[found : found + _WINDOW]
+            if len(tail) < _WINDOW and _COOKIE.startswith(tail[: len(_COOKIE)]):
+                self._held = tail  # maybe a message cut between packets
+                return bytes(kept), sizes
+            if tail.startswith(_COOKIE):
+                rows, columns, _, _ = struct.unpack(">4H", tail[len(_COOKIE) :])
+                sizes.append((columns, rows))
+                start = found + _WINDOW
+            else:
+                kept.append(0xFF)
+                start = found + 1
+        kept += data[start:]
+        return bytes(kept), sizes
+
+
+class RloginReader:
+    """The caller's bytes from an RLOGIN connection, window-size messages taken out and
+    passed to ``on_resize(columns, rows)``."""
+
+    def __init__(self, reader: asyncio.StreamReader, first: bytes = b"") -> None:
+        self._reader = reader
+        self._first = first
+        self._sizes = WindowSizes()
+        self.on_resize: Callable[[int, int], None] = lambda columns, rows: None
+
+    async def read(self, n: int) -> bytes:
+        while True:
+            data, self._first = self._first or await self._reader.read(n), b""
+            if not data:
+                return b""
+            kept, sizes = self._sizes.feed(data)
+            for columns, rows in sizes:
+                self.on_resize(columns, rows)
+            if kept:
+                return kept
+
+
+# --- the server -----------------------------------------------------------------------------
+
+
+class RloginDoor:
+    """A listening RLOGIN door: made by :func:`start_rlogin`, ended by :meth:`close`.
+
+    ``boards`` gives the linked boards as sysop.toml says now (a reload may change them).
+    """
+
+    def __init__(
+        self,
+        config: ServerSettings,
+        boards: Callable[[], Sequence[LinkedBoard]],
+        visit: RloginVisit,
+        nodes: Nodes,
+        *,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        detect_timeout: float = DETECT_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self.nodes = nodes
+        self._boards = boards
+        self._visit = visit
+        self._handshake_timeout = handshake_timeout
+        self._detect_timeout = detect_timeout
+        self._server: asyncio.Server | None = None
+        self._handshaking: set[asyncio.StreamWriter] = set()
+        self._port = 0
+        self._closing: str | None = None
+        self._closed = asyncio.Event()
+
+    async def _listen(self, host: str, port: int) -> None:
+        self._server = await asyncio.start_server(self._connection, host, port)
+        self._port = int(self._server.sockets[0].getsockname()[1])
+        log.info(
+            "listening for RLOGIN on %s port %d for %d linked board(s)",
+            host,
+            self._port,
+            len(self._boards()),
+        )
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
+        """Tell RLOGIN callers ``reason``, end their visits, and stop listening."""
+        if self._closing is not None:
+            await self._closed.wait()
+            return
+        self._closing = reason
+        self.nodes.closing = self.nodes.closing or reason
+        if self._server is not None:
+            self._server.close()
+        for writer in list(self._handshaking):
+            writer.close()
+        tasks = [call.task for call in self.nodes.calls if call.way == "rlogin"]
+        log.info("closing RLOGIN with %d caller(s) on", len(tasks))
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        self._closed.set()
+
+    # --- one connection -------------------------------------------------------------------
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """asyncio runs this in a task of its own; nothing may escape it."""
+        peer = writer.get_extra_info("peername")
+        address = str(peer[0]) if peer else "unknown"
+        try:
+            arrival, rest = await self._handshake(reader, writer, address)
+            if arrival is None:
+                return
+            refusal = self.nodes.refusal(address)
+            if refusal is not None:
+                raise Refused(refusal)
+            writer.write(b"\0")  # RFC 1282: the handshake is accepted
+            await self._call(arrival, RloginReader(reader, rest), writer, address)
+        except Refused as refused:
+            log.info("refused RLOGIN from %s: %s", address, refused.why)
+            # RFC 1282: a byte 1, then the reason, and the connection is closed.
+            writer.write(b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n")
+        except (OSError, EOFError):
+            pass  # the board hung up
+        except Exception:  # a fault here, outside any visit; keep serving
+            log.exception("RLOGIN connection from %s failed", address)
+        finally:
+            await _close(writer)
+
+    async def _handshake(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str
+    ) -> tuple[Arrival | None, bytes]:
+        """Who the board sends, and the bytes after the handshake; None if it hung up."""
+        boards = [board for board in self._boards() if board.admits(address)]
+        if self._closing is not None:
+            raise Refused(self._closing)
+        if not boards:
+            raise Refused(NOT_LINKED, "not the address of a linked board")
+        self._handshaking.add(writer)
+        try:
+            async with asyncio.timeout(self._handshake_timeout):
+                fields, rest = await read_handshake(reader)
+        except TimeoutError:
+            raise Refused(
+                TOO_SLOW, f"no whole handshake in {self._handshake_timeout:g} s"
+            ) from None
+        except EOFError:
+            return None, b""
+        finally:
+            self._handshaking.discard(writer)
+        return identify(fields, boards), rest
+
+    async def _call(
+        self, arrival: Arrival, reader: RloginReader, writer: asyncio.StreamWriter, address: str
+    ) -> None:
+        terminal = Terminal(
+            reader,
+            writer,
+            idle_timeout=self.config.idle_timeout,
+            idle_warning=self.config.idle_warning,
+        )
+        terminal.alias = arrival.alias
+        started = time.monotonic()
+
+        def resize(columns: int, rows: int) -> None:
+            width, height = screen_size((columns, rows))
+            terminal.info = replace(terminal.info, width=width, height=height)
+
+        async def visit() -> None:
+            info = await terminal.detect(term_type=arrival.term_type, timeout=self._detect_timeout)
+            reader.on_resize = resize
+            log.info(
+                "node %d: RLOGIN from %s (%s), %s %dx%d, %s, %s",
+                call.node,
+                arrival.board.name,
+                address,
+                info.term_type,
+                info.width,
+                info.height,
+                "ANSI" if info.ansi else "no ANSI",
+                info.charset,
+            )
+            if self.config.time_limit > 0:
+                terminal.deadline = started + 60 * self.config.time_limit
+            await self._visit(terminal, call.node, arrival)
+
+        with self.nodes.hold("rlogin", address, terminal) as call:
+            await guard_visit(call.node, terminal, visit, on_cancel=lambda: self._closing or "")
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+    with contextlib.suppress(OSError, TimeoutError):
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            await writer.wait_closed()
+
+
+async def start_rlogin(
+    config: ServerSettings,
+    port: int,
+    boards: Callable[[], Sequence[LinkedBoard]],
+    visit: RloginVisit,
+    nodes: Nodes,
+    **options: float,
+) -> RloginDoor:
+    """Listen for RLOGIN on ``config.host`` and ``port``; ``options`` as :class:`RloginDoor`
+    takes."""
+    door = RloginDoor(config, boards, visit, nodes, **options)  # type: ignore[arg-type]
+    await door._listen(config.host, port)
+    return door
