@@ -39,6 +39,7 @@ from ansi.text import sanitize
 from door.config import Config
 from door.store import HighScore, Standing, Store
 from door.views.layout import wrap
+from door.views.pages import board_cell
 
 FORMATS = ("ansi", "ascii", "json")
 WIDTH = 79  # columns used of an 80-column screen (see the module's docstring)
@@ -69,25 +70,31 @@ class Bulletin:
 
 
 async def gather(
-    store: Store, config: Config, level: int | None = None, now: datetime | None = None
+    store: Store,
+    config: Config,
+    level: int | None = None,
+    now: datetime | None = None,
+    bbs: str | None = None,
 ) -> Bulletin:
-    """Read the boards: every level's high scores and the standings, or one level's list.
+    """Read the boards: every level's high scores and the standings, or one level's list;
+    with ``bbs``, only that board's callers (a board linked over RLOGIN, say), under its
+    name, else everyone's, under the door's.
 
     KeyError if ``level`` is not one of the config's levels.
     """
     levels = config.levels if level is None else (config.level(level),)
     boards = []
     for entry in levels:
-        rows = await store.high_scores(entry, config.scoreboard.high_scores)
+        rows = await store.high_scores(entry, config.scoreboard.high_scores, bbs)
         since = await store.scores_reset_at(entry.number)
         boards.append(
             LevelBoard(entry.number, entry.name, entry.variant.to_dict(), since, tuple(rows))
         )
     standings = None
     if level is None:
-        standings = tuple(await store.standings(config.scoreboard.standings))
+        standings = tuple(await store.standings(config.scoreboard.standings, bbs))
     return Bulletin(
-        bbs_name=sanitize(config.bbs.name),
+        bbs_name=sanitize(bbs or config.bbs.name),
         generated=now or datetime.now(UTC),
         levels=tuple(boards),
         standings=standings,
@@ -128,6 +135,14 @@ _SCORE_COLUMNS = (
     _Column("Date", 10),
     _Column("Hint", 4),
 )
+BOARD_WIDTH = 10  # the Board column of a bulletin with several boards' callers
+# With a Board column, aliases get two columns fewer: the lines keep within the frame.
+_BOARD_SCORE_COLUMNS = (
+    _Column("#", 3, right=True),
+    _Column("Alias", ALIAS_WIDTH - 2),
+    _Column("Board", BOARD_WIDTH),
+    *_SCORE_COLUMNS[2:],
+)
 _STANDING_COLUMNS = (
     _Column("#", 3, right=True),
     _Column("Alias", ALIAS_WIDTH),
@@ -137,6 +152,7 @@ _STANDING_COLUMNS = (
     _Column("Win %", 6, right=True),
     _Column("Best", 7, right=True),
 )
+_BOARD_STANDING_COLUMNS = (*_STANDING_COLUMNS[:2], _Column("Board", 14), *_STANDING_COLUMNS[2:])
 _GAP = "  "
 
 
@@ -148,10 +164,27 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _score_cells(rank: int, row: HighScore) -> list[str]:
+def _several_boards(bulletin: Bulletin) -> bool:
+    """Whether any row is of a caller from another board: then a Board column is shown."""
+    rows = [row for board in bulletin.levels for row in board.rows]
+    return any(row.bbs for row in [*rows, *(bulletin.standings or ())])
+
+
+def _score_columns(boards: bool) -> tuple[_Column, ...]:
+    return _BOARD_SCORE_COLUMNS if boards else _SCORE_COLUMNS
+
+
+def _standing_columns(boards: bool) -> tuple[_Column, ...]:
+    return _BOARD_STANDING_COLUMNS if boards else _STANDING_COLUMNS
+
+
+def _score_cells(rank: int, row: HighScore, boards: bool = False) -> list[str]:
+    alias = ALIAS_WIDTH - 2 if boards else ALIAS_WIDTH
+    where = [board_cell(row.bbs, BOARD_WIDTH)] if boards else []
     return [
         f"{rank}.",
-        sanitize(row.alias, ALIAS_WIDTH),
+        sanitize(row.alias, alias),
+        *where,
         str(row.score),
         "yes" if row.won else "no",
         str(row.moves),
@@ -160,11 +193,13 @@ def _score_cells(rank: int, row: HighScore) -> list[str]:
     ]
 
 
-def _standing_cells(rank: int, row: Standing) -> list[str]:
+def _standing_cells(rank: int, row: Standing, boards: bool = False) -> list[str]:
     percentage = "-" if row.percentage is None else f"{row.percentage:.1f}"
+    where = [board_cell(row.bbs, 14)] if boards else []
     return [
         f"{rank}.",
         sanitize(row.alias, ALIAS_WIDTH),
+        *where,
         "*" if row.unfinished else "",
         str(row.games),
         str(row.wins),
@@ -196,6 +231,8 @@ _RESUME_NOTE = "* has a game to resume"
 
 def render_ascii(bulletin: Bulletin) -> str:
     """Plain text, at most 79 columns, CR LF line ends."""
+    boards = _several_boards(bulletin)
+    scores, standing = _score_columns(boards), _standing_columns(boards)
     title = wrap(f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards", WIDTH)
     lines = [*title, "=" * max(map(len, title))]
     for board in bulletin.levels:
@@ -204,17 +241,17 @@ def render_ascii(bulletin: Bulletin) -> str:
         if not board.rows:
             lines.append(f"  {_EMPTY}")
             continue
-        lines.append("  " + _heading(_SCORE_COLUMNS))
+        lines.append("  " + _heading(scores))
         lines += [
-            "  " + _line(_SCORE_COLUMNS, _score_cells(rank, row))
+            "  " + _line(scores, _score_cells(rank, row, boards))
             for rank, row in enumerate(board.rows, start=1)
         ]
     if bulletin.standings is not None:
         lines += ["", "Standings"]
         if bulletin.standings:
-            lines.append("  " + _heading(_STANDING_COLUMNS))
+            lines.append("  " + _heading(standing))
             lines += [
-                "  " + _line(_STANDING_COLUMNS, _standing_cells(rank, row))
+                "  " + _line(standing, _standing_cells(rank, row, boards))
                 for rank, row in enumerate(bulletin.standings, start=1)
             ]
             lines.append(f"  {_RESUME_NOTE}")
@@ -278,44 +315,49 @@ def _row_segments(
     return segments
 
 
-def _score_styles(row: HighScore) -> list[Style]:
-    return [_TEXT, _ALIAS, _SCORE, _WON if row.won else _LOST, _TEXT, _TEXT, _NOTE]
+def _score_styles(row: HighScore, boards: bool = False) -> list[Style]:
+    where = [_TEXT] if boards else []
+    return [_TEXT, _ALIAS, *where, _SCORE, _WON if row.won else _LOST, _TEXT, _TEXT, _NOTE]
 
 
 _STANDING_STYLES = [_TEXT, _ALIAS, _NOTE, _TEXT, _WON, _TEXT, _SCORE]
+_BOARD_STANDING_STYLES = [*_STANDING_STYLES[:2], _TEXT, *_STANDING_STYLES[2:]]
 
 
-def _ansi_level(board: LevelBoard) -> list[str]:
+def _ansi_level(board: LevelBoard, boards: bool = False) -> list[str]:
     name, since = _level_title(board)
     gap = INNER - 2 - len(name) - len(since) - 1
     lines = [_framed([("  ", _TEXT), (name, _TITLE), (" " * max(gap, 1), _TEXT), (since, _TEXT)])]
     if not board.rows:
         return [*lines, _framed([(f"  {_EMPTY}", _TEXT)])]
-    lines.append(_framed([("  " + _heading(_SCORE_COLUMNS), _HEAD)]))
+    columns = _score_columns(boards)
+    lines.append(_framed([("  " + _heading(columns), _HEAD)]))
     for rank, row in enumerate(board.rows, start=1):
-        lines.append(
-            _framed(_row_segments(_SCORE_COLUMNS, _score_cells(rank, row), _score_styles(row)))
-        )
+        cells = _score_cells(rank, row, boards)
+        lines.append(_framed(_row_segments(columns, cells, _score_styles(row, boards))))
     return lines
 
 
-def _ansi_standings(standings: Sequence[Standing]) -> list[str]:
+def _ansi_standings(standings: Sequence[Standing], boards: bool = False) -> list[str]:
     lines = [_framed([("  ", _TEXT), ("Standings", _TITLE)])]
     if not standings:
         return [*lines, _framed([(f"  {_EMPTY}", _TEXT)])]
-    lines.append(_framed([("  " + _heading(_STANDING_COLUMNS), _HEAD)]))
+    columns = _standing_columns(boards)
+    styles = _BOARD_STANDING_STYLES if boards else _STANDING_STYLES
+    lines.append(_framed([("  " + _heading(columns), _HEAD)]))
     for rank, row in enumerate(standings, start=1):
-        cells = _standing_cells(rank, row)
-        lines.append(_framed(_row_segments(_STANDING_COLUMNS, cells, _STANDING_STYLES)))
+        cells = _standing_cells(rank, row, boards)
+        lines.append(_framed(_row_segments(columns, cells, styles)))
     lines.append(_framed([("  ", _TEXT), ("*", _NOTE), (_RESUME_NOTE[1:], _TEXT)]))
     return lines
 
 
 def render_ansi(bulletin: Bulletin) -> bytes:
     """Colours and a double frame, CP437 bytes, for an 80x25 ANSI screen."""
-    sections = [_ansi_level(board) for board in bulletin.levels]
+    boards = _several_boards(bulletin)
+    sections = [_ansi_level(board, boards) for board in bulletin.levels]
     if bulletin.standings is not None:
-        sections.append(_ansi_standings(bulletin.standings))
+        sections.append(_ansi_standings(bulletin.standings, boards))
     title = f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards"
     if len(title) <= INNER - 6:
         lines = [_rule("╔", "═", "╗", title)]

@@ -424,3 +424,36 @@ def test_help(board: Board, command: list[str]) -> None:
     result = board.sysop(*command, "--help")
     assert result.returncode == 0
     assert result.stdout.startswith("usage: canfield-door sysop")
+
+
+# -- bulletins per board -----------------------------------------------------------------------
+
+
+def test_the_network_bulletin_shows_each_players_board(board: Board) -> None:
+    result = board.sysop("bulletin", "--format", "ascii", "--output", "-")
+    lines = lines_of(result)
+    assert all(len(line) <= 79 for line in lines)
+    carol = next(line for line in lines if "Carol" in line)
+    assert "Dark Realm" in carol
+    assert any("Board" in line and "Alias" in line for line in lines)
+
+
+def test_a_bulletin_for_one_board(board: Board) -> None:
+    result = board.sysop("bulletin", "--format", "json", "--output", "-", "--board", "dark REALM")
+    document = json.loads(result.stdout)
+    assert document["bbs"] == "Dark Realm"
+    rows = [row for level in document["levels"] for row in level["high_scores"]]
+    assert {(row["alias"], row["bbs"]) for row in rows} == {
+        ("Carol", "Dark Realm"),
+        ("Bob", "Dark Realm"),
+    }
+    assert {row["bbs"] for row in document["standings"]} == {"Dark Realm"}
+    text = board.sysop("bulletin", "--format", "ascii", "--output", "-", "--board", "Dark Realm")
+    assert lines_of(text)[0] == "Dark Realm - Canfield scoreboards"
+    assert "Alice" not in text.stdout
+
+
+def test_a_bulletin_for_a_board_nobody_calls_from(board: Board) -> None:
+    result = board.sysop("bulletin", "--format", "ascii", "--output", "-", "--board", "Nowhere")
+    assert result.returncode == 1
+    assert "no board Nowhere" in result.stderr

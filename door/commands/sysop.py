@@ -226,6 +226,12 @@ def _add_bulletin(commands: argparse._SubParsersAction, common: argparse.Argumen
         help="the file to write (replaced whole); - for standard output",
     )
     _add_level(maker, "only this level's high scores, without the standings")
+    maker.add_argument(
+        "--board",
+        metavar="TAG",
+        help="only the callers of this board: the tag or name of a board linked over "
+        "RLOGIN, or the name of a BBS that runs the door (default: every caller)",
+    )
 
 
 def _add_backup(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -311,6 +317,24 @@ def _level(context: Context, number: int | None) -> Level | None:
         raise AdminError(
             f"no level {number}: {context.config.path} has levels 1 to {count}"
         ) from None
+
+
+async def _board(context: Context, store: Store, wanted: str | None) -> str | None:
+    """The name callers of the board ``wanted`` (a linked board's tag or name, or a BBS's
+    name) are kept under; None for everyone."""
+    if wanted is None:
+        return None
+    linked = context.config.rlogin.board(wanted)
+    if linked is not None:
+        return linked.name
+    for name in await store.board_names():
+        if name.casefold() == wanted.casefold():
+            return name
+    tags = ", ".join(board.tag for board in context.config.rlogin.boards) or "none"
+    raise AdminError(
+        f"no board {sanitize(wanted)}: neither a linked board's tag or name in "
+        f"{context.config.path} (tags: {tags}) nor a BBS any user calls from"
+    )
 
 
 def _confirm(question: str, yes: bool) -> bool:
@@ -580,7 +604,8 @@ async def _reset_scores(args: argparse.Namespace, context: Context, store: Store
 
 async def _bulletin(args: argparse.Namespace, context: Context, store: Store) -> int:
     _level(context, args.level)
-    board = await bulletin.gather(store, context.config, args.level)
+    bbs = await _board(context, store, args.board)
+    board = await bulletin.gather(store, context.config, args.level, bbs=bbs)
     data = bulletin.render(board, args.format)
     if args.output == "-":
         sys.stdout.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from door.config import Level
+from door.store.accounts import bbs_key
 from door.store.base import Row, execute, fetch_all, moment
 from door.store.games import VariantStore, unfinished_game
 from door.store.records import HighScore, Standing, Statistics
@@ -65,8 +66,11 @@ class ScoreStore(VariantStore):
 
     # -- scoreboards ---------------------------------------------------------------------
 
-    async def high_scores(self, level: Level, limit: int = 10) -> list[HighScore]:
-        """The best finished games under the level's current rules, since its last reset.
+    async def high_scores(
+        self, level: Level, limit: int = 10, bbs: str | None = None
+    ) -> list[HighScore]:
+        """The best finished games under the level's current rules, since its last reset;
+        with ``bbs``, only those of that board's callers.
 
         Best first: higher score, then won before lost, fewer moves, earlier finish.
         """
@@ -78,13 +82,15 @@ class ScoreStore(VariantStore):
             "g.assisted, g.id FROM games g JOIN users u ON u.id = g.user_id "
             "WHERE g.variant_id = ? AND g.status != 'playing' AND g.finished > "
             "coalesce((SELECT max(reset_at) FROM score_resets WHERE level IN (?, ?)), '') "
+            "AND (? IS NULL OR u.bbs_key = ?) "
             "ORDER BY g.score DESC, g.status = 'won' DESC, g.moves, g.finished, g.id LIMIT ?",
-            (variant_id, level.number, ALL_LEVELS, limit),
+            (variant_id, level.number, ALL_LEVELS, bbs, _board_key(bbs), limit),
         )
         return [to_high_score(row) for row in rows]
 
-    async def standings(self, limit: int = 20) -> list[Standing]:
-        """Every user with a game, over finished games of all levels (Palace's board).
+    async def standings(self, limit: int = 20, bbs: str | None = None) -> list[Standing]:
+        """Every user with a game (with ``bbs``, every caller of that board), over finished
+        games of all levels (Palace's board).
 
         Most wins first, then the better percentage, the better best score, the alias.
         """
@@ -93,10 +99,11 @@ class ScoreStore(VariantStore):
             "sum(g.status = 'won') AS wins, "
             "max(CASE WHEN g.status != 'playing' THEN g.score END) AS best, "
             "max(g.status = 'playing'), sum(g.status != 'playing' AND g.assisted) "
-            "FROM users u JOIN games g ON g.user_id = u.id GROUP BY u.id "
+            "FROM users u JOIN games g ON g.user_id = u.id "
+            "WHERE (? IS NULL OR u.bbs_key = ?) GROUP BY u.id "
             "ORDER BY wins DESC, CAST(wins AS REAL) / nullif(played, 0) DESC, "
             "best DESC, u.alias_key, u.bbs_key LIMIT ?",
-            (limit,),
+            (bbs, _board_key(bbs), limit),
         )
         return [
             Standing(
@@ -146,3 +153,7 @@ class ScoreStore(VariantStore):
             (level_number, ALL_LEVELS),
         )
         return None if rows[0][0] is None else moment(rows[0][0])
+
+
+def _board_key(bbs: str | None) -> str | None:
+    return None if bbs is None else bbs_key(bbs)

@@ -183,6 +183,13 @@ class UserStore(StoreBase):
         )
         return [to_user(row) for row in rows]
 
+    async def board_names(self) -> list[str]:
+        """The boards users call from (linked boards and BBSes running the door), by name."""
+        rows = await self._read(
+            "SELECT min(bbs) FROM users WHERE bbs IS NOT NULL GROUP BY bbs_key ORDER BY bbs_key"
+        )
+        return [row[0] for row in rows]
+
     async def set_password(self, user_id: int, password: str) -> None:
         """Give a telnet caller a new password (drop-file callers log in at their BBS)."""
         problem = check_password(password)
