@@ -56,12 +56,14 @@ async def ask_line(
     lines: Sequence[PageLine],
     prompt: str,
     message: str = "",
-    **read: object,
+    *,
+    max_length: int = 60,
+    mask: bool = False,
 ) -> str:
     """Show a page and read a line the caller types, stripped (see ``Terminal.read_line``)."""
     if not await show_lines(visit, title, lines, prompt, message):
         return ""
-    return (await visit.terminal.read_line(**read)).strip()  # type: ignore[arg-type]
+    return (await visit.terminal.read_line(max_length, mask=mask)).strip()
 
 
 def whole_number(text: str) -> int | None:

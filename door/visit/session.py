@@ -119,9 +119,16 @@ async def run_visit(visit: Visit, user: User) -> None:
 
 
 async def _ask(
-    visit: Visit, title: str, lines: list[PageLine], prompt: str, message: str = "", **read
+    visit: Visit,
+    title: str,
+    lines: list[PageLine],
+    prompt: str,
+    message: str = "",
+    *,
+    max_length: int = 60,
+    mask: bool = False,
 ) -> str:
-    return await ask_line(visit, title, lines, prompt, message, **read)
+    return await ask_line(visit, title, lines, prompt, message, max_length=max_length, mask=mask)
 
 
 async def _say(visit: Visit, text: str) -> None:
