@@ -17,6 +17,7 @@ import subprocess
 from client import Caller
 from door_caller import WAIT, DoorCall, door_command, write_config
 from test_doormode import door32, door_args, play_a_move_and_quit, write_dropfile
+from test_rlogin import ABC, handshake, open_rlogin_door, send
 from test_visit import DEAL, log_in, sign_up, start_deal
 
 from door.store import Store
@@ -208,3 +209,21 @@ async def test_a_callers_own_charset_choice_wins_over_the_probe(door):
     since_menu = bytes(again.received).rsplit(b"Your choice", 1)[1]
     assert all(byte < 0x80 for byte in since_menu), "ASCII as chosen, though UTF-8 was seen"
     await again.hang_up()
+
+
+async def test_a_linked_boards_caller_behind_a_reencoding_relay_keeps_a_suit_on_every_card(
+    tmp_path,
+):
+    running = await open_rlogin_door(tmp_path)
+    try:
+        reader, writer = await send(running.port, handshake(ABC.secret, "[ABC]Relayed"))
+        assert await asyncio.wait_for(reader.readexactly(1), 10) == b"\0"
+        caller = DroppingCaller(reader, writer, term="ansi-bbs", charset="cp437")
+        await caller.wait_for("Your choice")
+        await start_deal(caller, DEAL)
+        cards, bare = cards_on_board(caller.display())
+        assert len(cards) >= 6 and not bare, caller.display()
+        assert all(card[-1] in "HDCS" for card in cards)
+        await caller.hang_up()
+    finally:
+        await running.close()

@@ -36,7 +36,13 @@ from dataclasses import dataclass, replace
 from ansi.text import sanitize
 from door.config import LinkedBoard
 from door.net.nodes import Nodes
-from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, ServerSettings, guard_visit
+from door.net.telnet import (
+    CLOSE_GRACE,
+    SHUTDOWN_MESSAGE,
+    ServerSettings,
+    guard_visit,
+    probe_and_log,
+)
 from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
 
 log = logging.getLogger("door")
@@ -348,6 +354,8 @@ class RloginDoor:
                 "ANSI" if info.ansi else "no ANSI",
                 info.charset,
             )
+            if info.ansi:  # a linked board may re-encode what the door sends
+                await probe_and_log(call.node, terminal, self._detect_timeout)
             if self.config.time_limit > 0:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, call.node, arrival)
