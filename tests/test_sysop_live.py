@@ -376,3 +376,27 @@ async def test_a_socket_left_by_a_door_that_died_is_replaced(tmp_path):
     finally:
         await door.service.stop()
         await door.task
+
+
+async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_path):
+    from test_ssh import sign_up_as_new, ssh_caller
+
+    door = await start_live(tmp_path, edits={"# port = 2222": "port = 0"})
+    try:
+        ssh = door.service.ways.ssh
+        assert ssh is not None
+        async with ssh_caller(ssh.port, "new", "anything") as (caller, _):
+            await sign_up_as_new(caller, "Sshy", "hunter22")
+            await start_deal(caller, DEAL)
+            status, out, err = await sysop(door, "who")
+            assert status == 0, err
+            assert out.splitlines()[1].split()[:4] == ["1", "Sshy", "SSH", "127.0.0.1"]
+            status, _, err = await sysop(door, "send", "1", "Hello over SSH")
+            assert status == 0, err
+            await caller.wait_for("Sysop: Hello over SSH")
+            status, _, err = await sysop(door, "kick", "1", "Closing early")
+            assert status == 0, err
+            await caller.wait_for("The sysop has ended your call: Closing early", in_text=True)
+    finally:
+        await door.service.stop()
+        await door.task

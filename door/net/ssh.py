@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any
 import asyncssh
 
 from ansi.text import sanitize
-from door.net.nodes import Nodes
+from door.net.nodes import Call, Nodes
 from door.net.telnet import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
@@ -342,7 +341,7 @@ class SshDoor:
                 await terminal.hang_up(refusal)
                 return
             with self.nodes.hold("ssh", address, terminal) as call:
-                await self._visit_node(call.node, process, reader, terminal, address, who)
+                await self._visit_node(call, process, reader, terminal, address, who)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("SSH connection from %s failed", address)
             await terminal.hang_up("Sorry, something went wrong. Your game is saved.")
@@ -351,14 +350,14 @@ class SshDoor:
 
     async def _visit_node(
         self,
-        node: int,
+        call: Call,
         process: asyncssh.SSHServerProcess,
         reader: SshReader,
         terminal: Terminal,
         address: str,
         who: object,
     ) -> None:
-        started = time.monotonic()
+        node, started = call.node, call.since
 
         def resize(width: int, height: int) -> None:
             width, height = screen_size((width, height))
@@ -388,7 +387,13 @@ class SshDoor:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)
 
-        await guard_visit(node, terminal, visit, on_cancel=lambda: self._closing or "")
+        await guard_visit(
+            node,
+            terminal,
+            visit,
+            on_cancel=lambda: call.farewell or self._closing or "",
+            cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
+        )
 
 
 async def start_ssh(
