@@ -9,10 +9,10 @@ change. Rows and columns are 1-based, as in ANSI cursor moves.
 >>> _ = screen.put(2, 3, "7♥", Style(RED))
 >>> screen.set_cursor(3, 1)
 >>> screen.render_full()
-'\\x1b[?25l\\x1b[0;37;40m\\x1b[2J\\x1b[H\\x1b[2;3H\\x1b[31m7♥\\x1b[3;1H\\x1b[37m\\x1b[?25h'
+'\\x1b[?25l\\x1b[0;37;40m\\x1b[2J\\x1b[H\\x1b[2;3H\\x1b[31m7♥\\r\\n\\x1b[37m\\x1b[?25h'
 >>> _ = screen.put(2, 3, "8♠")
 >>> screen.render_changes()
-'\\x1b[2;3H8♠\\x1b[3;1H'
+'\\x1b[2;3H8♠\\r\\n'
 >>> screen.render_changes()
 ''
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -134,6 +135,7 @@ def _cell_chars(text: str) -> str:
     return "".join(chars)
 
 
+@functools.lru_cache(maxsize=1024)
 def _style_change(old: Style | None, new: Style) -> str:
     """The shortest sequence that turns style ``old`` (None: unknown) into ``new``."""
     if old is None or (old.bold and not new.bold):
@@ -148,22 +150,51 @@ def _style_change(old: Style | None, new: Style) -> str:
     return f"{CSI}{';'.join(params)}m" if params else ""
 
 
+def _style_for(current: Style | None, cell: Cell, following: Cell | None = None) -> Style:
+    """The style to draw ``cell`` in after ``current``: a space needs only its background,
+    and takes the style of the character drawn just after it when that one has the same."""
+    char, style = cell
+    if char != " ":
+        return style
+    if current is not None and current.bg == style.bg:
+        return current
+    if following is not None and following[0] != " " and following[1].bg == style.bg:
+        return following[1]
+    if current is None:
+        return style
+    return Style(current.fg, style.bg, current.bold)
+
+
+def _horizontal(from_col: int, col: int) -> str:
+    """The shortest move along a row; backspaces for a step or two to the left."""
+    if col > from_col:
+        return cursor_forward(col - from_col)
+    if col < from_col:
+        steps = from_col - col
+        return "\b" * steps if steps < 4 else cursor_back(steps)
+    return ""
+
+
+@functools.lru_cache(maxsize=8192)
 def _cheapest_move(from_row: int | None, from_col: int | None, row: int, col: int) -> str:
-    """The shortest sequence taking the cursor from where it is (None: unknown) to row, col."""
-    best = move(row, col)
+    """The shortest sequence taking the cursor from where it is (None: unknown) to row, col.
+
+    Besides the absolute move: CR, CR LF (a line down, never from the bottom row, so it cannot
+    scroll), backspaces and the relative moves, whichever is shortest.
+    """
+    if (from_row, from_col) == (row, col):
+        return ""
+    best = move(row, col) if col > 1 else f"{CSI}{row}H"  # a column of 1 can go unsaid
     if from_row is None or from_col is None:
         return best
-    candidates = []
+    to_column = "" if col == 1 else cursor_forward(col - 1)
     if from_row == row:
-        if col > from_col:
-            candidates.append(cursor_forward(col - from_col))
-        elif col < from_col:
-            candidates.append(cursor_back(from_col - col))
-    elif from_col == col:
-        if row > from_row:
-            candidates.append(cursor_down(row - from_row))
-        else:
-            candidates.append(cursor_up(from_row - row))
+        candidates = [_horizontal(from_col, col), "\r" + to_column]
+    else:
+        vertical = cursor_down(row - from_row) if row > from_row else cursor_up(from_row - row)
+        candidates = [vertical + _horizontal(from_col, col), vertical + "\r" + to_column]
+        if row == from_row + 1:
+            candidates.append("\r\n" + to_column)
     return min([best, *candidates], key=len)
 
 
@@ -186,30 +217,83 @@ class _Pen:
             self.out.append(_style_change(self.style, style))
             self.style = style
 
-    def write(self, cell: Cell) -> None:
-        """Draw ``cell`` where the cursor is and step right."""
-        char, style = cell
-        # A space needs only the right background.
-        if not (char == " " and self.style is not None and self.style.bg == style.bg):
-            self.set_style(style)
-        self.out.append(char)
+    def write(self, cell: Cell, following: Cell | None = None) -> None:
+        """Draw ``cell`` where the cursor is and step right; ``following`` is drawn next."""
+        self.set_style(_style_for(self.style, cell, following))
+        self.out.append(cell[0])
         if self.col is not None:
             self.col += 1
             if self.col > self.width:
                 # Wrapped (ANSI.SYS) or waiting to wrap (VT): either way, move absolutely next.
                 self.row = self.col = None
 
-    def gap_cost(self, cells: Sequence[Cell], limit: int) -> int:
-        """Bytes to redraw ``cells`` from here instead of jumping over them; stops past limit."""
+    def clear_line(self) -> None:
+        """Blank from the cursor to the end of its row, in the blank cells' background."""
+        if self.style is None or self.style.bg != BLANK[1].bg:
+            self.set_style(_style_for(self.style, BLANK))  # erasing paints the background
+        self.out.append(clear_to_end_of_line())
+
+    def overwrite_cost(self, cells: Sequence[Cell], limit: int) -> int:
+        """Bytes to draw ``cells`` from here in one go; stops counting past ``limit``."""
         style, cost = self.style, 0
-        for char, cell_style in cells:
-            if not (char == " " and style is not None and style.bg == cell_style.bg):
-                cost += len(_style_change(style, cell_style))
-                style = cell_style
-            cost += len(char.encode())
+        for index, cell in enumerate(cells):
+            following = cells[index + 1] if index + 1 < len(cells) else None
+            wanted = _style_for(style, cell, following)
+            if wanted != style:
+                cost += len(_style_change(style, wanted))
+                style = wanted
+            cost += len(cell[0].encode())
             if cost > limit:
                 break
         return cost
+
+
+# A run joins changed cells of a row this close together, when they are drawn in related
+# colours: jumping over the cells between costs at most a short CUF.
+_JOIN_GAP = 8
+# How many runs are put in their best order by trying every order, and in a good one at all.
+_TRY_EVERY_ORDER, _ORDER_AT_MOST = 6, 16
+
+
+def _related(one: Cell, other: Cell) -> bool:
+    """Whether two cells are drawn in colours one can follow the other cheaply in: the same
+    background and, unless one is a space, the same boldness."""
+    if one[1].bg != other[1].bg:
+        return False
+    return one[0] == " " or other[0] == " " or one[1].bold == other[1].bold
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """Cells of one row to draw left to right in one visit: ``cols`` (1-based), after
+    blanking the row from ``clear_from`` on when that is not None."""
+
+    row: int
+    cols: tuple[int, ...]
+    clear_from: int | None
+    first: Cell  # the first thing drawn: its cell, or a blank for the clearing
+    second: Cell | None  # the cell drawn right after it, if any
+    start: int  # where the cursor must be first
+    end: int | None  # where the cursor is after it (None: past the edge)
+    end_style: Style
+
+
+def _run_end_style(line: Sequence[Cell], cols: Sequence[int], first: Cell) -> Style:
+    """The pen's style after drawing ``cols`` of ``line`` (gaps between taken as jumped)."""
+    style = first[1]
+    for index, col in enumerate(cols):
+        following = None
+        if index + 1 < len(cols) and cols[index + 1] == col + 1:
+            following = line[col]
+        style = _style_for(style, line[col - 1], following)
+    return style
+
+
+def _transition(row: int | None, col: int | None, style: Style | None, run: _Run) -> int:
+    """Bytes to bring the cursor and colours from where they are to the start of ``run``."""
+    cost = len(_cheapest_move(row, col, run.row, run.start))
+    wanted = _style_for(style, run.first, run.second)
+    return cost + (len(_style_change(style, wanted)) if wanted != style else 0)
 
 
 class ScreenBuffer:
@@ -222,7 +306,8 @@ class ScreenBuffer:
     Between renders the buffer assumes that the cursor may have moved (the door echoes what
     the caller types at the prompt) but that the colours are still those the last render left,
     the cursor's style. Anything else written to the terminal should be followed by
-    :meth:`invalidate`.
+    :meth:`invalidate`; :meth:`cursor_is_at` says where the cursor went when that is known,
+    which lets the next render reach its first change with a shorter move.
     """
 
     def __init__(self, width: int = 80, height: int = 24) -> None:
@@ -236,7 +321,8 @@ class ScreenBuffer:
         self._cells: list[tuple[Cell, ...]] = [self._blank_row] * height
         # The cells the terminal shows; None: its contents are unknown.
         self._shown: list[tuple[Cell, ...]] | None = None
-        self._stale_rows: set[int] = set()
+        self._stale: dict[int, int] = {}  # row: the first column of it the terminal lost
+        self._at: tuple[int, int] | None = None  # the terminal's cursor, when known
         self._cursor = (1, 1)
         self._cursor_visible = True
         self._cursor_style = DEFAULT_STYLE
@@ -334,25 +420,33 @@ class ScreenBuffer:
 
     # Rendering.
 
-    def invalidate(self, row: int | None = None) -> None:
+    def invalidate(self, row: int | None = None, col: int = 1) -> None:
         """Forget what the terminal shows: the next :meth:`render_changes` redraws it all.
 
-        With ``row``, only that row is forgotten (say, after the caller typed over it); it is
-        cleared and redrawn.
+        With ``row``, only that row is forgotten from column ``col`` on (say, after the caller
+        typed over it); that part is cleared and redrawn.
         """
         if row is None:
             self._shown = None
-        elif 1 <= row <= self.height:
-            self._stale_rows.add(row)
+        elif 1 <= row <= self.height and 1 <= col <= self.width:
+            self._stale[row] = min(col, self._stale.get(row, col))
         else:
-            raise ValueError(f"row {row} is off a screen of {self.height} rows")
+            raise ValueError(f"{row}, {col} is off a {self.width}x{self.height} screen")
+
+    def cursor_is_at(self, row: int, col: int) -> None:
+        """The terminal's cursor is at ``row``, ``col`` now, in the colours the last render
+        left (say, after the caller's Enter was echoed as CR LF). The next render starts
+        from there; without this it assumes nothing about where the cursor is."""
+        if not (1 <= row <= self.height and 1 <= col <= self.width):
+            raise ValueError(f"cursor {row}, {col} is off a {self.width}x{self.height} screen")
+        self._at = (row, col)
 
     def render_full(self) -> str:
         """Clear the terminal and draw the whole buffer on it."""
         pen = _Pen(self.width, DEFAULT_STYLE, (1, 1))
         pen.out += [hide_cursor(), DEFAULT_STYLE.sgr(), clear_screen()]
         self._shown = [self._blank_row] * self.height
-        self._stale_rows.clear()
+        self._stale.clear()
         self._draw_changes(pen)
         self._finish(pen, cursor_hidden=True)
         return "".join(pen.out)
@@ -377,62 +471,194 @@ class ScreenBuffer:
         if self._shown is None:
             return self.render_full()
         left_style = self._shown_cursor[2] if self._shown_cursor else None
-        pen = _Pen(self.width, left_style, None)
-        for row in sorted(self._stale_rows):
-            self._clear_row(pen, row)
-        self._stale_rows.clear()
-        self._draw_changes(pen)
-        if not pen.out and self._shown_cursor == self._cursor_spec():
+        pen = _Pen(self.width, left_style, self._at)
+        clear = self._draw_changes(pen)
+        unmoved = pen.row is None or (pen.row, pen.col) == self._cursor
+        if not (pen.out or clear) and unmoved and self._shown_cursor == self._cursor_spec():
             return ""
-        self._finish(pen, cursor_hidden=not (self._shown_cursor and self._shown_cursor[1]))
+        hidden = not (self._shown_cursor and self._shown_cursor[1])
+        self._finish(pen, cursor_hidden=hidden, clear=clear)
         return "".join(pen.out)
 
     def _cursor_spec(self) -> tuple[tuple[int, int], bool, Style]:
         return self._cursor, self._cursor_visible, self._cursor_style
 
-    def _clear_row(self, pen: _Pen, row: int) -> None:
-        assert self._shown is not None
-        pen.move(row, 1)
-        if pen.style is None or pen.style.bg != BLANK[1].bg:
-            pen.set_style(DEFAULT_STYLE)  # erasing paints the current background
-        pen.out.append(clear_to_end_of_line())
-        self._shown[row - 1] = self._blank_row
+    def _draw_changes(self, pen: _Pen) -> bool:
+        """Draw every changed cell, visiting the runs of changes in the cheapest order found.
 
-    def _draw_changes(self, pen: _Pen) -> None:
+        True when what is left is to clear the row from the cursor on: typing at the prompt
+        is best cleared once the cursor is back there.
+        """
+        runs = self._changed_runs()
+        at_cursor = [
+            run
+            for run in runs
+            if (run.row, run.clear_from) == self._cursor
+            and not run.cols
+            and self._cursor_style.bg == BLANK[1].bg
+        ]
+        for run in self._order(pen, [run for run in runs if run not in at_cursor]):
+            self._draw_run(pen, run, self._cells[run.row - 1])
+        return bool(at_cursor)
+
+    def _changed_runs(self) -> list[_Run]:
+        """The runs of cells that differ from what the terminal shows, top to bottom; the
+        terminal is taken to show them from here on."""
         assert self._shown is not None
+        runs: list[_Run] = []
+        stale, self._stale = self._stale, {}
+        last_col = self.width
         for index, line in enumerate(self._cells):
+            row = index + 1
             shown = self._shown[index]
-            if line is shown or line == shown:
+            clear_from = stale.get(row)
+            if clear_from is None and (line is shown or line == shown):
                 continue
-            looks = [_look(cell) for cell in line]
-            was = [_look(cell) for cell in shown]
-            if looks != was:
-                self._draw_row(pen, index + 1, line, was, looks)
             self._shown[index] = line
+            if clear_from is not None:
+                shown = shown[: clear_from - 1] + self._blank_row[clear_from - 1 :]
+            if row == self.height:
+                last_col = self.width - 1  # the bottom-right cell is never written
+            changed = [
+                col
+                for col, new, old in zip(range(1, last_col + 1), line, shown, strict=False)
+                if new is not old and new != old and _look(new) != _look(old)
+            ]
+            if clear_from is None:
+                clear_from = self._blank_tail(line, changed)
+            runs += self._row_runs(row, line, changed, clear_from)
+        return runs
 
-    def _draw_row(
-        self, pen: _Pen, row: int, line: tuple[Cell, ...], shown: list[Cell], looks: list[Cell]
-    ) -> None:
-        """Draw the cells of one row that differ from what is shown, joining near runs."""
-        for index, (look, was) in enumerate(zip(looks, shown, strict=True)):
-            col = index + 1
-            if look == was or (row == self.height and col == self.width):
-                continue
+    def _blank_tail(self, line: Sequence[Cell], changed: list[int]) -> int | None:
+        """Where to clear the rest of the row instead of writing blanks over it: the first
+        changed cell of the blank end of ``line``, when blanking by hand would cost more."""
+        blank = _look(BLANK)
+        col = len(line)
+        while col > 0 and _look(line[col - 1]) == blank:
+            col -= 1
+        tail = [changed_col for changed_col in changed if changed_col > col]
+        if len(tail) < 4:
+            return None
+        return tail[0]
+
+    def _row_runs(
+        self, row: int, line: Sequence[Cell], changed: list[int], clear_from: int | None
+    ) -> list[_Run]:
+        groups: list[list[int]] = []
+        for col in changed:
+            if clear_from is not None and col >= clear_from:
+                break
+            if (
+                groups
+                and col - groups[-1][-1] <= _JOIN_GAP
+                and _related(line[groups[-1][-1] - 1], line[col - 1])
+            ):
+                groups[-1].append(col)
+            else:
+                groups.append([col])
+        runs = [self._run(row, line, tuple(cols), None) for cols in groups]
+        if clear_from is not None:
+            blank = _look(BLANK)  # what clearing leaves needs no drawing
+            cleared = tuple(
+                col for col in changed if col >= clear_from and _look(line[col - 1]) != blank
+            )
+            runs.append(self._run(row, line, cleared, clear_from))
+        return runs
+
+    def _run(
+        self, row: int, line: Sequence[Cell], cols: tuple[int, ...], clear_from: int | None
+    ) -> _Run:
+        if clear_from is not None or not cols:
+            first, second = BLANK, None
+            start = clear_from if clear_from is not None else 1
+        else:
+            first, start = line[cols[0] - 1], cols[0]
+            second = line[start] if len(cols) > 1 and cols[1] == start + 1 else None
+        end = cols[-1] + 1 if cols else start
+        return _Run(
+            row=row,
+            cols=cols,
+            clear_from=clear_from,
+            first=first,
+            second=second,
+            start=start,
+            end=end if end <= self.width else None,
+            end_style=_run_end_style(line, cols, first),
+        )
+
+    def _order(self, pen: _Pen, runs: list[_Run]) -> list[_Run]:
+        """The runs in the order that costs the fewest bytes between them: every order for a
+        handful of runs (a play changes four or five); for more, the cheapest next one each
+        time, from the best first; top to bottom for a new page."""
+        count = len(runs)
+        if count < 2 or count > _ORDER_AT_MOST:
+            return runs
+        cursor_row, cursor_col = self._cursor
+        starts = [_transition(pen.row, pen.col, pen.style, run) for run in runs]
+        steps = [[_transition(a.row, a.end, a.end_style, b) for b in runs] for a in runs]
+        ends = [
+            len(_cheapest_move(run.row if run.end else None, run.end, cursor_row, cursor_col))
+            + len(_style_change(run.end_style, self._cursor_style))
+            * (run.end_style != self._cursor_style)
+            for run in runs
+        ]
+        if count <= _TRY_EVERY_ORDER:
+            best = min(
+                itertools.permutations(range(count)),
+                key=lambda order: starts[order[0]]
+                + sum(steps[a][b] for a, b in itertools.pairwise(order))
+                + ends[order[-1]],
+            )
+            return [runs[index] for index in best]
+        best_cost, best_order = None, None
+        for first in range(count):
+            left = set(range(count))
+            left.remove(first)
+            order, cost, at = [first], starts[first], first
+            while left:
+                costs = steps[at]
+                at = min(left, key=costs.__getitem__)
+                cost += costs[at]
+                order.append(at)
+                left.remove(at)
+            cost += ends[at]
+            if best_cost is None or cost < best_cost:
+                best_cost, best_order = cost, order
+        assert best_order is not None
+        return [runs[index] for index in best_order]
+
+    def _draw_run(self, pen: _Pen, run: _Run, line: Sequence[Cell]) -> None:
+        """Draw one run; overwrite the unchanged cells between two changes when that is
+        shorter than moving over them."""
+        row = run.row
+        if run.clear_from is not None:
+            pen.move(row, run.clear_from)
+            pen.clear_line()
+        cols = run.cols
+        for index, col in enumerate(cols):
+            cell = line[col - 1]
+            following = line[col] if index + 1 < len(cols) and cols[index + 1] == col + 1 else None
             if pen.row == row and pen.col is not None and pen.col < col:
-                jump = len(_cheapest_move(pen.row, pen.col, row, col))
-                gap = line[pen.col - 1 : index]
-                if pen.gap_cost(gap, jump) <= jump:
-                    for cell in gap:
-                        pen.write(cell)
+                wanted = _style_for(pen.style, cell, following)
+                jump = len(_cheapest_move(row, pen.col, row, col)) + len(cell[0].encode())
+                if wanted != pen.style:
+                    jump += len(_style_change(pen.style, wanted))
+                if pen.overwrite_cost(line[pen.col - 1 : col], jump) <= jump:
+                    for between in range(pen.col, col):
+                        pen.write(line[between - 1], line[between])
             pen.move(row, col)
-            pen.write(line[index])
+            pen.write(cell, following)
 
-    def _finish(self, pen: _Pen, *, cursor_hidden: bool) -> None:
-        """Leave the cursor where, how and in the colours the door asked for."""
+    def _finish(self, pen: _Pen, *, cursor_hidden: bool, clear: bool = False) -> None:
+        """Leave the cursor where, how and in the colours the door asked for; ``clear``
+        blanks its row from there on."""
         pen.move(*self._cursor)
         pen.set_style(self._cursor_style)
+        if clear:
+            pen.out.append(clear_to_end_of_line())
         if self._cursor_visible and cursor_hidden:
             pen.out.append(show_cursor())
         elif not self._cursor_visible and not cursor_hidden:
             pen.out.append(hide_cursor())
         self._shown_cursor = self._cursor_spec()
+        self._at = None

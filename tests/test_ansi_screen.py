@@ -48,6 +48,7 @@ class Terminal:
         self._text_stream = pyte.Stream(self.screen)
         self._byte_stream = pyte.ByteStream(self.screen)
         self.sent: list[bytes] = []
+        self.known_cursor: tuple[int, int] | None = None  # where the door knows the cursor is
 
     def receive(self, text: str) -> int:
         """Send ``text`` down the wire; return how many bytes it took."""
@@ -269,6 +270,7 @@ edits = st.one_of(
     st.tuples(st.just("fill"), rows, cols, st.integers(0, 4), st.integers(0, 30), styles),
     st.tuples(st.just("cursor"), rows, cols, st.booleans(), styles),
     st.tuples(st.just("echo"), st.text(st.sampled_from("abc 123"), min_size=1, max_size=5)),
+    st.tuples(st.just("line"), st.text(st.sampled_from("abc 123"), max_size=5)),
     st.tuples(st.just("invalidate"), st.one_of(st.none(), rows)),
     st.tuples(st.just("clear")),
     st.tuples(st.just("render")),
@@ -288,12 +290,24 @@ def apply(edit: tuple, buffer: ScreenBuffer, terminal: Terminal) -> None:
             row, col = terminal.screen.cursor.y + 1, terminal.screen.cursor.x + 1
             terminal.receive(typed[: buffer.width - col])
             buffer.invalidate(row)
+            terminal.known_cursor = None
+        case ("line", typed):
+            # A line typed at the cursor and its Enter echoed: the door knows where that left
+            # the cursor, and that the row is lost from where the typing began.
+            row, col = terminal.screen.cursor.y + 1, terminal.screen.cursor.x + 1
+            if row < buffer.height and col <= buffer.width:
+                terminal.receive(typed[: buffer.width - col] + "\r\n")
+                buffer.invalidate(row, col)
+                terminal.known_cursor = (row + 1, 1)
         case ("invalidate", row):
             buffer.invalidate(row)
         case ("clear",):
             buffer.clear()
         case ("render",):
+            if terminal.known_cursor is not None:
+                buffer.cursor_is_at(*terminal.known_cursor)
             terminal.receive(buffer.render_changes())
+            terminal.known_cursor = None
             assert_terminal_shows(terminal, buffer)
 
 
@@ -331,3 +345,61 @@ def test_small_changes_cost_no_more_than_a_redraw(
 
 def test_default_style_is_white_on_black() -> None:
     assert (DEFAULT_STYLE.fg, DEFAULT_STYLE.bg, DEFAULT_STYLE.bold) == (WHITE, BLACK, False)
+
+
+def test_only_the_colours_that_change_are_sent() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    terminal.receive(buffer.render_full())
+    buffer.put(12, 10, "x", Style(YELLOW))  # the prompt left white on black: only the yellow
+    output = buffer.render_changes()
+    assert "\x1b[33mx" in output and "\x1b[0;" not in output
+    terminal.receive(output)
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_bold_is_turned_off_by_a_reset() -> None:
+    # ANSI.SYS knows no "not bold": going from bold to plain takes a reset, colours named.
+    buffer, terminal = board(), Terminal("cp437")
+    buffer.set_cursor(23, 10, style=Style(YELLOW, bold=True))  # typing is echoed bold
+    terminal.receive(buffer.render_full())
+    buffer.put(5, 10, "9♥", Style(RED))
+    output = buffer.render_changes()
+    assert "\x1b[0;31;40m9♥" in output and "22" not in output
+    terminal.receive(output)
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_a_known_cursor_is_moved_relatively() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    terminal.receive(buffer.render_full())
+    terminal.receive("v\r\n")  # a command typed at the prompt, and Enter
+    buffer.invalidate(23, 10)
+    buffer.cursor_is_at(24, 1)
+    buffer.put(22, 1, "x")
+    output = buffer.render_changes()
+    # Up two rows for the change, then back to the prompt and clear the typing there.
+    assert output == "\x1b[2Ax\r\n\x1b[9C\x1b[K"
+    terminal.receive(output)
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_a_blank_end_of_a_row_is_cleared_not_overwritten() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    buffer.put(22, 2, "A long message that the next play takes away again.")
+    terminal.receive(buffer.render_full())
+    buffer.put(22, 2, " " * 60)
+    output = buffer.render_changes()
+    assert output.count(" ") == 0 and "\x1b[K" in output
+    terminal.receive(output)
+    assert_terminal_shows(terminal, buffer)
+
+
+def test_cells_between_two_changes_are_overwritten_when_that_is_shorter() -> None:
+    buffer, terminal = board(), Terminal("utf-8")
+    terminal.receive(buffer.render_full())
+    buffer.put(12, 10, "a", Style(RED))
+    buffer.put(12, 12, "b", Style(RED))
+    output = buffer.render_changes()
+    assert "a b" in output  # one blank written rather than a three-byte move over it
+    terminal.receive(output)
+    assert_terminal_shows(terminal, buffer)

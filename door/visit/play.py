@@ -65,6 +65,8 @@ class GameScreen:
         self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
         self.banner: tuple[str, ...] = ()  # drawn across the middle of the board (a win)
         self.hinter = Hinter(level, visit.solving)
+        # Where the terminal's cursor is between draws, when the door knows.
+        self.cursor_at: tuple[int, int] | None = None
 
     @property
     def look(self) -> Look:
@@ -85,7 +87,10 @@ class GameScreen:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
         if self.look.ansi:
+            if self.cursor_at is not None:
+                self.buffer.cursor_is_at(*self.cursor_at)
             terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
+            self.cursor_at = self.buffer.cursor
         else:
             terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
 
@@ -102,11 +107,21 @@ class GameScreen:
     def say(self, text: str, style=MESSAGE) -> None:
         self.message, self.message_style = text, style
 
-    def erase_typing(self) -> None:
-        """Clear what the caller typed after the prompt; the buffer holds blanks there."""
-        if self.look.ansi:
-            row, col = self.buffer.cursor
-            self.visit.terminal.write(move(row, col) + clear_to_end_of_line())
+    def erase_typing(self, *, line: bool = True) -> None:
+        """Have the next draw clear what the caller typed after the prompt.
+
+        After a ``line`` that this end echoed, the Enter left the cursor at the start of the
+        next row; a key is not echoed at all. A terminal that echoes by itself could have
+        put the cursor anywhere.
+        """
+        if not self.look.ansi:
+            return
+        echoed = self.visit.terminal.echo
+        if echoed and not line:
+            return
+        row, col = self.buffer.cursor
+        self.buffer.invalidate(row, col)
+        self.cursor_at = (row + 1, 1) if echoed and row < self.buffer.height else None
 
     def notice(self, text: str) -> str:
         """A warning from the terminal (idle, time left) or a line from the sysop, shown on
@@ -327,7 +342,7 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
         answer = await visit.terminal.read_key()
     finally:
         screen.prompt = PROMPT
-    screen.erase_typing()
+    screen.erase_typing(line=False)
     return answer == "Y"
 
 
