@@ -605,9 +605,11 @@ class ScreenBuffer:
         if count <= _TRY_EVERY_ORDER:
             best = min(
                 itertools.permutations(range(count)),
-                key=lambda order: starts[order[0]]
-                + sum(steps[a][b] for a, b in itertools.pairwise(order))
-                + ends[order[-1]],
+                key=lambda order: (
+                    starts[order[0]]
+                    + sum(steps[a][b] for a, b in itertools.pairwise(order))
+                    + ends[order[-1]]
+                ),
             )
             return [runs[index] for index in best]
         best_cost, best_order = None, None

@@ -212,9 +212,7 @@ async def settled(caller: Caller, expected: Screen, timeout: float = 10.0) -> No
     deadline = asyncio.get_running_loop().time() + timeout
     while shown.looks() != expected.looks() or shown.cursor() != expected.cursor():
         if asyncio.get_running_loop().time() > deadline:
-            assert caller.display() == "\n".join(
-                line.rstrip() for line in expected.screen.display
-            )
+            assert caller.display() == "\n".join(line.rstrip() for line in expected.screen.display)
             assert shown.looks() == expected.looks()
             assert shown.cursor() == expected.cursor()
         await asyncio.sleep(0.02)
