@@ -463,7 +463,7 @@ class ScreenBuffer:
         ('', True)
         """
         twin = copy.copy(self)
-        twin._stale_rows = set()
+        twin._stale, twin._at = {}, None
         return twin.render_full()
 
     def render_changes(self) -> str:
