@@ -9,7 +9,7 @@ command: deck turns, plays to a foundation, column to column, refusals, the rest
     python benchmarks/bytes.py [--commands 200] [--json FILE]
 
 Targets: a deck turn at most 70 bytes (median) and every command at most 80 bytes (mean)
-for ANSI callers.
+for ANSI callers; at most 120 bytes (mean) for plain callers, who get a line per play.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from door.engine import Game, IllegalMove  # noqa: E402
 from door.engine.solver import solve  # noqa: E402
 from door.views.board import REFUSAL, Look, draw_board  # noqa: E402
 
-TURN_TARGET, ANSI_TARGET = 70, 80
+TURN_TARGET, ANSI_TARGET, LINES_TARGET = 70, 80, 120
 DEAL, LEVEL = 1, 1
 REFUSE_EVERY = 15
 # Commands a caller might mistype; the first that the position refuses is sent.
@@ -92,14 +92,17 @@ async def settle(caller: Caller, pattern: str, in_text: bool) -> None:
         await asyncio.sleep(0.03)
 
 
-async def measure(door, steps: list[Step], ansi: bool) -> list[int]:
+async def measure(door, steps: list[Step], ansi: bool, board: bool = True) -> list[int]:
+    """Bytes per step for an ANSI caller, or a plain one who sees the ``board`` reprinted
+    (chosen in the terminal settings) or, as plain callers do unless they choose, a line per
+    play."""
     options = (
         {"term": "xterm", "charset": "utf-8"}
         if ansi
         else {"ansi": False, "term": "dumb", "charset": "ascii"}
     )
     caller = await Caller.connect(door.port, **options)
-    alias = "ansi" if ansi else "plain"
+    alias = "ansi" if ansi else ("board" if board else "lines")
     in_text = not ansi
     for prompt, answer in (
         ("Your alias", alias),
@@ -110,6 +113,13 @@ async def measure(door, steps: list[Step], ansi: bool) -> list[int]:
         await settle(caller, prompt, in_text)
         await caller.type(answer)
     await settle(caller, "Your choice", in_text)
+    if not ansi and board:
+        await caller.key("T")
+        await settle(caller, "Game shown as: a line per play", in_text)
+        await caller.key("G")
+        await settle(caller, "Game shown as: the whole board", in_text)
+        await caller.key("Q")
+        await settle(caller, "Your choice", in_text)
     await caller.key("#")
     await settle(caller, "Deal number", in_text)
     await caller.type(str(DEAL))
@@ -122,7 +132,9 @@ async def measure(door, steps: list[Step], ansi: bool) -> list[int]:
         before = len(caller.received)
         caller.forget_text()
         await caller.type(step.command)
-        if step.refusal is None:
+        if not ansi and not board:
+            pattern = r"\r\nCommand: $|Press Enter"
+        elif step.refusal is None:
             moves += 1
             pattern = rf"Moves\s+{moves}\b|You won"
         else:
@@ -213,6 +225,7 @@ async def main() -> None:
         try:
             callers = {
                 "ANSI, only what changed": await measure(door, steps, ansi=True),
+                "plain ASCII, a line per play": await measure(door, steps, ansi=False, board=False),
                 "plain ASCII, board reprinted": await measure(door, steps, ansi=False),
                 "ANSI, full redraw (for scale)": full_redraws(variant, steps),
             }
@@ -223,10 +236,12 @@ async def main() -> None:
     kinds = by_kind(steps, callers)
     print_tables(rows, kinds)
     ansi = callers["ANSI, only what changed"]
+    lines = callers["plain ASCII, a line per play"]
     turns = [size for size, step in zip(ansi, steps, strict=True) if step.kind == "turn"]
     for name, figure, target, what in (
         ("deck turn, ANSI, median", statistics.median(turns), TURN_TARGET, "at most"),
         ("every command, ANSI, mean", round(statistics.mean(ansi), 1), ANSI_TARGET, "at most"),
+        ("every command, plain, mean", round(statistics.mean(lines), 1), LINES_TARGET, "at most"),
     ):
         verdict_text = "meets" if figure <= target else "misses"
         print(f"target: {name} {what} {target} bytes: {figure}, {verdict_text}")

@@ -148,6 +148,10 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     await caller.wait_for("Command \\(\\? for help\\):", in_text=True)
     caller.forget_text()
     await caller.type("V")
+    # A plain caller hears what the play changed in one line, and gets the board with R.
+    await caller.wait_for(r"V\r\nDeck \d+, waste [2-9TJQKA][HDCS] .*\.\r\nCommand: $", in_text=True)
+    caller.forget_text()
+    await caller.type("R")
     text = await caller.wait_for(r"Moves\s+1\b", in_text=True)
     after_probe = bytes(caller.received[received_from:])
     assert b"\x1b" not in after_probe

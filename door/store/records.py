@@ -34,7 +34,8 @@ class SchemaTooNew(StoreError):
 class User:
     """A caller the door knows. ``bbs`` is None for callers over telnet.
 
-    ``ansi`` and ``charset`` are None until the caller chooses (the door detects them).
+    ``ansi`` and ``charset`` are None until the caller chooses (the door detects them);
+    ``game_view`` too (``board`` or ``terse``; until chosen, it follows ``ansi``).
     """
 
     id: int
@@ -46,6 +47,7 @@ class User:
     created: datetime
     last_seen: datetime
     real_name: str | None = None
+    game_view: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

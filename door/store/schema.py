@@ -109,7 +109,13 @@ _VERSION_2 = (
 # ("ssh-ed25519 AAAA..."), or NULL for none.
 _VERSION_3 = ("ALTER TABLE users ADD COLUMN ssh_key TEXT",)
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3)
+# How the game is shown to a caller: 'board' (the whole board, kept up to date), 'terse' (a
+# line per play); NULL: the board for ANSI callers, lines for plain ones.
+_VERSION_4 = (
+    "ALTER TABLE users ADD COLUMN game_view TEXT CHECK (game_view IN ('board', 'terse'))",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4)
 """Step N (1-based) takes a database from version N-1 to N."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

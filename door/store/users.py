@@ -39,6 +39,8 @@ BBS_NAME_LIMIT = 60
 
 T = TypeVar("T")
 
+GAME_VIEWS = ("board", "terse", None)
+
 # scrypt takes tens of milliseconds of CPU and 16 MiB per hash. Hashes run one per spare core
 # at a time, not one per thread of asyncio's default pool: a crowd logging in at once then
 # leaves the event loop a core for the games, and holds 16 MiB per hashing thread at most.
@@ -54,7 +56,9 @@ async def _hashing(function: Callable[..., T], *args: object) -> T:
     return await asyncio.get_running_loop().run_in_executor(_HASHING, function, *args)
 
 
-USER_COLUMNS = "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name"
+USER_COLUMNS = (
+    "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name, game_view"
+)
 
 
 def to_user(row: Row) -> User:
@@ -68,6 +72,7 @@ def to_user(row: Row) -> User:
         created=moment(row[6]),
         last_seen=moment(row[7]),
         real_name=row[8],
+        game_view=row[9],
     )
 
 
@@ -261,6 +266,17 @@ class UserStore(StoreBase):
         )
         return to_user(rows[0]) if rows else None
 
+    async def save_game_view(self, user_id: int, game_view: str | None) -> User:
+        """Keep how the caller wants the game shown: ``board``, ``terse`` or None (by
+        terminal)."""
+        if game_view not in GAME_VIEWS:
+            raise ValueError(f"game_view must be one of {', '.join(map(str, GAME_VIEWS))}")
+        async with self._transaction() as db:
+            await change_one(
+                db, "UPDATE users SET game_view = ? WHERE id = ?", (game_view, user_id)
+            )
+            return await user_by_id(db, user_id)
+
     async def touch(self, user_id: int) -> None:
         """The user was here just now."""
         async with self._transaction() as db:
@@ -275,4 +291,4 @@ class UserStore(StoreBase):
             "FROM users u LEFT JOIN games g ON g.user_id = u.id "
             "GROUP BY u.id ORDER BY u.alias_key, u.bbs_key"
         )
-        return [UserSummary(to_user(row), row[9]) for row in rows]
+        return [UserSummary(to_user(row), row[-1]) for row in rows]

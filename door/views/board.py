@@ -52,10 +52,12 @@ PLAYABLE_MARK = "^^^"  # under the waste card that is playable, when three are f
 
 @dataclass(frozen=True, slots=True)
 class Look:
-    """How this caller wants cards drawn."""
+    """How this caller wants cards drawn, and the game shown: ``terse``, a line per play
+    instead of the board."""
 
     ansi: bool = True
     suit_letters: bool = False
+    terse: bool = False
 
 
 def card_text(card: Card, look: Look) -> str:

@@ -55,6 +55,7 @@ COMMANDS = (
     ("m F", "column m's top card to a foundation"),
     ("F or A", "send up every card that can go"),
     ("U / R", "undo the last play / redraw the screen"),
+    ("L n", "read a pile: L 1, L S, L D, L F; L alone: the score and moves"),
     ("C", "suit symbols or letters"),
     ("ANSI", "switch between the colour screen and plain text"),
     ("Q", "save the game and return to the menu"),

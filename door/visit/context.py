@@ -42,7 +42,9 @@ class Visit:
 
     def __post_init__(self) -> None:
         letters = self.look.suit_letters or self.terminal.info.suit_letters
-        self.look = replace(self.look, ansi=self.terminal.ansi, suit_letters=letters)
+        self.look = replace(
+            self.look, ansi=self.terminal.ansi, suit_letters=letters, terse=not self.terminal.ansi
+        )
 
     def refresh(self) -> None:
         """Take on the door's settings as they are now: called at each menu, so a level the
@@ -74,7 +76,14 @@ class Visit:
             letters = letters or self.terminal.info.suit_letters
         if user.ansi is not None:
             self.terminal.ansi = user.ansi
-        self.look = Look(ansi=self.terminal.ansi, suit_letters=letters)
+        self.look = self._look(letters)
+
+    def _look(self, suit_letters: bool) -> Look:
+        """How the caller sees the door now: the game in lines if they chose so, or, until
+        they choose, if their screen is plain text."""
+        view = self.user.game_view if self.user is not None else None
+        terse = view == "terse" if view is not None else not self.terminal.ansi
+        return Look(ansi=self.terminal.ansi, suit_letters=suit_letters, terse=terse)
 
     async def set_look(
         self,
@@ -88,14 +97,18 @@ class Visit:
             self.terminal.ansi = ansi
         if charset is not None:
             self.terminal.charset = charset
-        self.look = Look(
-            ansi=self.terminal.ansi,
-            suit_letters=self.look.suit_letters if suit_letters is None else suit_letters,
-        )
+        self.look = self._look(self.look.suit_letters if suit_letters is None else suit_letters)
         if self.user is not None:
             self.user = await self.store.save_preferences(
                 self.user.id, self.terminal.ansi, self.terminal.charset, self.look.suit_letters
             )
+
+    async def set_game_view(self, *, terse: bool) -> None:
+        """Show the game as a line per play (``terse``) or as the board, from now on and on
+        the caller's next calls."""
+        if self.user is not None:
+            self.user = await self.store.save_game_view(self.user.id, "terse" if terse else "board")
+        self.look = replace(self.look, terse=terse)
 
     def show(self, screen: ScreenBuffer) -> None:
         """Send a whole page: drawn in place (ANSI) or as plain lines."""

@@ -29,6 +29,7 @@ from door.views.board import (
     draw_board,
     plain_lines,
 )
+from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
@@ -40,6 +41,8 @@ FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last c
 # Commands of the screen, not of the engine (RULES.md: R ? H ANSI C Q N).
 REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
 HINT = "HINT"
+LOOK_AT = "L"  # L and a pile reads that pile; L alone, the score and progress
+TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
 
@@ -73,7 +76,11 @@ class GameScreen:
         return self.visit.look
 
     def draw(self, game: Game | None = None, *, full: bool = False) -> None:
-        """Send the board: only what changed (ANSI), or the whole board as lines (plain)."""
+        """Send the board: only what changed (ANSI), or the whole board as lines (plain).
+
+        A caller who chose the game a line per play (``Look.terse``) gets the message alone,
+        on a line of its own, then the prompt; the whole board only when ``full``.
+        """
         draw_board(
             self.buffer,
             game or self.game,
@@ -86,7 +93,13 @@ class GameScreen:
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
-        if self.look.ansi:
+        prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
+        if self.look.terse and not full:
+            terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
+        elif self.look.terse:
+            board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
+            terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
+        elif self.look.ansi:
             if self.cursor_at is not None:
                 self.buffer.cursor_is_at(*self.cursor_at)
             terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
@@ -96,7 +109,7 @@ class GameScreen:
 
     def replay(self) -> str:
         """The board as the caller sees it now, whole (for the sysop who starts watching)."""
-        if self.look.ansi:
+        if self.look.ansi and not self.look.terse:
             return self.buffer.render_copy()
         return "\r\n" + "\r\n".join(plain_lines(self.buffer)) + " "
 
@@ -114,7 +127,7 @@ class GameScreen:
         next row; a key is not echoed at all. A terminal that echoes by itself could have
         put the cursor anywhere.
         """
-        if not self.look.ansi:
+        if not self.look.ansi or self.look.terse:
             return
         echoed = self.visit.terminal.echo
         if echoed and not line:
@@ -127,7 +140,7 @@ class GameScreen:
         """A warning from the terminal (idle, time left) or a line from the sysop, shown on
         the message line; a plain board gets it on a line of its own, then the prompt and
         what the caller has typed so far."""
-        if not self.look.ansi:
+        if not self.look.ansi or self.look.terse:
             return f"\r\n{text}\r\n{self.visit.terminal.prompt_line}"
         self.buffer.invalidate(MESSAGE_ROW)
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
@@ -143,8 +156,10 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
     try:
         if game.status != PLAYING:
             return await _game_over(visit, screen, game_id, ended_now=False)
-        # The prompt says "? for help"; the message line need not say it again.
-        screen.say(f"Deal {game.deal_number}." if game.moves == 0 else "Welcome back.")
+        # The prompt says "? for help"; the message line need not say it again, but for a
+        # game a line per play, whose prompt is short.
+        help_hint = " Type ? for help." if screen.look.terse else ""
+        screen.say(f"Deal {game.deal_number}.{help_hint}" if game.moves == 0 else "Welcome back.")
         screen.draw(full=True)
         while True:
             await terminal.flush()
@@ -152,6 +167,8 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
             screen.erase_typing()
             command = " ".join(line.upper().split())
             if not command:
+                if screen.look.terse:
+                    screen.say("")  # in lines, only the prompt again
                 screen.draw()
                 continue
             ended = await _command(visit, screen, game_id, command)
@@ -176,6 +193,9 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
     if command == HINT:
         await _hint(visit, screen, game_id)
         return None
+    if command == LOOK_AT or command.startswith(LOOK_AT + " "):
+        _look_at(screen, command[len(LOOK_AT) :].strip())
+        return None
     if command == SWITCH_ANSI:
         await visit.set_look(ansi=not visit.look.ansi)
         screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
@@ -198,6 +218,7 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
         screen.say("You play on.")
         screen.draw()
         return None
+    before = sight(game)
     try:
         result = game.play(SPELLINGS.get(command, command))
     except IllegalMove as refusal:
@@ -209,7 +230,7 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
     except StoreError:
         return await _played_elsewhere(visit, screen)
     screen.tell_sysop()
-    await _show_result(visit, screen, result)
+    await _show_result(visit, screen, result, before)
     if game.status != PLAYING:
         return await _game_over(visit, screen, game_id)
     return None
@@ -229,12 +250,29 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> Outcome:
     return Outcome(PLAYING)
 
 
-async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+def _look_at(screen: GameScreen, pile: str) -> None:
+    """Read one pile as the board shows it (L 3, L S, ...), or the score and progress (L)."""
+    game = screen.game
+    if not pile:
+        screen.say(status_text(game))
+    elif text := pile_text(game, pile, screen.look):
+        screen.say(text)
+    else:
+        columns = len(game.tableau)
+        screen.say(f'No pile "{sanitize(pile, 8)}": L 1 to L {columns}, L S, L D or L F', REFUSAL)
+    screen.draw()
+
+
+async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult, before: Sight) -> None:
     look = visit.look
+    if look.terse and screen.game.status != PLAYING:
+        screen.prompt = ""  # the end of the game is told next, with its own question
     if result.finish:
         screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
-        if visit.look.ansi:
+        if visit.look.ansi and not look.terse:
             await _play_up(visit, screen, result)
+    elif look.terse:
+        screen.say(describe_play(before, screen.game, result, look))
     elif result.sent_up and result.move == "F":
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
         screen.say(f"Move {result.moves}: sent up {sent}")
@@ -343,6 +381,8 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
     finally:
         screen.prompt = PROMPT
     screen.erase_typing(line=False)
+    if screen.look.terse:
+        visit.terminal.write(f"{answer.strip()}\r\n")  # the answer on the question's line
     return answer == "Y"
 
 
@@ -352,4 +392,4 @@ async def _help(visit: Visit, screen: GameScreen) -> None:
         await visit.terminal.read_line(COMMAND_LENGTH)
     visit.terminal.replay = screen.replay  # a watching sysop sees the board again
     screen.say("")
-    screen.draw(full=True)
+    screen.draw(full=not visit.look.terse)

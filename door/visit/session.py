@@ -551,6 +551,11 @@ async def settings(visit: Visit) -> None:
             Entry("A", f"ANSI colour screen: {'on' if visit.look.ansi else 'off (plain text)'}"),
             Entry("S", f"Character set: {terminal.charset}"),
             Entry("L", f"Suits drawn as: {_suits_word(visit)}"),
+            Entry(
+                "G",
+                "Game shown as: "
+                + ("a line per play (R: the board)" if visit.look.terse else "the whole board"),
+            ),
         ]
         user = visit.user
         ssh_key = None
@@ -576,6 +581,8 @@ async def settings(visit: Visit) -> None:
         elif key == "K" and user is not None and user.bbs is None:
             message = await ssh_key_setting(visit, user, ssh_key)
             continue
+        elif key == "G":
+            await visit.set_game_view(terse=not visit.look.terse)
         elif key in ("Q", "\r"):
             return
         message = "Saved for your next call."
