@@ -114,9 +114,9 @@ def play_a_move_and_quit(call: DoorCall) -> None:
     call.send("P")
     call.wait_for("Choose a level")
     call.send("\r")
-    call.wait_for(r"Command \(\? for help\):")
+    call.wait_for(r"Command( \(\? for help\))?:")
     call.send("V\r")
-    call.wait_for(r"Moves +1\b")
+    call.wait_for(r"Moves +1\b|Deck \d+, waste")  # the board, or a plain caller's line
     call.send("Q\r")
     call.wait_for("Your game is saved")
     call.send("G")

@@ -145,7 +145,7 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     await caller.type(str(DEAL))
     await caller.wait_for("Level:", in_text=True)
     await caller.key("\r")
-    await caller.wait_for("Command \\(\\? for help\\):", in_text=True)
+    await caller.wait_for("Type \\? for help\\.\r\nCommand: $", in_text=True)
     caller.forget_text()
     await caller.type("V")
     # A plain caller hears what the play changed in one line, and gets the board with R.

@@ -597,7 +597,9 @@ class Terminal:
             self._tail, self._tail_lost = rest, False
         elif not self._tail_lost:
             self._tail += text
-        if len(self._tail) > _TAIL_LIMIT:
+        if len(self._tail) > _TAIL_LIMIT or "\x1b" in self._tail:
+            # Too long, or drawn with escape sequences (an ANSI page moving its cursor about):
+            # not a prompt that can be written again under a warning.
             self._tail, self._tail_lost = "", True
 
     @property
