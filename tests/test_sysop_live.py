@@ -304,15 +304,15 @@ async def test_a_plain_caller_gets_the_message_then_the_prompt_and_their_typing(
     await alice.type(str(DEAL))
     await alice.wait_for("Level:", in_text=True)
     await alice.key("\r")
-    await alice.wait_for(r"Command \(\? for help\): $", in_text=True)
+    await alice.wait_for(r"\r\nCommand: $", in_text=True)  # a plain caller's game: lines
     await alice.type("V", enter=False)
-    await alice.wait_for(r"\): V$", in_text=True)
+    await alice.wait_for(r"Command: V$", in_text=True)
     alice.forget_text()
     status, _, err = await sysop(live, "send", "1", "Hello there")
     assert status == 0, err
-    await alice.wait_for(r"\r\nSysop: Hello there\r\n.*Command \(\? for help\): V$", in_text=True)
+    await alice.wait_for(r"\r\nSysop: Hello there\r\nCommand: V$", in_text=True)
     await alice.type("")
-    await alice.wait_for(r"Moves\s+1\b", in_text=True)
+    await alice.wait_for(r"\r\nDeck \d+, waste .*\r\nCommand: $", in_text=True)
     await alice.hang_up()
 
 
