@@ -1,6 +1,7 @@
-"""The telnet door at work, as ``canfield-door serve`` runs it: the listener, the store, the
-solver, the bulletin and backup keepers and the sysop's control channel, for as long as it
-runs, and what the sysop can do to it meanwhile.
+"""The door at work, as ``canfield-door serve`` runs it: the ways in (telnet, and SSH and
+RLOGIN when sysop.toml turns them on: :mod:`door.ways`), the store, the solver, the bulletin
+and backup keepers and the sysop's control channel, for as long as it runs, and what the
+sysop can do to it meanwhile.
 
 - SIGINT and SIGTERM close it: callers are told, their games are already saved.
 - SIGHUP (and ``canfield-door sysop reload``) read sysop.toml again (:meth:`Service.reload`).

@@ -20,10 +20,11 @@ log = logging.getLogger("door")
 def add_subcommand(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser(
         "serve",
-        help="run the telnet door (the default command)",
-        description="Listen for telnet callers with the settings of sysop.toml; the flags "
-        "override the file. Stops cleanly on Ctrl-C or SIGTERM, saving every game; SIGHUP "
-        "reads sysop.toml again without hanging up anyone.",
+        help="run the door (the default command)",
+        description="Listen for telnet callers, and for SSH callers and linked boards' RLOGIN "
+        "callers when sysop.toml turns them on, with the settings of sysop.toml; the flags "
+        "override the file (--port is telnet's). Stops cleanly on Ctrl-C or SIGTERM, saving "
+        "every game; SIGHUP reads sysop.toml again without hanging up anyone.",
     )
     add_arguments(serve)
     serve.set_defaults(run=run)
