@@ -250,3 +250,17 @@ def test_scoreboards_fit_the_screen_with_a_board_column():
     assert "Board" in lines[2] and lines[4].split()[1:3] == ["Bob", "120"]
     standings = [Standing("A" * 20, "Supercalifragilistic BBS", 9999, 9999, 100.0, 99999, True, 99)]
     assert all(len(text(line)) <= 77 for line in standing_lines(standings))
+
+
+async def test_a_shutdown_tells_a_linked_caller(tmp_path):
+    running = await open_rlogin_door(tmp_path)
+    try:
+        caller = await linked_caller(running.port, ABC, "Bob")
+        await caller.wait_for("Your choice")
+        closing = asyncio.create_task(running.ways.close("The door is shutting down.", grace=5))
+        await caller.wait_for("The door is shutting down", in_text=True)
+        await caller.wait_closed()
+        await closing
+        assert running.ways.nodes.calls == []
+    finally:
+        await running.close()

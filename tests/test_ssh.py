@@ -339,3 +339,45 @@ async def test_a_caller_adds_an_ssh_key_and_logs_in_with_it(door):
     with pytest.raises(asyncssh.PermissionDenied):
         async with ssh_caller(door.port, "Bob", key=other):
             pass
+
+
+async def test_the_sysops_own_host_key_is_used(tmp_path):
+    own = asyncssh.generate_private_key("ssh-ed25519")
+    key_file = tmp_path / "my_host_key"
+    key_file.write_bytes(own.export_private_key())
+    config = dataclasses.replace(ssh_config(tmp_path), ssh=SshConfig(port=0, host_key=key_file))
+    running = await open_ssh_door(config)
+    try:
+        async with ssh_caller(running.port, "new", "x") as (caller, _):
+            await caller.wait_for("Alias:")
+            served = caller.writer._connection.get_server_host_key()
+        assert served.get_fingerprint() == own.get_fingerprint()
+        assert not (tmp_path / "canfield-ssh-host-key").exists()
+    finally:
+        await running.close()
+
+
+async def test_a_shutdown_tells_ssh_and_telnet_callers_and_keeps_their_games(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path))
+    await running.store.create_user("Bob", "hunter22")
+    try:
+        async with ssh_caller(running.port, "Bob", "hunter22") as (caller, _):
+            await caller.wait_for("Your choice")
+            await caller.key("#")
+            await caller.wait_for("Deal number")
+            await caller.type("48213")
+            await caller.wait_for("Choose a level")
+            await caller.key("1")
+            await caller.wait_for(r"Command \(\? for help\)")
+            await caller.type("V")
+            await caller.wait_for(r"Moves\s+1\b")
+            telnet = await Caller.connect(running.ways.telnet.port)
+            await telnet.wait_for("Your alias")
+            await running.ways.close("The door is shutting down.", grace=5.0)
+            await caller.wait_for("The door is shutting down", in_text=True)
+            await telnet.wait_for("The door is shutting down", in_text=True)
+            await caller.wait_closed()
+        assert running.ways.nodes.calls == []
+        assert await running.store.unfinished_levels(1) == [1]
+    finally:
+        await running.close()
