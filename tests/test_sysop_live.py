@@ -400,3 +400,21 @@ async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_pa
     finally:
         await door.service.stop()
         await door.task
+
+
+async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
+    from test_rlogin import ABC, linked_caller, open_rlogin_door
+
+    from door.service import kick_farewell
+
+    door = await open_rlogin_door(tmp_path)
+    try:
+        caller = await linked_caller(door.port, ABC, "Linda")
+        await caller.wait_for("Your choice")
+        (call,) = door.ways.nodes.calls
+        assert call.way == "rlogin"
+        call.end(kick_farewell("Closing early"))
+        await caller.wait_closed()
+        assert "The sysop has ended your call: Closing early." in caller.text
+    finally:
+        await door.close()

@@ -40,7 +40,7 @@ from door.net.telnet import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
     ServerSettings,
-    guard_visit,
+    guard_call,
     probe_and_log,
 )
 from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
@@ -361,7 +361,7 @@ class RloginDoor:
             await self._visit(terminal, call.node, arrival)
 
         with self.nodes.hold("rlogin", address, terminal) as call:
-            await guard_visit(call.node, terminal, visit, on_cancel=lambda: self._closing or "")
+            await guard_call(call, visit, lambda: self._closing)
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

@@ -13,7 +13,7 @@ exchange or its log in only waits to be cut off after ``login_timeout`` seconds.
 TERM and window size come with its pty request, and a change of window size is followed. From
 there the caller's bytes reach the same :class:`~door.net.terminal.Terminal` as a telnet
 caller's, through :class:`SshReader` and :class:`SshWriter`, and the visit is guarded the same
-way (:func:`~door.net.telnet.guard_visit`).
+way (:func:`~door.net.telnet.guard_call`).
 
 The host key is made on first start (Ed25519, owner-only permissions) unless it exists, and its
 fingerprint is logged so the sysop can publish it.
@@ -38,7 +38,7 @@ from door.net.telnet import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
     ServerSettings,
-    guard_visit,
+    guard_call,
     probe_and_log,
 )
 from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
@@ -387,13 +387,7 @@ class SshDoor:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)
 
-        await guard_visit(
-            node,
-            terminal,
-            visit,
-            on_cancel=lambda: call.farewell or self._closing or "",
-            cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
-        )
+        await guard_call(call, visit, lambda: self._closing)
 
 
 async def start_ssh(

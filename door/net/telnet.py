@@ -273,13 +273,22 @@ class DoorServer:
                 terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node)
 
-        await guard_visit(
-            node,
-            terminal,
-            visit,
-            on_cancel=lambda: call.farewell or self._closing or "",
-            cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
-        )
+        await guard_call(call, visit, lambda: self._closing)
+
+
+async def guard_call(
+    call: Call, visit: Callable[[], Awaitable[None]], closing: Callable[[], str | None]
+) -> str:
+    """:func:`guard_visit` for a caller holding a node: cancelled, they are told why, the
+    sysop's words if the sysop ended the call (:meth:`Call.end`), else ``closing()``, the
+    door's as it shuts down. Every way in that holds nodes runs its visits through this."""
+    return await guard_visit(
+        call.node,
+        call.terminal,
+        visit,
+        on_cancel=lambda: call.farewell or closing() or "",
+        cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
+    )
 
 
 async def guard_visit(
