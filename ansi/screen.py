@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -271,16 +270,22 @@ class _Run:
     row: int
     cols: tuple[int, ...]
     clear_from: int | None
-    first: Cell  # the first thing drawn: its cell, or a blank for the clearing
-    second: Cell | None  # the cell drawn right after it, if any
+    first: Cell  # what the first thing drawn needs: a blank, or any other character, in a style
+    second: Cell | None  # the same of the cell drawn right after it, if any
     start: int  # where the cursor must be first
     end: int | None  # where the cursor is after it (None: past the edge)
     end_style: Style
 
 
-def _run_end_style(line: Sequence[Cell], cols: Sequence[int], first: Cell) -> Style:
-    """The pen's style after drawing ``cols`` of ``line`` (gaps between taken as jumped)."""
-    style = first[1]
+def _needs(cell: Cell) -> Cell:
+    """What drawing ``cell`` asks of the colours: a blank, or some other character, in its
+    style. Runs that ask the same are reached for the same bytes."""
+    return cell if cell[0] == " " else ("x", cell[1])
+
+
+def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Style) -> Style:
+    """The pen's style after drawing ``cols`` of ``line`` from ``style`` (gaps between taken
+    as jumped)."""
     for index, col in enumerate(cols):
         following = None
         if index + 1 < len(cols) and cols[index + 1] == col + 1:
@@ -289,10 +294,105 @@ def _run_end_style(line: Sequence[Cell], cols: Sequence[int], first: Cell) -> St
     return style
 
 
-def _transition(row: int | None, col: int | None, style: Style | None, run: _Run) -> int:
-    """Bytes to bring the cursor and colours from where they are to the start of ``run``."""
-    cost = len(_cheapest_move(row, col, run.row, run.start))
-    wanted = _style_for(style, run.first, run.second)
+Shape = tuple[int, int, int | None, Cell, Cell | None, Style]
+"""What the order of runs depends on: a run's row, start and end, what its first two cells
+ask of the colours, and its last style."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(
+    pen: tuple[int | None, int | None, Style | None],
+    shapes: tuple[Shape, ...],
+    cursor: tuple[int, int],
+    cursor_style: Style,
+) -> tuple[int, ...]:
+    """The order to draw runs of these ``shapes`` in, from the ``pen`` to the ``cursor``. A
+    play draws the same shapes again and again (a deck turn's runs differ in their
+    characters only): the plans are remembered."""
+    starts = [
+        _entry_cost(*pen, row, start, first, second) for row, start, _, first, second, _ in shapes
+    ]
+    steps = [
+        [_entry_cost(row, end, style, *shape[:2], *shape[3:5]) for shape in shapes]
+        for row, _, end, _, _, style in shapes
+    ]
+    ends = [
+        len(_cheapest_move(row if end else None, end, *cursor))
+        + (len(_style_change(style, cursor_style)) if style != cursor_style else 0)
+        for row, _, end, _, _, style in shapes
+    ]
+    return _cheapest_path(starts, steps, ends, exact=len(shapes) <= _TRY_EVERY_ORDER)
+
+
+def _cheapest_path(
+    starts: list[int], steps: list[list[int]], ends: list[int], *, exact: bool
+) -> tuple[int, ...]:
+    """The order of visiting every run that costs least: ``starts[i]`` to reach run i first,
+    ``steps[i][j]`` to go from run i to run j, ``ends[i]`` to leave run i for the cursor.
+
+    The cheapest next run each time, from each first, gives a good order; with ``exact``, a
+    search that drops every partial order already dearer than the best known then finds
+    the best.
+    """
+    count = len(starts)
+    best_cost, best = -1, list(range(count))
+    for first in range(count):
+        left = set(range(count)) - {first}
+        order, cost, at = [first], starts[first], first
+        while left:
+            costs = steps[at]
+            at = min(left, key=costs.__getitem__)
+            cost += costs[at]
+            order.append(at)
+            left.remove(at)
+        cost += ends[at]
+        if best_cost < 0 or cost < best_cost:
+            best_cost, best = cost, order
+    if not exact:
+        return tuple(best)
+    # Whatever comes next costs at least the cheapest way into each run still to visit.
+    cheapest_in = [
+        min(starts[j], *(steps[i][j] for i in range(count) if i != j)) for j in range(count)
+    ]
+    least_end = min(ends)
+    path: list[int] = []
+    unused = [True] * count
+
+    def extend(at: int, cost: int, bound: int) -> None:
+        nonlocal best_cost, best
+        if len(path) == count:
+            if cost + ends[at] < best_cost:
+                best_cost, best = cost + ends[at], path[:]
+            return
+        for nxt in range(count):
+            if unused[nxt]:
+                reached = cost + (steps[at][nxt] if at >= 0 else starts[nxt])
+                rest = bound - cheapest_in[nxt]
+                if reached + rest + least_end >= best_cost:
+                    continue
+                unused[nxt] = False
+                path.append(nxt)
+                extend(nxt, reached, rest)
+                path.pop()
+                unused[nxt] = True
+
+    extend(-1, 0, sum(cheapest_in))
+    return tuple(best)
+
+
+def _entry_cost(
+    row: int | None,
+    col: int | None,
+    style: Style | None,
+    to_row: int,
+    to_col: int,
+    first: Cell,
+    second: Cell | None,
+) -> int:
+    """Bytes to bring the cursor and colours from where they are to a run at ``to_row``,
+    ``to_col`` whose first cells ask ``first`` and ``second`` of the colours."""
+    cost = len(_cheapest_move(row, col, to_row, to_col))
+    wanted = _style_for(style, first, second)
     return cost + (len(_style_change(style, wanted)) if wanted != style else 0)
 
 
@@ -572,8 +672,8 @@ class ScreenBuffer:
             first, second = BLANK, None
             start = clear_from if clear_from is not None else 1
         else:
-            first, start = line[cols[0] - 1], cols[0]
-            second = line[start] if len(cols) > 1 and cols[1] == start + 1 else None
+            first, start = _needs(line[cols[0] - 1]), cols[0]
+            second = _needs(line[start]) if len(cols) > 1 and cols[1] == start + 1 else None
         end = cols[-1] + 1 if cols else start
         return _Run(
             row=row,
@@ -583,51 +683,21 @@ class ScreenBuffer:
             second=second,
             start=start,
             end=end if end <= self.width else None,
-            end_style=_run_end_style(line, cols, first),
+            end_style=_run_end_style(line, cols, first[1]),
         )
 
     def _order(self, pen: _Pen, runs: list[_Run]) -> list[_Run]:
-        """The runs in the order that costs the fewest bytes between them: every order for a
-        handful of runs (a play changes four or five); for more, the cheapest next one each
-        time, from the best first; top to bottom for a new page."""
+        """The runs in the order that costs the fewest bytes between them: the best order for
+        a handful of runs (a play changes four to six), a good one for more, top to bottom
+        for a new page."""
         count = len(runs)
         if count < 2 or count > _ORDER_AT_MOST:
             return runs
-        cursor_row, cursor_col = self._cursor
-        starts = [_transition(pen.row, pen.col, pen.style, run) for run in runs]
-        steps = [[_transition(a.row, a.end, a.end_style, b) for b in runs] for a in runs]
-        ends = [
-            len(_cheapest_move(run.row if run.end else None, run.end, cursor_row, cursor_col))
-            + len(_style_change(run.end_style, self._cursor_style))
-            * (run.end_style != self._cursor_style)
-            for run in runs
-        ]
-        if count <= _TRY_EVERY_ORDER:
-            best = min(
-                itertools.permutations(range(count)),
-                key=lambda order: (
-                    starts[order[0]]
-                    + sum(steps[a][b] for a, b in itertools.pairwise(order))
-                    + ends[order[-1]]
-                ),
-            )
-            return [runs[index] for index in best]
-        best_cost, best_order = None, None
-        for first in range(count):
-            left = set(range(count))
-            left.remove(first)
-            order, cost, at = [first], starts[first], first
-            while left:
-                costs = steps[at]
-                at = min(left, key=costs.__getitem__)
-                cost += costs[at]
-                order.append(at)
-                left.remove(at)
-            cost += ends[at]
-            if best_cost is None or cost < best_cost:
-                best_cost, best_order = cost, order
-        assert best_order is not None
-        return [runs[index] for index in best_order]
+        shapes = tuple(
+            (run.row, run.start, run.end, run.first, run.second, run.end_style) for run in runs
+        )
+        order = _plan((pen.row, pen.col, pen.style), shapes, self._cursor, self._cursor_style)
+        return [runs[index] for index in order]
 
     def _draw_run(self, pen: _Pen, run: _Run, line: Sequence[Cell]) -> None:
         """Draw one run; overwrite the unchanged cells between two changes when that is
