@@ -90,7 +90,7 @@ class SolverPool:
             raise RuntimeError("the solver pool is shut down")
         if self._executor is None:
             # forkserver: workers start clean, not forked from a process with threads
-            # (aiosqlite's) that might hold a lock at the fork.
+            # (the store's) that might hold a lock at the fork.
             context = multiprocessing.get_context("forkserver")
             self._executor = ProcessPoolExecutor(
                 self._workers, mp_context=context, initializer=_end_with, initargs=(os.getpid(),)

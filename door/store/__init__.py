@@ -1,10 +1,11 @@
-"""The door's memory: users, games, variants and scoreboards in SQLite, through aiosqlite.
+"""The door's memory: users, games, variants and scoreboards in SQLite (one file, WAL mode).
 
 Nothing outside this package writes SQL: the session, the game loop and the sysop's tools
 ask a :class:`Store` for what they need.
 
 - :mod:`door.store.api` the :class:`Store`: opening, backups, and the parts below
-- :mod:`door.store.base` the connection, transactions and shared helpers
+- :mod:`door.store.base` writes, reads and the helpers every part shares
+- :mod:`door.store.threads` the writer (group commit) and the reader, each in its thread
 - :mod:`door.store.users` users: create, log in, drop-file callers, rename, delete
 - :mod:`door.store.games` variants and games: deal, record every play, finish, resume
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets
@@ -33,6 +34,7 @@ from door.store.records import (
     DailyDay,
     DailyDeal,
     DailyResult,
+    DiskFault,
     GameRecord,
     HighScore,
     NotFound,
@@ -62,6 +64,7 @@ __all__ = [
     "DailyDay",
     "DailyDeal",
     "DailyResult",
+    "DiskFault",
     "GameRecord",
     "HighScore",
     "NotFound",

@@ -16,14 +16,13 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
-from door.store.base import Clock, configure, stamp, utc_now
+from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
+from door.store.threads import Reader, Writer
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
 
@@ -75,20 +74,23 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     async def _open(cls, path: Path, create: bool, clock: Clock) -> Store:
         if not create and not path.is_file():
             raise NotFound(f"{path}: no such database")
+        writer, reader = Writer("door-store-writer"), Reader("door-store-reader")
         try:
-            db = await aiosqlite.connect(path, isolation_level=None)
-        except sqlite3.Error as error:
-            raise StoreError(f"{path}: can't be opened: {error}") from None
-        try:
-            await configure(db, path)
-            await migrate(db)
+            await writer.open(str(path), configure_writer(path))
+            await writer.call(migrate, writer.db)
+            await reader.open(str(path), configure_reader)
+        except StoreError:
+            await _close(writer, reader)
+            raise
         except sqlite3.DatabaseError as error:
-            await db.close()
+            await _close(writer, reader)
+            if isinstance(error, sqlite3.OperationalError) and "unable to open" in str(error):
+                raise StoreError(f"{path}: can't be opened: {error}") from None
             raise StoreError(f"{path}: not a Canfield door database ({error})") from None
         except BaseException:
-            await db.close()
+            await _close(writer, reader)
             raise
-        return cls(db, path, clock)
+        return cls(writer, reader, path, clock)
 
     # -- upkeep --------------------------------------------------------------------------
 
@@ -124,8 +126,8 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         try:
             copy = sqlite3.connect(partial, check_same_thread=False)
             try:
-                async with self._lock:
-                    await self._db.backup(copy)
+                # From the read connection: a copy of the last commit, while writes go on.
+                await self._reading(lambda db: db.backup(copy))
                 problems = await asyncio.to_thread(_settle_copy, copy)
             finally:
                 copy.close()
@@ -136,6 +138,11 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
             partial.unlink(missing_ok=True)
             raise
         return target
+
+
+async def _close(writer: Writer, reader: Reader) -> None:
+    await writer.close()
+    await reader.close()
 
 
 def _settle_copy(copy: sqlite3.Connection) -> list[str]:

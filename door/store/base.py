@@ -1,28 +1,27 @@
-"""The store's connection: opening, closing, transactions and the helpers every part uses.
+"""The store's connections, and the helpers every part uses.
 
-One aiosqlite connection in autocommit mode; each method that changes anything runs in one
-``BEGIN IMMEDIATE`` ... ``COMMIT`` and returns only after the commit, so what it reports has
-reached the disk (WAL with ``synchronous = FULL``). An :class:`asyncio.Lock` keeps the
-statements of concurrent callers from landing in each other's transactions.
+Every change is a *write*: a function of the connection that :meth:`StoreBase._write` hands
+to the writer (:mod:`door.store.threads`), which commits writes in groups and returns only
+after the commit holding this one, so what it reports has reached the disk (WAL with
+``synchronous = FULL``). Reads go to a second connection beside it (:meth:`StoreBase._reading`
+and :meth:`StoreBase._read`) and see the last commit.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
-
-import aiosqlite
+from typing import Any, Self, TypeVar
 
 from door.store.records import NotFound, StoreError
+from door.store.threads import CommitCounts, Reader, Writer
 
 Clock = Callable[[], datetime]
 Row = Sequence[Any]
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -41,47 +40,56 @@ def moment(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-async def execute(
-    db: aiosqlite.Connection, sql: str, params: Iterable[Any] = ()
-) -> tuple[int, int]:
+def execute(db: sqlite3.Connection, sql: str, params: Iterable[Any] = ()) -> tuple[int, int]:
     """Execute one statement; (rows changed, last row id)."""
-    async with db.execute(sql, tuple(params)) as cursor:
-        return cursor.rowcount, cursor.lastrowid or 0
+    cursor = db.execute(sql, tuple(params))
+    return cursor.rowcount, cursor.lastrowid or 0
 
 
-async def fetch_all(db: aiosqlite.Connection, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-    return list(await db.execute_fetchall(sql, tuple(params)))
+def fetch_all(db: sqlite3.Connection, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+    return db.execute(sql, tuple(params)).fetchall()
 
 
-async def configure(db: aiosqlite.Connection, path: Path) -> None:
-    await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    modes = await fetch_all(db, "PRAGMA journal_mode = WAL")
-    if modes[0][0] != "wal":
-        raise StoreError(f"{path}: the database can't use WAL mode (got {modes[0][0]})")
-    # FULL: a commit survives a power cut too, not just a killed process.
-    await db.execute("PRAGMA synchronous = FULL")
-    await db.execute("PRAGMA foreign_keys = ON")
+def configure_writer(path: Path) -> Callable[[sqlite3.Connection], None]:
+    def configure(db: sqlite3.Connection) -> None:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode != "wal":
+            raise StoreError(f"{path}: the database can't use WAL mode (got {mode})")
+        # FULL: a commit survives a power cut too, not just a killed process.
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+
+    return configure
 
 
-async def change_one(db: aiosqlite.Connection, sql: str, params: Sequence[Any]) -> None:
+def configure_reader(db: sqlite3.Connection) -> None:
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute("PRAGMA query_only = ON")
+
+
+def change_one(db: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:
     """Run an UPDATE or DELETE of one row by id (the last parameter); NotFound if none."""
-    changed, _ = await execute(db, sql, params)
+    changed, _ = execute(db, sql, params)
     if changed == 0:
         raise NotFound(f"no such user or game ({params[-1]})")
 
 
 class StoreBase:
-    """The connection, the lock and the clock the parts of :class:`~door.store.Store` share."""
+    """The connections and the clock the parts of :class:`~door.store.Store` share."""
 
-    def __init__(self, db: aiosqlite.Connection, path: Path, clock: Clock) -> None:
-        self._db = db
-        self._lock = asyncio.Lock()
+    def __init__(self, writer: Writer, reader: Reader, path: Path, clock: Clock) -> None:
+        self._writer = writer
+        self._reader = reader
         self._clock = clock
         self.path = path
 
     async def close(self) -> None:
-        async with self._lock:
-            await self._db.close()
+        """Commit the writes under way, then close both connections."""
+        try:
+            await self._writer.close()
+        finally:
+            await self._reader.close()
 
     async def __aenter__(self) -> Self:
         return self
@@ -94,41 +102,41 @@ class StoreBase:
     ) -> None:
         await self.close()
 
-    # -- transactions --------------------------------------------------------------------
+    @property
+    def commit_counts(self) -> CommitCounts:
+        """How many commits the store made since it opened, and how many writes they held."""
+        return self._writer.counts
+
+    # -- writes and reads ----------------------------------------------------------------
 
     def _now(self) -> str:
         """Now, as stored."""
         return stamp(self._clock())
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """A write transaction, committed when the block ends, rolled back if it raises."""
-        async with self._lock:
-            db = self._db
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-                await db.execute("COMMIT")
-            except BaseException:
-                # A cancelled COMMIT may still have run in the connection's thread.
-                with suppress(sqlite3.OperationalError):
-                    if db.in_transaction:
-                        await db.execute("ROLLBACK")
-                raise
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(connection)`` in a write transaction; returns once it is committed.
 
-    @asynccontextmanager
-    async def _snapshot(self) -> AsyncIterator[aiosqlite.Connection]:
-        """Several reads that see one state of the database."""
-        async with self._lock:
-            db = self._db
-            await db.execute("BEGIN")
-            try:
-                yield db
-            finally:
-                with suppress(sqlite3.OperationalError):
-                    if db.in_transaction:
-                        await db.execute("COMMIT")
+        ``work`` runs in the writer's thread: it must only use the connection (and the
+        values it closes over), and may run twice if its group could not be committed.
+        If it raises, nothing it did is stored, and its caller alone gets the error.
+        """
+        return await self._writer.run(work)
+
+    async def _reading(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(connection)`` on the read connection; several reads in it see one state
+        of the database if ``work`` wraps them in :func:`snapshot`."""
+        return await self._reader.run(work)
 
     async def _read(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        async with self._lock:
-            return await fetch_all(self._db, sql, params)
+        params = tuple(params)
+        return await self._reader.run(lambda db: fetch_all(db, sql, params))
+
+
+def snapshot(db: sqlite3.Connection, reads: Callable[[sqlite3.Connection], T]) -> T:
+    """``reads(db)`` in one read transaction: one state of the database throughout."""
+    db.execute("BEGIN")
+    try:
+        return reads(db)
+    finally:
+        if db.in_transaction:
+            db.execute("COMMIT")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import date
 
 from door.config import Level
@@ -29,19 +30,23 @@ class DailyStore(VariantStore):
     async def choose_daily_deal(self, day: date, level: Level, deal: int) -> DailyDeal:
         """Keep ``deal`` as the deal of ``day`` unless one was kept first; the one kept."""
         variant_id = await self.variant_id(level)
-        async with self._transaction() as db:
-            await execute(
+        now = self._now()
+
+        def keep(db: sqlite3.Connection) -> DailyDeal:
+            execute(
                 db,
                 "INSERT OR IGNORE INTO daily_deals (day, level, variant_id, deal, chosen) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (day.isoformat(), level.number, variant_id, deal, self._now()),
+                (day.isoformat(), level.number, variant_id, deal, now),
             )
-            rows = await fetch_all(
+            rows = fetch_all(
                 db,
                 "SELECT day, level, variant_id, deal FROM daily_deals WHERE day = ?",
                 (day.isoformat(),),
             )
-        return DailyDeal(*rows[0])
+            return DailyDeal(*rows[0])
+
+        return await self._write(keep)
 
     async def daily_game(self, user_id: int, day: date) -> tuple[int, str, Game] | None:
         """The user's game of the deal of ``day``: (id, status, game), or None if not begun."""

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-
-import aiosqlite
 
 from door.config import Level
 from door.engine import Game, Variant
 from door.engine.status import PLAYING
-from door.store.base import Clock, Row, StoreBase, change_one, execute, fetch_all, moment, stamp
+from door.store.base import (
+    Clock,
+    Row,
+    StoreBase,
+    change_one,
+    execute,
+    fetch_all,
+    moment,
+    snapshot,
+    stamp,
+)
 from door.store.records import GameRecord, NotFound, StoreError, VariantRow
+from door.store.threads import Reader, Writer
 from door.store.users import user_by_id
 
 GAME_COLUMNS = (
@@ -60,16 +71,16 @@ def to_game_record(row: Row) -> GameRecord:
     )
 
 
-async def game_by_id(db: aiosqlite.Connection, game_id: int) -> GameRecord:
-    rows = await fetch_all(db, f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
+    rows = fetch_all(db, f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
     if not rows:
         raise NotFound(f"no game {game_id}")
     return to_game_record(rows[0])
 
 
-async def unfinished_game(db: aiosqlite.Connection, user_id: int, level: int) -> int | None:
+def unfinished_game(db: sqlite3.Connection, user_id: int, level: int) -> int | None:
     """The user's saved game at this level (a deal of the day's game is not one)."""
-    rows = await fetch_all(
+    rows = fetch_all(
         db,
         "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing' "
         "AND day IS NULL",
@@ -78,41 +89,44 @@ async def unfinished_game(db: aiosqlite.Connection, user_id: int, level: int) ->
     return rows[0][0] if rows else None
 
 
-async def explain_unchanged(db: aiosqlite.Connection, game_id: int, game: Game) -> None:
-    """Why an update of a game changed nothing, as an error."""
-    record = await game_by_id(db, game_id)
+def explain_unchanged(db: sqlite3.Connection, game_id: int, order: str, plays: int) -> None:
+    """Why an update of a game (dealt in ``order``, ``plays`` plays in) changed nothing,
+    as an error."""
+    record = game_by_id(db, game_id)
     if record.status != PLAYING:
         raise StoreError(f"game {game_id} is over ({record.status}); it takes no more plays")
-    rows = await fetch_all(db, "SELECT deal_order FROM games WHERE id = ?", (game_id,))
-    if rows[0][0] != order_text(game):
+    rows = fetch_all(db, "SELECT deal_order FROM games WHERE id = ?", (game_id,))
+    if rows[0][0] != order:
         raise StoreError(f"game {game_id} was dealt differently from the game given")
     raise StoreError(
         f"game {game_id} has moved on to play {len(record.history)} elsewhere "
-        f"(this copy is at play {len(game.history)}): was it played in two sessions?"
+        f"(this copy is at play {plays}): was it played in two sessions?"
     )
 
 
 class VariantStore(StoreBase):
     """The rules each level has been played under, one row per distinct set of knobs."""
 
-    def __init__(self, db: aiosqlite.Connection, path: Path, clock: Clock) -> None:
-        super().__init__(db, path, clock)
+    def __init__(self, writer: Writer, reader: Reader, path: Path, clock: Clock) -> None:
+        super().__init__(writer, reader, path, clock)
         self._variant_ids: dict[tuple[int, str], int] = {}
 
     async def variant_id(self, level: Level) -> int:
         """The row of this level's rules as they are now; a new row if the knobs changed."""
         key = (level.number, knobs_json(level.variant))
         if key not in self._variant_ids:
-            async with self._transaction() as db:
-                await execute(
+            now = self._now()
+
+            def insert(db: sqlite3.Connection) -> int:
+                execute(
                     db,
                     "INSERT OR IGNORE INTO variants (level, knobs, created) VALUES (?, ?, ?)",
-                    (*key, self._now()),
+                    (*key, now),
                 )
-                rows = await fetch_all(
-                    db, "SELECT id FROM variants WHERE level = ? AND knobs = ?", key
-                )
-            self._variant_ids[key] = rows[0][0]
+                rows = fetch_all(db, "SELECT id FROM variants WHERE level = ? AND knobs = ?", key)
+                return int(rows[0][0])
+
+            self._variant_ids[key] = await self._write(insert)
         return self._variant_ids[key]
 
     async def variants(self) -> list[VariantRow]:
@@ -145,83 +159,99 @@ class GameStore(VariantStore):
             raise ValueError(f"the game is not dealt under the rules of level {level.number}")
         variant_id = await self.variant_id(level)
         now = self._now()
-        async with self._transaction() as db:
-            await user_by_id(db, user_id)
+        values = (
+            user_id,
+            variant_id,
+            level.number,
+            game.deal_number,
+            order_text(game),
+            *game_state(game),
+            now,
+            None if game.status == PLAYING else now,
+            day,
+        )
+
+        def insert(db: sqlite3.Connection) -> int:
+            user_by_id(db, user_id)
             if day is not None:
-                played = await fetch_all(
+                played = fetch_all(
                     db, "SELECT 1 FROM games WHERE user_id = ? AND day = ?", (user_id, day)
                 )
                 if played:
                     raise StoreError(f"user {user_id} has played the deal of the day {day}")
-            elif await unfinished_game(db, user_id, level.number) is not None:
+            elif unfinished_game(db, user_id, level.number) is not None:
                 raise StoreError(
                     f"user {user_id} already has an unfinished game at level {level.number}"
                 )
-            _, game_id = await execute(
+            _, game_id = execute(
                 db,
                 "INSERT INTO games (user_id, variant_id, level, deal, deal_order, position, "
                 "status, score, moves, cards_up, started, finished, day) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    user_id,
-                    variant_id,
-                    level.number,
-                    game.deal_number,
-                    order_text(game),
-                    *game_state(game),
-                    now,
-                    None if game.status == PLAYING else now,
-                    day,
-                ),
+                values,
             )
             return game_id
+
+        return await self._write(insert)
 
     async def record_play(self, game_id: int, game: Game) -> None:
         """Store the game after an accepted play or undo; committed when this returns.
 
         A game whose status is no longer ``playing`` is stored as finished. StoreError if
-        the stored game is already over or was dealt differently, NotFound if it is gone.
+        the stored game is already over or was dealt differently, NotFound if it is gone,
+        DiskFault if the database could not be written (the game stays as last stored).
         """
-        # One statement in autocommit mode is a transaction of its own, committed when it
-        # is done: one trip to the connection's thread per play, where BEGIN ... COMMIT
-        # took several (each costs the event loop a wake-up, and callers wait behind it).
-        async with self._lock:
-            updated = await self._update_game(self._db, game_id, game, grown=True)
-        if not updated:
-            async with self._snapshot() as db:
-                await explain_unchanged(db, game_id, game)
+        update = self._game_update(game_id, game, grown=True)
+        order, plays = order_text(game), len(game.history)
+
+        def store(db: sqlite3.Connection) -> None:
+            if not update(db):
+                explain_unchanged(db, game_id, order, plays)
+
+        await self._write(store)
 
     async def finish_game(self, game_id: int, game: Game) -> None:
         """Store a game that has just ended (won, stuck or resigned). Safe to call again."""
         if game.status == PLAYING:
             raise ValueError("finish_game needs a game that is over; use record_play")
-        async with self._transaction() as db:
-            if not await self._update_game(db, game_id, game, grown=False):
-                record = await game_by_id(db, game_id)
-                if record.status == PLAYING:
-                    await explain_unchanged(db, game_id, game)
+        update = self._game_update(game_id, game, grown=False)
+        order, plays = order_text(game), len(game.history)
 
-    async def _update_game(
-        self, db: aiosqlite.Connection, game_id: int, game: Game, grown: bool
-    ) -> bool:
-        """Write the game over its stored self, if that is unfinished, of the same deal, and
-        not further on: each play and undo adds to the history (``grown``); resigning does
-        not. A copy of the game that fell behind (two sessions) changes nothing."""
-        updated = await fetch_all(
-            db,
-            "UPDATE games SET position = ?, status = ?, score = ?, moves = ?, cards_up = ?, "
-            "finished = ? WHERE id = ? AND status = 'playing' AND deal_order = ? "
-            "AND json_array_length(history) + ? <= ? RETURNING id",
-            (
-                *game_state(game),
-                None if game.status == PLAYING else self._now(),
-                game_id,
-                order_text(game),
-                int(grown),
-                len(game.history),
-            ),
+        def store(db: sqlite3.Connection) -> None:
+            if not update(db) and game_by_id(db, game_id).status == PLAYING:
+                explain_unchanged(db, game_id, order, plays)
+
+        await self._write(store)
+
+    def _game_update(
+        self, game_id: int, game: Game, grown: bool
+    ) -> Callable[[sqlite3.Connection], bool]:
+        """A write of the game over its stored self, if that is unfinished, of the same deal,
+        and not further on: each play and undo adds to the history (``grown``); resigning
+        does not. A copy of the game that fell behind (two sessions) changes nothing.
+
+        The game is read here, in the event loop, not in the writer's thread: the caller
+        may play on before the write runs."""
+        params = (
+            *game_state(game),
+            None if game.status == PLAYING else self._now(),
+            game_id,
+            order_text(game),
+            int(grown),
+            len(game.history),
         )
-        return len(updated) == 1
+
+        def update(db: sqlite3.Connection) -> bool:
+            updated = fetch_all(
+                db,
+                "UPDATE games SET position = ?, status = ?, score = ?, moves = ?, cards_up = ?, "
+                "finished = ? WHERE id = ? AND status = 'playing' AND deal_order = ? "
+                "AND json_array_length(history) + ? <= ? RETURNING id",
+                params,
+            )
+            return len(updated) == 1
+
+        return update
 
     async def resume(self, user_id: int, level_number: int) -> tuple[int, Game] | None:
         """The user's unfinished game at this level, exactly as last stored, or None.
@@ -229,14 +259,18 @@ class GameStore(VariantStore):
         The game is rebuilt from its position JSON by replaying its history, so undo works
         as it did before. StoreError if the stored game can't be read back.
         """
-        async with self._lock:
-            game_id = await unfinished_game(self._db, user_id, level_number)
+
+        def find(db: sqlite3.Connection) -> tuple[int, str] | None:
+            game_id = unfinished_game(db, user_id, level_number)
             if game_id is None:
                 return None
-            position = await fetch_all(
-                self._db, "SELECT position FROM games WHERE id = ?", (game_id,)
-            )
-        return game_id, rebuild(game_id, position[0][0])
+            rows = fetch_all(db, "SELECT position FROM games WHERE id = ?", (game_id,))
+            return game_id, rows[0][0]
+
+        found = await self._reading(lambda db: snapshot(db, find))
+        if found is None:
+            return None
+        return found[0], rebuild(*found)
 
     async def load_game(self, game_id: int) -> Game:
         """Any stored game rebuilt from its position JSON (to replay or check it)."""
@@ -247,8 +281,7 @@ class GameStore(VariantStore):
 
     async def game_record(self, game_id: int) -> GameRecord:
         """A stored game's facts (status, score, history...); NotFound if there is none."""
-        async with self._lock:
-            return await game_by_id(self._db, game_id)
+        return await self._reading(lambda db: game_by_id(db, game_id))
 
     async def games_of(self, user_id: int) -> list[GameRecord]:
         """Every game of a user, oldest first."""
@@ -277,5 +310,6 @@ class GameStore(VariantStore):
 
     async def mark_assisted(self, game_id: int) -> None:
         """A hint was taken in this game: the scoreboards say so."""
-        async with self._transaction() as db:
-            await change_one(db, "UPDATE games SET assisted = 1 WHERE id = ?", (game_id,))
+        await self._write(
+            lambda db: change_one(db, "UPDATE games SET assisted = 1 WHERE id = ?", (game_id,))
+        )

@@ -26,6 +26,11 @@ class NotFound(StoreError, LookupError):
     """No such user or game (deleted by the sysop, or never there)."""
 
 
+class DiskFault(StoreError):
+    """The database could not be written (a full disk, a read-only file, an I/O error):
+    the change asked for was not stored, and nothing stored before it was lost."""
+
+
 class SchemaTooNew(StoreError):
     """The database was written by a newer door than this one."""
 

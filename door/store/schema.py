@@ -12,7 +12,7 @@ which sorts in time order. Aliases are compared by ``alias_key`` (folded case, s
 
 from __future__ import annotations
 
-import aiosqlite
+import sqlite3
 
 from door.store.records import SchemaTooNew
 
@@ -121,35 +121,34 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-async def schema_version(db: aiosqlite.Connection) -> int:
-    rows = await db.execute_fetchall("PRAGMA user_version")
-    return int(next(iter(rows))[0])
+def schema_version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
-async def migrate(db: aiosqlite.Connection) -> int:
+def migrate(db: sqlite3.Connection) -> int:
     """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at.
 
     The connection must be in autocommit mode (``isolation_level=None``).
     """
-    found = before = await schema_version(db)
+    found = before = schema_version(db)
     if found > SCHEMA_VERSION:
         raise SchemaTooNew(
             f"the database is at schema version {found}, newer than this door's "
             f"{SCHEMA_VERSION}: run a newer canfield-door"
         )
     while found < SCHEMA_VERSION:
-        await db.execute("BEGIN IMMEDIATE")
+        db.execute("BEGIN IMMEDIATE")
         try:
             # Read again under the write lock: another process may have migrated meanwhile.
-            found = await schema_version(db)
+            found = schema_version(db)
             if found < SCHEMA_VERSION:
                 for statement in MIGRATIONS[found]:
-                    await db.execute(statement)
-                await db.execute(f"PRAGMA user_version = {found + 1}")
-            await db.execute("COMMIT")
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {found + 1}")
+            db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
-                await db.execute("ROLLBACK")
+                db.execute("ROLLBACK")
             raise
-        found = await schema_version(db)
+        found = schema_version(db)
     return before

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 
 from door.config import Level
 from door.store.accounts import bbs_key
-from door.store.base import Row, execute, fetch_all, moment
+from door.store.base import Row, execute, fetch_all, moment, snapshot
 from door.store.games import VariantStore, unfinished_game
 from door.store.records import HighScore, Standing, Statistics
 from door.store.statistics import summarize
@@ -32,17 +33,18 @@ class ScoreStore(VariantStore):
 
     async def statistics(self, user_id: int, level: Level) -> Statistics:
         """The user's record at this level, over every set of rules it has had."""
-        async with self._snapshot() as db:
-            finished = await fetch_all(
+
+        def reads(db: sqlite3.Connection) -> Statistics:
+            finished = fetch_all(
                 db,
                 "SELECT status, score FROM games WHERE user_id = ? AND level = ? "
                 "AND status != 'playing' ORDER BY finished, id",
                 (user_id, level.number),
             )
-            unfinished = await unfinished_game(db, user_id, level.number) is not None
+            unfinished = unfinished_game(db, user_id, level.number) is not None
             balance = None
             if level.variant.scoring == "vegas":
-                rows = await fetch_all(
+                rows = fetch_all(
                     db,
                     "SELECT coalesce(sum(g.score), 0) FROM games g "
                     "JOIN variants v ON v.id = g.variant_id "
@@ -51,7 +53,11 @@ class ScoreStore(VariantStore):
                     (user_id, level.number),
                 )
                 balance = int(rows[0][0])
-        return summarize(level.number, [(row[0], row[1]) for row in finished], balance, unfinished)
+            return summarize(
+                level.number, [(row[0], row[1]) for row in finished], balance, unfinished
+            )
+
+        return await self._reading(lambda db: snapshot(db, reads))
 
     async def recent_results(
         self, user_id: int, limit: int = 10, level_number: int | None = None
@@ -130,21 +136,24 @@ class ScoreStore(VariantStore):
             raise ValueError("levels are numbered from 1")
         level = ALL_LEVELS if level_number is None else level_number
         now = self._now()
-        async with self._transaction() as db:
-            hidden = await fetch_all(
+
+        def reset(db: sqlite3.Connection) -> int:
+            hidden = fetch_all(
                 db,
                 "SELECT count(*) FROM games g WHERE g.status != 'playing' "
                 "AND (? = 0 OR g.level = ?) AND g.finished > coalesce("
                 "(SELECT max(reset_at) FROM score_resets r WHERE r.level IN (g.level, 0)), '')",
                 (level, level),
             )
-            await execute(
+            execute(
                 db,
                 "INSERT INTO score_resets (level, reset_at) VALUES (?, ?) "
                 "ON CONFLICT (level) DO UPDATE SET reset_at = excluded.reset_at",
                 (level, now),
             )
             return int(hidden[0][0])
+
+        return await self._write(reset)
 
     async def scores_reset_at(self, level_number: int) -> datetime | None:
         """When the level's high-score list was last started afresh, if ever."""

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
-
-import aiosqlite
 
 from ansi.charset import CHARSETS
 from ansi.text import sanitize
@@ -76,15 +75,15 @@ def to_user(row: Row) -> User:
     )
 
 
-async def user_by_id(db: aiosqlite.Connection, user_id: int) -> User:
-    rows = await fetch_all(db, f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,))
+def user_by_id(db: sqlite3.Connection, user_id: int) -> User:
+    rows = fetch_all(db, f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,))
     if not rows:
         raise NotFound(f"no user {user_id}")
     return to_user(rows[0])
 
 
-async def refuse_taken(db: aiosqlite.Connection, alias: str, bbs: str | None) -> None:
-    taken = await fetch_all(
+def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
+    taken = fetch_all(
         db,
         "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?",
         (bbs_key(bbs), alias_key(alias)),
@@ -112,15 +111,18 @@ class UserStore(StoreBase):
         self, alias: str, bbs: str | None, real_name: str | None, password: str | None
     ) -> User:
         now = self._now()
-        async with self._transaction() as db:
-            await refuse_taken(db, alias, bbs)
-            _, user_id = await execute(
+
+        def insert(db: sqlite3.Connection) -> User:
+            refuse_taken(db, alias, bbs)
+            _, user_id = execute(
                 db,
                 "INSERT INTO users (alias, alias_key, bbs, bbs_key, real_name, password, "
                 "created, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (alias, alias_key(alias), bbs, bbs_key(bbs), real_name, password, now, now),
             )
-            return await user_by_id(db, user_id)
+            return user_by_id(db, user_id)
+
+        return await self._write(insert)
 
     async def authenticate(self, alias: str, password: str) -> User | None:
         """The telnet caller with this alias (any case) if the password is theirs, else None."""
@@ -146,8 +148,9 @@ class UserStore(StoreBase):
         if not alias or not bbs:
             raise AliasRefused("A drop file must give the caller's alias and the BBS's name")
         now = self._now()
-        async with self._transaction() as db:
-            found = await fetch_all(
+
+        def find_or_insert(db: sqlite3.Connection) -> User:
+            found = fetch_all(
                 db,
                 "SELECT id FROM users WHERE bbs_key = ? AND alias_key = ?",
                 (bbs_key(bbs), alias_key(alias)),
@@ -155,22 +158,21 @@ class UserStore(StoreBase):
             if found:
                 user_id = found[0][0]
                 if real_name:
-                    await execute(
-                        db, "UPDATE users SET real_name = ? WHERE id = ?", (real_name, user_id)
-                    )
+                    execute(db, "UPDATE users SET real_name = ? WHERE id = ?", (real_name, user_id))
             else:
-                _, user_id = await execute(
+                _, user_id = execute(
                     db,
                     "INSERT INTO users (alias, alias_key, bbs, bbs_key, real_name, created, "
                     "last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (alias, alias_key(alias), bbs, bbs_key(bbs), real_name, now, now),
                 )
-            return await user_by_id(db, user_id)
+            return user_by_id(db, user_id)
+
+        return await self._write(find_or_insert)
 
     async def user(self, user_id: int) -> User:
         """The user with this id; NotFound if there is none."""
-        async with self._lock:
-            return await user_by_id(self._db, user_id)
+        return await self._reading(lambda db: user_by_id(db, user_id))
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""
@@ -204,8 +206,8 @@ class UserStore(StoreBase):
         if user.bbs is not None:
             raise StoreError(f"{user.alias} comes from {user.bbs} and logs in there")
         hashed = await _hashing(hash_password, password)
-        async with self._transaction() as db:
-            await change_one(db, "UPDATE users SET password = ? WHERE id = ?", (hashed, user_id))
+        sql = "UPDATE users SET password = ? WHERE id = ?"
+        await self._write(lambda db: change_one(db, sql, (hashed, user_id)))
 
     async def rename_user(self, user_id: int, alias: str) -> User:
         """Give a user a new alias (a new case of the same one is fine)."""
@@ -213,23 +215,29 @@ class UserStore(StoreBase):
         if problem:
             raise AliasRefused(problem)
         alias = clean_alias(alias)
-        async with self._transaction() as db:
-            user = await user_by_id(db, user_id)
+
+        def rename(db: sqlite3.Connection) -> User:
+            user = user_by_id(db, user_id)
             if alias_key(alias) != alias_key(user.alias):
-                await refuse_taken(db, alias, user.bbs)
-            await execute(
+                refuse_taken(db, alias, user.bbs)
+            execute(
                 db,
                 "UPDATE users SET alias = ?, alias_key = ? WHERE id = ?",
                 (alias, alias_key(alias), user_id),
             )
-            return await user_by_id(db, user_id)
+            return user_by_id(db, user_id)
+
+        return await self._write(rename)
 
     async def delete_user(self, user_id: int) -> int:
         """Delete a user and all their games; how many games went with them."""
-        async with self._transaction() as db:
-            games = await fetch_all(db, "SELECT count(*) FROM games WHERE user_id = ?", (user_id,))
-            await change_one(db, "DELETE FROM users WHERE id = ?", (user_id,))
+
+        def delete(db: sqlite3.Connection) -> int:
+            games = fetch_all(db, "SELECT count(*) FROM games WHERE user_id = ?", (user_id,))
+            change_one(db, "DELETE FROM users WHERE id = ?", (user_id,))
             return int(games[0][0])
+
+        return await self._write(delete)
 
     async def save_preferences(
         self, user_id: int, ansi: bool | None, charset: str | None, suit_letters: bool
@@ -237,13 +245,16 @@ class UserStore(StoreBase):
         """Keep the caller's terminal choices for their next call."""
         if charset is not None and charset not in CHARSETS:
             raise ValueError(f"charset must be one of {', '.join(CHARSETS)} or None")
-        async with self._transaction() as db:
-            await change_one(
+
+        def save(db: sqlite3.Connection) -> User:
+            change_one(
                 db,
                 "UPDATE users SET ansi = ?, charset = ?, suit_letters = ? WHERE id = ?",
                 (None if ansi is None else int(ansi), charset, int(suit_letters), user_id),
             )
-            return await user_by_id(db, user_id)
+            return user_by_id(db, user_id)
+
+        return await self._write(save)
 
     async def ssh_key(self, user_id: int) -> str | None:
         """The SSH public key the user logs in with (an OpenSSH line), or None."""
@@ -254,8 +265,8 @@ class UserStore(StoreBase):
 
     async def set_ssh_key(self, user_id: int, key: str | None) -> None:
         """Let the user log in over SSH with ``key`` (an OpenSSH public key line); None: not."""
-        async with self._transaction() as db:
-            await change_one(db, "UPDATE users SET ssh_key = ? WHERE id = ?", (key, user_id))
+        sql = "UPDATE users SET ssh_key = ? WHERE id = ?"
+        await self._write(lambda db: change_one(db, sql, (key, user_id)))
 
     async def user_with_ssh_key(self, alias: str, key: str) -> User | None:
         """The caller (not a BBS's) with this alias, if ``key`` is the SSH key they added."""
@@ -271,18 +282,19 @@ class UserStore(StoreBase):
         terminal)."""
         if game_view not in GAME_VIEWS:
             raise ValueError(f"game_view must be one of {', '.join(map(str, GAME_VIEWS))}")
-        async with self._transaction() as db:
-            await change_one(
-                db, "UPDATE users SET game_view = ? WHERE id = ?", (game_view, user_id)
-            )
-            return await user_by_id(db, user_id)
+
+        def save(db: sqlite3.Connection) -> User:
+            change_one(db, "UPDATE users SET game_view = ? WHERE id = ?", (game_view, user_id))
+            return user_by_id(db, user_id)
+
+        return await self._write(save)
 
     async def touch(self, user_id: int) -> None:
         """The user was here just now."""
-        async with self._transaction() as db:
-            await change_one(
-                db, "UPDATE users SET last_seen = ? WHERE id = ?", (self._now(), user_id)
-            )
+        now = self._now()
+        await self._write(
+            lambda db: change_one(db, "UPDATE users SET last_seen = ? WHERE id = ?", (now, user_id))
+        )
 
     async def user_summaries(self) -> list[UserSummary]:
         """Every user with the number of games they started, by alias."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from door.config import Level
 from door.store.base import execute, fetch_all
 from door.store.games import VariantStore
@@ -14,31 +16,36 @@ class WinnableStore(VariantStore):
     async def add_winnable(self, level: Level, deal: int) -> None:
         """Keep ``deal``, proved winnable under the level's current rules."""
         variant_id = await self.variant_id(level)
-        async with self._transaction() as db:
-            await execute(
+        now = self._now()
+        await self._write(
+            lambda db: execute(
                 db,
                 "INSERT OR IGNORE INTO winnable_deals (variant_id, deal, found) VALUES (?, ?, ?)",
-                (variant_id, deal, self._now()),
+                (variant_id, deal, now),
             )
+        )
 
     async def take_winnable(self, level: Level) -> int | None:
         """Take the oldest deal kept for the level's current rules (it is dealt only once);
         None when none is left."""
         variant_id = await self.variant_id(level)
-        async with self._transaction() as db:
-            rows = await fetch_all(
+
+        def take(db: sqlite3.Connection) -> int | None:
+            rows = fetch_all(
                 db,
                 "SELECT deal FROM winnable_deals WHERE variant_id = ? ORDER BY found, deal LIMIT 1",
                 (variant_id,),
             )
             if not rows:
                 return None
-            await execute(
+            execute(
                 db,
                 "DELETE FROM winnable_deals WHERE variant_id = ? AND deal = ?",
                 (variant_id, rows[0][0]),
             )
             return int(rows[0][0])
+
+        return await self._write(take)
 
     async def winnable_deals(self, level: Level) -> list[int]:
         """The deals kept for the level's current rules, the next to be dealt first."""

@@ -14,7 +14,7 @@ from datetime import date
 from door.config import Config, Level
 from door.engine import Game
 from door.engine.status import PLAYING
-from door.store import DailyDeal, StoreError
+from door.store import DailyDeal, DiskFault, StoreError
 from door.views.daily import board_lines, day_list_lines
 from door.views.pages import Entry, PageLine, Text
 from door.visit.context import Visit
@@ -100,6 +100,8 @@ async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str
         game = Game.deal(level.variant, deal.deal)
         try:
             game_id = await store.start_game(visit.user.id, level, game, day=deal.day)
+        except DiskFault:
+            raise
         except StoreError:  # begun meanwhile in another session
             return ALREADY_PLAYED
     # The game screen's title says which game this is.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 from dataclasses import dataclass
 
 from ansi.screen import ScreenBuffer
@@ -16,7 +17,7 @@ from ansi.text import sanitize
 from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, STUCK, WON
-from door.store import StoreError
+from door.store import DiskFault, StoreError
 from door.views.board import (
     GOOD_NEWS,
     MESSAGE,
@@ -35,6 +36,8 @@ from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
 from door.visit.screens import show_lines
 
+log = logging.getLogger("door")
+
 COMMAND_LENGTH = 20
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
@@ -45,6 +48,7 @@ LOOK_AT = "L"  # L and a pile reads that pile; L alone, the score and progress
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
+NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +231,9 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
         return None
     try:
         await visit.store.record_play(game_id, game)
+    except DiskFault as fault:
+        await _play_not_stored(visit, screen, game_id, fault)
+        return None
     except StoreError:
         return await _played_elsewhere(visit, screen)
     screen.tell_sysop()
@@ -260,6 +267,22 @@ def _look_at(screen: GameScreen, pile: str) -> None:
     else:
         columns = len(game.tableau)
         screen.say(f'No pile "{sanitize(pile, 8)}": L 1 to L {columns}, L S, L D or L F', REFUSAL)
+    screen.draw()
+
+
+async def _play_not_stored(
+    visit: Visit, screen: GameScreen, game_id: int, fault: DiskFault
+) -> None:
+    """The play could not be stored: say so, and go back to the game as last stored."""
+    log.warning(
+        "node %d (%s): a play in game %d was not stored: %s",
+        visit.node,
+        sanitize(visit.terminal.alias or "?"),
+        game_id,
+        fault,
+    )
+    screen.game = await visit.store.load_game(game_id)
+    screen.say(NOT_SAVED, REFUSAL)
     screen.draw()
 
 

@@ -1,0 +1,239 @@
+"""The store's two connections, each in a thread of its own: the writer, which commits
+writes in groups, and the reader, which answers reads beside it.
+
+Group commit: a *write* is a function of the connection, run in the writer's thread. Writes
+that arrive while a commit is on its way to disk wait, and go together into the next
+transaction: ``BEGIN IMMEDIATE``, each write inside a ``SAVEPOINT`` of its own (a write that
+raises is rolled back to it and fails alone), ``COMMIT``. Each write's caller is answered
+only once the ``COMMIT`` holding it has returned, so with ``synchronous = FULL`` what it was
+told is on the disk. One fsync then serves every play that came in while the last one ran,
+and a slow disk makes commits bigger rather than queues longer. If the group as a whole can't
+be committed (a full disk, a file that turned read-only), it is rolled back and each of its
+writes is tried again in a transaction of its own, so that each learns its own fate.
+
+Reads run on a second connection: in WAL mode a reader sees the last commit and never waits
+for the writer, so scoreboards and logging in don't queue behind plays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from door.store.records import DiskFault, StoreError
+
+T = TypeVar("T")
+Work = Callable[[sqlite3.Connection], Any]
+
+GROUP_LIMIT = 1000  # writes in one transaction at most: a bound on how long one commit holds
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one write came to: its value, or the error it raised."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CommitCounts:
+    """How many commits the writer made, and how many writes they held."""
+
+    commits: int
+    writes: int
+
+
+def as_store_error(error: BaseException) -> BaseException:
+    """SQLite's complaint about the disk (full, read-only, I/O) as a :class:`DiskFault`;
+    any other error as it is."""
+    if isinstance(error, sqlite3.IntegrityError | sqlite3.ProgrammingError):
+        return error
+    if isinstance(error, sqlite3.DatabaseError):
+        fault = DiskFault(f"the database could not be written: {error}")
+        fault.__cause__ = error
+        return fault
+    return error
+
+
+class Connection:
+    """One SQLite connection, used only from one thread of its own."""
+
+    def __init__(self, name: str) -> None:
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self.db: sqlite3.Connection | None = None
+
+    async def call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the connection's thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, function, *args)
+
+    async def open(self, path: str, configure: Callable[[sqlite3.Connection], None]) -> None:
+        def connect() -> sqlite3.Connection:
+            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            try:
+                configure(db)
+            except BaseException:
+                db.close()
+                raise
+            return db
+
+        self.db = await self.call(connect)
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(connection)`` in the connection's thread."""
+        db = self.db
+        if db is None:
+            raise StoreError("the store is closed")
+        return await self.call(work, db)
+
+    async def close(self) -> None:
+        db, self.db = self.db, None
+        if db is not None:
+            await self.call(db.close)
+        self._thread.shutdown(wait=False)
+
+
+class Reader(Connection):
+    """The connection reads run on, one after another, each seeing the last commit."""
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return await super().run(work)
+        except sqlite3.DatabaseError as error:
+            raise as_store_error(error) from None
+
+
+@dataclass(slots=True)
+class _Pending:
+    work: Work
+    future: asyncio.Future[Any]
+
+
+class Writer(Connection):
+    """The connection every change goes through, in groups (see the module's docstring)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._queue: list[_Pending] = []
+        self._wake = asyncio.Event()
+        self._committer: asyncio.Task[None] | None = None
+        self._closing = False
+        self._commits = 0
+        self._writes = 0
+
+    @property
+    def counts(self) -> CommitCounts:
+        return CommitCounts(self._commits, self._writes)
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(connection)`` in the next group; its value once that group is committed."""
+        if self._closing or self.db is None:
+            raise StoreError("the store is closed")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Pending(work, future))
+        self._wake.set()
+        if self._committer is None:
+            self._committer = asyncio.create_task(self._commit_groups(), name="store-writer")
+        return await future
+
+    async def _commit_groups(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                group = [p for p in self._queue[:GROUP_LIMIT] if not p.future.cancelled()]
+                del self._queue[:GROUP_LIMIT]
+                if group:
+                    await self._commit_group(group)
+
+    async def _commit_group(self, group: list[_Pending]) -> None:
+        try:
+            outcomes = await self.call(self._commit, [p.work for p in group])
+        except Exception as error:  # the thread itself failed: nobody's write is known stored
+            outcomes = [Outcome(error=error)] * len(group)
+        for pending, outcome in zip(group, outcomes, strict=True):
+            if pending.future.done():
+                continue
+            if outcome.error is None:
+                pending.future.set_result(outcome.value)
+            else:
+                pending.future.set_exception(as_store_error(outcome.error))
+
+    # -- in the writer's thread ---------------------------------------------------------------
+
+    def _commit(self, works: list[Work]) -> list[Outcome]:
+        """Run ``works`` in one transaction and commit it (in the writer's thread)."""
+        assert self.db is not None
+        if len(works) > 1:
+            outcomes = self._together(self.db, works)
+            if outcomes is not None:
+                return outcomes
+        return [self._alone(self.db, work) for work in works]
+
+    def _together(self, db: sqlite3.Connection, works: list[Work]) -> list[Outcome] | None:
+        """Each write in its savepoint, one commit; None if the group as a whole failed
+        (rolled back: nothing of it stored)."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            outcomes = []
+            for work in works:
+                db.execute("SAVEPOINT write")
+                try:
+                    value = work(db)
+                except Exception as error:
+                    db.execute("ROLLBACK TO write")
+                    db.execute("RELEASE write")
+                    outcomes.append(Outcome(error=error))
+                else:
+                    db.execute("RELEASE write")
+                    outcomes.append(Outcome(value))
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            # A statement of SQLite's own failed (or a write's failure took the transaction
+            # with it): no write of the group is stored; each is tried alone.
+            _roll_back(db)
+            return None
+        self._commits += 1
+        self._writes += len(works)
+        return outcomes
+
+    def _alone(self, db: sqlite3.Connection, work: Work) -> Outcome:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            value = work(db)
+            db.execute("COMMIT")
+        except Exception as error:
+            _roll_back(db)
+            return Outcome(error=error)
+        self._commits += 1
+        self._writes += 1
+        return Outcome(value)
+
+    async def close(self) -> None:
+        """Commit what is queued, then close."""
+        if self._committer is not None and not self._closing:
+            self._closing = True
+            # Writes are committed in the order they came: once this one is, all are.
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._queue.append(_Pending(lambda db: None, future))
+            self._wake.set()
+            with suppress(StoreError):
+                await future
+            self._committer.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._committer
+        self._closing = True
+        await super().close()
+
+
+def _roll_back(db: sqlite3.Connection) -> None:
+    # A failure may have rolled the transaction back already (SQLite does on some errors).
+    with suppress(sqlite3.Error):
+        if db.in_transaction:
+            db.execute("ROLLBACK")
