@@ -336,11 +336,18 @@ class ServerProcess:
     port: int
 
     @classmethod
-    def start(cls, command: list[str], log_path: Path) -> ServerProcess:
+    def start(
+        cls, command: list[str], log_path: Path, env: dict[str, str] | None = None
+    ) -> ServerProcess:
         with log_path.open("ab") as log_file:
             offset = log_file.tell()
             process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, cwd=ROOT
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=log_file,
+                cwd=ROOT,
+                env=env,
             )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -356,10 +363,12 @@ class ServerProcess:
         raise RuntimeError(f"the server did not listen within {START_TIMEOUT} s; see {log_path}")
 
     @classmethod
-    def door(cls, config: Path, database: Path, log_path: Path) -> ServerProcess:
+    def door(
+        cls, config: Path, database: Path, log_path: Path, env: dict[str, str] | None = None
+    ) -> ServerProcess:
         command = [sys.executable, "-m", "door", "serve", "--config", str(config)]
         command += ["--host", "127.0.0.1", "--port", "0", "--database", str(database)]
-        return cls.start(command, log_path)
+        return cls.start(command, log_path, env)
 
     @property
     def pid(self) -> int:

@@ -4,6 +4,7 @@ and backup keepers and the sysop's control channel, for as long as it runs, and 
 sysop can do to it meanwhile.
 
 - SIGINT and SIGTERM close it: callers are told, their games are already saved.
+- SIGUSR1 logs how many writes the store has made in how many commits.
 - SIGHUP (and ``canfield-door sysop reload``) read sysop.toml again (:meth:`Service.reload`).
   A file that does not check is refused and logged with check-config's message; the door
   keeps its settings. Otherwise: levels change from each caller's next menu on (a game in
@@ -90,6 +91,7 @@ class Service:
             signal.SIGINT: lambda: self._shut_down("SIGINT"),
             signal.SIGTERM: lambda: self._shut_down("SIGTERM"),
             signal.SIGHUP: self._hang_up_signal,
+            signal.SIGUSR1: self._log_commits,
         }
         for number, handler in handlers.items():
             loop.add_signal_handler(number, handler)
@@ -134,6 +136,7 @@ class Service:
                 await self._bulletins.close()
                 await self._backups.close()
                 await solving.close()
+            self._log_commits()
 
     def _interval(self) -> dict[str, float]:
         return {} if self._bulletin_interval is None else {"interval": self._bulletin_interval}
@@ -153,6 +156,19 @@ class Service:
         self._stop_asked = True
         if not self._closing and self.ways is not None:  # a second signal changes nothing
             self._closing.append(asyncio.create_task(self.ways.close(SHUTDOWN_MESSAGE)))
+
+    def _log_commits(self) -> None:
+        """How the store's commits went so far (on SIGUSR1, and at the end): plays and other
+        writes that arrive together share a commit, so a slow disk shows as many a commit."""
+        if self._store is None:
+            return
+        counts = self._store.commit_counts
+        log.info(
+            "store: %d writes in %d commits (%.1f a commit) since start",
+            counts.writes,
+            counts.commits,
+            counts.writes / max(1, counts.commits),
+        )
 
     def _hang_up_signal(self) -> None:
         log.info("SIGHUP received: reading %s again", self.config.path)

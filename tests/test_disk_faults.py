@@ -1,0 +1,186 @@
+"""A disk that refuses writes, under a running door: the caller whose play could not be
+stored is told so and their game stays at its last stored play; the sysop's log says what
+happened; nothing acknowledged is lost; once the disk is back, everyone plays on.
+
+Two ways a disk fails, both real:
+
+- a file that can't grow: the door's limit on file size (RLIMIT_FSIZE, set on the running
+  door with ``prlimit``) is lowered to the size the database's WAL has reached, so the next
+  commit can't append to it (SQLite: "disk I/O error"); then raised again;
+- a full filesystem: the database lives on a small tmpfs that the test fills with a file
+  (SQLite: "database or disk is full"), then empties. This needs the right to mount
+  filesystems (root), and is skipped without it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from callers import (
+    MENU_PROMPT,
+    QUIET_SOLVER,
+    UPDATE,
+    ServerProcess,
+    TelnetCaller,
+    choose_play,
+    default_level,
+    sign_up,
+    start_game,
+    write_config,
+)
+
+from door.engine import Game
+from door.engine.status import PLAYING
+from door.visit.play import NOT_SAVED
+
+pytestmark = pytest.mark.slow
+
+NOT_SAVED_TEXT = NOT_SAVED.encode()
+Fault = tuple[Callable[[], None], Callable[[], None]]  # break the disk, mend it
+
+
+class Player:
+    """A caller and its copy of the game, as far as the door's boards have shown it."""
+
+    def __init__(self, caller: TelnetCaller, game: Game, seed: int) -> None:
+        self.caller = caller
+        self.game = game
+        self.rng = random.Random(seed)
+
+    async def play(self) -> bool:
+        """One random legal play; True if the door stored it, False if it said it could not
+        (the copy then goes back to the game as it was)."""
+        before = self.game.to_dict()
+        command = choose_play(self.game, self.rng)
+        self.game.play(command)
+        await self.caller.ask(command.encode() + b"\r\n", UPDATE, timeout=30.0)
+        if NOT_SAVED_TEXT in self.caller.buffer:
+            self.game = Game.from_dict(before)
+            return False
+        assert self.game.status == PLAYING, "the test's games are not meant to end"
+        return True
+
+
+def stored_histories(database: Path) -> dict[str, list[str]]:
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = db.execute(
+            "SELECT u.alias, g.position FROM games g JOIN users u ON u.id = g.user_id"
+        ).fetchall()
+    return {alias: json.loads(position)["history"] for alias, position in rows}
+
+
+@contextmanager
+def file_size_limit(door: ServerProcess, database: Path) -> Iterator[Fault]:
+    wal = Path(f"{database}-wal")
+    _, hard = resource.prlimit(door.pid, resource.RLIMIT_FSIZE)
+
+    def break_disk() -> None:
+        # The log (far smaller than the WAL) can still be written.
+        assert len(door.log_text()) < wal.stat().st_size
+        resource.prlimit(door.pid, resource.RLIMIT_FSIZE, (wal.stat().st_size, hard))
+
+    def mend_disk() -> None:
+        resource.prlimit(door.pid, resource.RLIMIT_FSIZE, (hard, hard))
+
+    yield break_disk, mend_disk
+
+
+def mount_small_disk(folder: Path) -> None:
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"can't mount a small filesystem here: {done.stderr.strip()}")
+
+
+@contextmanager
+def full_filesystem(folder: Path) -> Iterator[Fault]:
+    filler = folder / "filler"
+
+    def break_disk() -> None:
+        with filler.open("wb") as file:
+            try:
+                while True:
+                    file.write(b"\0" * 65536)
+                    file.flush()
+            except OSError:
+                pass  # full
+
+    def mend_disk() -> None:
+        filler.unlink()
+
+    yield break_disk, mend_disk
+
+
+async def test_a_file_that_cannot_grow(tmp_path: Path) -> None:
+    database = tmp_path / "door.db"
+    await disk_fails_under_a_running_door(tmp_path, database, file_size_limit)
+
+
+async def test_a_full_filesystem(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    mount_small_disk(disk)
+    try:
+        await disk_fails_under_a_running_door(
+            tmp_path, disk / "door.db", lambda door, database: full_filesystem(disk)
+        )
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+async def disk_fails_under_a_running_door(
+    folder: Path,
+    database: Path,
+    fault: Callable[[ServerProcess, Path], AbstractContextManager[Fault]],
+) -> None:
+    config = write_config(folder, {"max_nodes": 4, "time_limit": 0}, QUIET_SOLVER)
+    door = ServerProcess.door(config, database, folder / "door.log")
+    players: list[Player] = []
+    try:
+        for number in range(2):
+            caller = await TelnetCaller.connect(door.port)
+            await sign_up(caller, f"disk{number}", "secret-disk")
+            players.append(Player(caller, await start_game(caller, default_level()), number))
+        alice, bob = players
+        for _ in range(8):
+            for player in players:
+                assert await player.play()
+        with fault(door, database) as (break_disk, mend_disk):
+            break_disk()
+            alice_before = alice.game.to_dict()["history"]
+            assert not await alice.play()
+            # The board Alice sees is her game as stored; the door goes on serving Bob.
+            assert stored_histories(database)["disk0"] == alice_before
+            assert not await bob.play()
+            assert "a play in game" in door.log_text()
+            assert "was not stored" in door.log_text()
+            mend_disk()
+            for _ in range(3):
+                for player in players:
+                    assert await player.play()
+        await alice.caller.ask(b"Q\r\n", MENU_PROMPT)
+    finally:
+        for player in players:
+            player.caller.hang_up()
+        assert door.stop() == 0
+    # Every play a caller was shown stored, and nothing else.
+    stored = stored_histories(database)
+    for number, player in enumerate(players):
+        assert stored[f"disk{number}"] == player.game.to_dict()["history"]

@@ -1,0 +1,137 @@
+"""Group commit: writes that arrive together share one commit, each is answered only once
+that commit is done, a write that fails fails alone, and reads don't wait for the writer."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from door.config import SHIPPED_LEVELS
+from door.engine import Game
+from door.store import AliasTaken, NotFound, Store, StoreError
+
+LEVEL = SHIPPED_LEVELS[2]
+CALLERS = 20
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    async with Store.open(tmp_path / "door.db") as opened:
+        yield opened
+
+
+async def dealt(store: Store, count: int) -> list[tuple[int, int, Game]]:
+    """(user id, game id, game) for ``count`` new users, each with a fresh deal."""
+    tables = []
+    for number in range(count):
+        user = await store.drop_file_user(f"Caller {number}", "Test BBS")
+        game = Game.deal(LEVEL.variant, 1000 + number)
+        tables.append((user.id, await store.start_game(user.id, LEVEL, game), game))
+    return tables
+
+
+def stored_moves(path: Path) -> dict[int, int]:
+    with sqlite3.connect(path) as db:
+        return dict(db.execute("SELECT id, moves FROM games").fetchall())
+
+
+async def test_plays_that_arrive_together_share_one_commit(store: Store) -> None:
+    tables = await dealt(store, CALLERS)
+    before = store.commit_counts
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+    await asyncio.gather(*(store.record_play(game_id, game) for _, game_id, game in tables))
+    after = store.commit_counts
+    assert (after.writes - before.writes, after.commits - before.commits) == (CALLERS, 1)
+    # Each caller was answered after the commit: every play is in the file.
+    assert stored_moves(store.path) == {game_id: 1 for _, game_id, _ in tables}
+
+
+async def test_a_write_that_fails_fails_alone(store: Store) -> None:
+    tables = await dealt(store, 4)
+    (_, first_id, first_game), *good = tables
+    first_game.resign()
+    await store.finish_game(first_id, first_game)
+    over = Game.deal(LEVEL.variant, 1000)
+    over.play(over.legal()[0])
+    for _, _, game in good:
+        game.play(game.legal()[0])
+    before = store.commit_counts
+    results = await asyncio.gather(
+        store.record_play(first_id, over),  # the game is over
+        *(store.record_play(game_id, game) for _, game_id, game in good),
+        store.rename_user(good[0][0], "Caller 3"),  # the alias is taken at this BBS
+        store.delete_user(9999),  # no such user
+        return_exceptions=True,
+    )
+    assert store.commit_counts.commits - before.commits == 1
+    assert isinstance(results[0], StoreError) and "is over" in str(results[0])
+    assert results[1 : 1 + len(good)] == [None] * len(good)
+    assert isinstance(results[-2], AliasTaken)
+    assert isinstance(results[-1], NotFound)
+    moves = stored_moves(store.path)
+    assert [moves[game_id] for _, game_id, _ in good] == [1] * len(good)
+    assert (await store.user(good[0][0])).alias == "Caller 1"
+
+
+async def test_a_write_that_breaks_its_group_leaves_the_others_to_commit_alone(
+    store: Store,
+) -> None:
+    """A failure may take the whole transaction with it (SQLite rolls back on a full disk):
+    the group is then tried again one write at a time, each learning its own fate."""
+    tables = await dealt(store, 3)
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+
+    def breaks_the_transaction(db: sqlite3.Connection) -> None:
+        db.execute("ROLLBACK")
+
+    results = await asyncio.gather(
+        store.record_play(tables[0][1], tables[0][2]),
+        store._write(breaks_the_transaction),
+        *(store.record_play(game_id, game) for _, game_id, game in tables[1:]),
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[2:] == [None, None]
+    assert isinstance(results[1], StoreError)
+    assert stored_moves(store.path) == {game_id: 1 for _, game_id, _ in tables}
+
+
+async def test_reads_go_on_while_the_writer_waits(store: Store) -> None:
+    ((user_id, game_id, game),) = await dealt(store, 1)
+    game.play(game.legal()[0])
+    # Another program holds the database's write lock: the play must wait for it.
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        play = asyncio.create_task(store.record_play(game_id, game))
+        await asyncio.sleep(0.05)
+        assert (await store.user(user_id)).alias == "Caller 0"
+        assert (await store.game_record(game_id)).moves == 0  # the last commit
+        assert await store.standings() != []
+        assert await store.high_scores(LEVEL) == []
+        assert not play.done()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    await asyncio.wait_for(play, 10)
+    assert (await store.game_record(game_id)).moves == 1
+
+
+async def test_closing_commits_what_is_queued(tmp_path: Path) -> None:
+    path = tmp_path / "door.db"
+    store = await Store.open(path)
+    tables = await dealt(store, 5)
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+    plays = [asyncio.create_task(store.record_play(g, game)) for _, g, game in tables]
+    await asyncio.sleep(0)
+    await store.close()
+    await asyncio.gather(*plays)
+    assert stored_moves(path) == {game_id: 1 for _, game_id, _ in tables}
+    with pytest.raises(StoreError, match="closed"):
+        await store.record_play(tables[0][1], tables[0][2])

@@ -1,0 +1,111 @@
+"""A slow disk does not make every caller wait for every other caller's fsync: plays that
+arrive while a commit is on its way to disk are committed together in the next one.
+
+The door runs in a subprocess with every fsync made 30 ms slower (benchmarks/fsync_delay.c,
+loaded with LD_PRELOAD). Callers play at once; the door's log (SIGUSR1 asks for the store's
+counts) shows how many commits held their plays, and the database holds every play each
+caller was shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import signal
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from callers import (
+    QUIET_SOLVER,
+    UPDATE,
+    ServerProcess,
+    TelnetCaller,
+    choose_play,
+    default_level,
+    sign_up,
+    start_game,
+    write_config,
+)
+from slow_disk import ANNOUNCED, NO_COMPILER, build_fsync_shim, slow_disk_environment
+
+from door.engine import Game
+
+pytestmark = pytest.mark.slow
+
+CALLERS = 12
+PLAYS = 6
+FSYNC_DELAY_MS = 30
+COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
+
+
+async def store_counts(door: ServerProcess, timeout: float = 10.0) -> tuple[int, int]:
+    """(writes, commits) from the door's log line answering a SIGUSR1."""
+    seen = len(COUNTS.findall(door.log_text()))
+    door.process.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = COUNTS.findall(door.log_text())
+        if len(found) > seen:
+            writes, commits = found[-1]
+            return int(writes), int(commits)
+        await asyncio.sleep(0.05)
+    raise TimeoutError("the door logged no store counts")
+
+
+async def play(caller: TelnetCaller, game: Game, rng: random.Random) -> None:
+    """Plays one after another, each sent as soon as the last one's board is drawn."""
+    for _ in range(PLAYS):
+        command = choose_play(game, rng)
+        game.play(command)
+        await caller.ask(command.encode() + b"\r\n", UPDATE, timeout=30.0)
+
+
+async def test_plays_that_arrive_together_share_a_commit(tmp_path: Path) -> None:
+    library = build_fsync_shim(tmp_path)
+    if library is None:
+        pytest.skip(NO_COMPILER)
+    limits = {"max_nodes": CALLERS + 2, "max_per_address": CALLERS + 2, "time_limit": 0}
+    config = write_config(tmp_path, limits, QUIET_SOLVER)
+    database = tmp_path / "door.db"
+    environment = slow_disk_environment(library, FSYNC_DELAY_MS)
+    door = ServerProcess.door(config, database, tmp_path / "door.log", env=environment)
+    callers: list[TelnetCaller] = []
+    try:
+        assert ANNOUNCED in door.log_text()
+        for number in range(CALLERS):
+            caller = await TelnetCaller.connect(door.port)
+            callers.append(caller)
+            await sign_up(caller, f"slow{number}", "secret-slow")
+        games = [await start_game(caller, default_level()) for caller in callers]
+        writes_before, commits_before = await store_counts(door)
+        rngs = [random.Random(number) for number in range(CALLERS)]
+        await asyncio.wait_for(
+            asyncio.gather(*(play(c, g, r) for c, g, r in zip(callers, games, rngs, strict=True))),
+            120,
+        )
+        writes_after, commits_after = await store_counts(door)
+    finally:
+        for caller in callers:
+            caller.hang_up()
+        door.stop()
+    writes, commits = writes_after - writes_before, commits_after - commits_before
+    assert writes == CALLERS * PLAYS
+    # One at a time, the plays would have taken a commit each.
+    assert commits <= writes / 3, f"{writes} plays took {commits} commits"
+    with sqlite3.connect(database) as db:
+        stored = dict(
+            db.execute(
+                "SELECT u.alias, g.position FROM games g JOIN users u ON u.id = g.user_id"
+            ).fetchall()
+        )
+    # Every play each caller was shown is stored.
+    for number, game in enumerate(games):
+        assert json.loads(stored[f"slow{number}"])["history"] == game.to_dict()["history"]
