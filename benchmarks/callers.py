@@ -54,6 +54,7 @@ PROMPT_AT = (PROMPT_ROW, 2 + len(PROMPT))  # where the cursor rests while the ca
 DEAL_NUMBER = re.compile(rb"Deal (\d+)")
 
 LISTENING = re.compile(r"listening on \S+ port (\d+)")
+STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
 START_TIMEOUT = 20.0  # seconds for a door subprocess to start listening
 
 
@@ -395,6 +396,18 @@ class ServerProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def store_counts(self, timeout: float = 10.0) -> tuple[int, int]:
+        """(writes, commits) of the door's store so far: SIGUSR1 asks the door to log them."""
+        seen = len(STORE_COUNTS.findall(self.log_text()))
+        self.process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = STORE_COUNTS.findall(self.log_text())
+            if len(found) > seen:
+                return int(found[-1][0]), int(found[-1][1])
+            time.sleep(0.02)
+        raise TimeoutError(f"the door logged no store counts within {timeout} s")
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,25 @@ the deal picks them) about every ``--interval`` seconds, jittered, for ``--durat
 and times each play until the board update is complete: the door redraws the prompt row last.
 Then every caller saves and leaves (Q, G), calls again and logs in, timed on its own.
 
+With ``--fsync-delay-ms N`` the same load then runs against the door on a slow disk: every
+fsync N ms slower (benchmarks/fsync_delay.c, loaded with LD_PRELOAD, built with the system's
+cc; without one that run is skipped with a message). For each door run the store's commits
+while everyone plays are counted (the door logs them on SIGUSR1): commits a second, and
+writes (plays, and the deals that follow a finished game) a commit.
+
 The same callers, sending the same kind of lines at the same rate, then load a bare telnetlib3
 server in bytes mode whose shell only echoes each line back: the floor any telnet door on this
 Python stands on. The door's p99 latency is compared with the bare server's.
 
     python benchmarks/load.py [--callers 100 500 1000] [--interval 2] [--duration 60]
-        [--arrival 25] [--client-processes 1] [--json benchmarks/results/load.json]
+        [--arrival 25] [--client-processes 1] [--fsync-delay-ms 10]
+        [--json benchmarks/results/load.json]
 
 Targets (2-core machine): 1,000 callers each sending a play every 2 seconds, door p99 at most
 3 times the bare server's, at most 100 KB of server memory per caller (the rise of the
-server's resident memory from idle to its peak while everyone plays, over the callers).
+server's resident memory from idle to its peak while everyone plays, over the callers); on
+the slow disk (fsync 10 ms slower), the same 1,000 callers answered with p99 at most 60 ms
+and no errors.
 
 The callers run in ``--client-processes`` processes on the same machine: their CPU time is
 reported, since on two cores it is taken from the server.
@@ -66,11 +75,13 @@ from callers import (
     start_game,
     write_config,
 )
+from slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
 
 from door.engine import Game
 from door.engine.status import PLAYING
 
 P99_RATIO_TARGET = 3.0
+SLOW_DISK_P99_TARGET_MS = 60.0
 KB_PER_CALLER_TARGET = 100.0
 PASSWORD = "load-secret"
 COMMAND_TIMEOUT = 60.0  # seconds for one board update; a miss counts as an error
@@ -381,8 +392,17 @@ def _profile(server: ServerProcess, output: Path, seconds: float) -> subprocess.
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
-    """One run: a fresh server, ``callers`` callers through every phase; the figures."""
+def run_case(
+    mode: str,
+    callers: int,
+    args: argparse.Namespace,
+    folder: Path,
+    slow_disk: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """One run: a fresh server, ``callers`` callers through every phase; the figures.
+
+    ``slow_disk``: the door's environment that slows its fsyncs, if any."""
+    folder.mkdir(parents=True, exist_ok=True)
     if mode == "door":
         limits = {
             "max_nodes": callers + 10,
@@ -392,7 +412,7 @@ def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) ->
             "time_limit": 0,
         }
         config = write_config(folder, limits, QUIET_SOLVER)
-        server = ServerProcess.door(config, folder / "door.db", folder / "door.log")
+        server = ServerProcess.door(config, folder / "door.db", folder / "door.log", slow_disk)
     else:
         command = [sys.executable, str(Path(__file__).resolve()), "--bare-server"]
         server = ServerProcess.start(command, folder / "bare.log")
@@ -402,6 +422,7 @@ def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) ->
     start_at = context.Value("d", 0.0)
     workers = []
     profiler: subprocess.Popen[bytes] | None = None
+    counts_at: dict[str, tuple[int, int]] = {}
     try:
         time.sleep(1.0)
         readings = Readings(idle=server.sample())
@@ -422,8 +443,12 @@ def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) ->
             time.sleep(0.01)
         readings.cpu_at["play"] = readings.take(server, "ready").cpu_seconds
         machine_at_play = machine_busy_seconds()
+        if mode == "door":
+            counts_at["play"] = server.store_counts()
         played = _merge(_collect(report, "played", len(workers), server, readings))
         readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
+        if mode == "door":
+            counts_at["played"] = server.store_counts()
         machine_busy = machine_busy_seconds() - machine_at_play
         logged_in = Tally()
         if mode == "door":
@@ -442,8 +467,19 @@ def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) ->
     play_seconds = args.duration  # the played phase runs a little longer: in-flight plays
     commands = len(played.latencies)
     rise_kb = readings.peak_rss_by_phase.get("played", 0) - readings.idle.rss_kb
+    writes = commits = 0
+    if counts_at:
+        writes = counts_at["played"][0] - counts_at["play"][0]
+        commits = counts_at["played"][1] - counts_at["play"][1]
+    name = mode if slow_disk is None else f"{mode}+{args.fsync_delay_ms:g}ms"
     return {
-        "server": mode,
+        "server": name,
+        "fsync_delay_ms": 0.0 if slow_disk is None else args.fsync_delay_ms,
+        # The store's commits while everyone played (the phase runs a little over duration).
+        "commits": commits,
+        "writes": writes,
+        "commits_per_second": round(commits / play_seconds, 1),
+        "writes_per_commit": round(writes / commits, 2) if commits else 0.0,
         "callers": callers,
         "client_processes": len(workers),
         "commands": commands,
@@ -474,7 +510,7 @@ def run_case(mode: str, callers: int, args: argparse.Namespace, folder: Path) ->
 def _row(case: dict[str, Any]) -> str:
     latency = case["latency_ms"]
     return (
-        f"{case['server']:<5}{case['callers']:>6}{case['commands']:>8}"
+        f"{case['server']:<10}{case['callers']:>6}{case['commands']:>8}"
         f"{case['commands_per_second']:>8.1f}{latency['p50']:>8.1f}{latency['p95']:>8.1f}"
         f"{latency['p99']:>8.1f}{latency['max']:>9.1f}{case['bytes_per_command']:>7.0f}"
         f"{case['server_rss_playing_kb'] / 1024:>8.1f}{case['kb_per_caller']:>7.1f}"
@@ -485,7 +521,7 @@ def _row(case: dict[str, Any]) -> str:
 
 
 HEADER = (
-    f"{'':<5}{'calls':>6}{'cmds':>8}{'cmd/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
+    f"{'':<10}{'calls':>6}{'cmds':>8}{'cmd/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
     f"{'B/cmd':>7}{'RSS MB':>8}{'KB/cl':>7}{'srvCPU':>7}{'cliCPU':>7}{'other':>7}{'err':>5}"
 )
 
@@ -497,23 +533,36 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
     )
     print(HEADER)
     for run in runs:
-        for case in (run["door"], run["bare"]):
+        for case in (run["door"], *run.get("slow", ()), run["bare"]):
             print(_row(case))
     print()
+    print("the store's commits while everyone played (writes: plays, and deals after a game)")
+    print(f"{'':<10}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}")
+    for run in runs:
+        for case in (run["door"], *run.get("slow", ())):
+            print(
+                f"{case['server']:<10}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
+                f"{case['commits_per_second']:>10.1f}{case['writes_per_commit']:>15.2f}"
+            )
+    print()
     print(
-        f"{'calls':>6}{'p99 ratio':>11}{'sign-up p50/p99 ms':>22}{'log-in p50/p99 ms':>21}"
-        f"{'peak RSS MB':>13}  verdict"
+        f"{'':<10}{'calls':>6}{'p99 ratio':>11}{'sign-up p50/p99 ms':>22}"
+        f"{'log-in p50/p99 ms':>21}{'peak RSS MB':>13}  verdict"
     )
     for run in runs:
-        door = run["door"]
-        sign, login = door["sign_up_ms"], door["log_in_ms"]
-        print(
-            f"{door['callers']:>6}{run['p99_ratio']:>11.2f}"
-            f"{sign['p50']:>11.0f} /{sign['p99']:>8.0f}{login['p50']:>10.0f} /{login['p99']:>8.0f}"
-            f"{door['server_peak_rss_kb'] / 1024:>13.1f}  {run['verdict']}"
-        )
-        if door["errors"] or run["bare"]["errors"]:
-            print(f"{'':>6}errors: door {door['errors']}, bare {run['bare']['errors']}")
+        for case, judged in ((run["door"], run["verdict"]), *run.get("slow_verdicts", ())):
+            sign, login = case["sign_up_ms"], case["log_in_ms"]
+            ratio = case["latency_ms"]["p99"] / max(run["bare"]["latency_ms"]["p99"], 1e-3)
+            print(
+                f"{case['server']:<10}{case['callers']:>6}{ratio:>11.2f}"
+                f"{sign['p50']:>11.0f} /{sign['p99']:>8.0f}"
+                f"{login['p50']:>10.0f} /{login['p99']:>8.0f}"
+                f"{case['server_peak_rss_kb'] / 1024:>13.1f}  {judged}"
+            )
+            if case["errors"]:
+                print(f"{'':>16}errors: {case['errors']}")
+        if run["bare"]["errors"]:
+            print(f"{'':>16}errors: bare {run['bare']['errors']}")
 
 
 def verdict(door: dict[str, Any], bare: dict[str, Any], ratio: float) -> str:
@@ -522,6 +571,15 @@ def verdict(door: dict[str, Any], bare: dict[str, Any], ratio: float) -> str:
         misses.append(f"p99 {ratio:.1f}x bare")
     if door["kb_per_caller"] > KB_PER_CALLER_TARGET:
         misses.append(f"{door['kb_per_caller']:.0f} KB per caller")
+    if door["errors"]:
+        misses.append("errors")
+    return "meets targets" if not misses else "misses: " + ", ".join(misses)
+
+
+def slow_disk_verdict(door: dict[str, Any]) -> str:
+    misses = []
+    if door["latency_ms"]["p99"] > SLOW_DISK_P99_TARGET_MS:
+        misses.append(f"p99 {door['latency_ms']['p99']:.0f} ms > {SLOW_DISK_P99_TARGET_MS:.0f}")
     if door["errors"]:
         misses.append("errors")
     return "meets targets" if not misses else "misses: " + ", ".join(misses)
@@ -539,6 +597,12 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="py-spy the servers into DIR while playing"
     )
+    parser.add_argument(
+        "--fsync-delay-ms",
+        type=float,
+        metavar="N",
+        help="also run the door with every fsync N ms slower (an LD_PRELOAD library)",
+    )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
@@ -547,16 +611,27 @@ def main() -> None:
         return
     runs = []
     with tempfile.TemporaryDirectory(prefix="door-load-") as temporary:
+        slow_disk = None
+        if args.fsync_delay_ms is not None:
+            library = build_fsync_shim(Path(temporary))
+            if library is None:
+                print(f"{NO_COMPILER}; the slow-disk runs are skipped", file=sys.stderr)
+            else:
+                slow_disk = slow_disk_environment(library, args.fsync_delay_ms)
         for callers in args.callers:
             folder = Path(temporary) / str(callers)
-            folder.mkdir()
-            door = run_case("door", callers, args, folder)
-            bare = run_case("bare", callers, args, folder)
+            door = run_case("door", callers, args, folder / "door")
+            run: dict[str, Any] = {"door": door}
+            if slow_disk is not None:
+                slow = run_case("door", callers, args, folder / "slow", slow_disk)
+                run["slow"] = [slow]
+                run["slow_verdicts"] = [(slow, slow_disk_verdict(slow))]
+            bare = run_case("bare", callers, args, folder / "bare")
             ratio = door["latency_ms"]["p99"] / max(bare["latency_ms"]["p99"], 1e-3)
-            run = {"door": door, "bare": bare, "p99_ratio": round(ratio, 2)}
-            run["verdict"] = verdict(door, bare, ratio)
+            run.update(bare=bare, p99_ratio=round(ratio, 2), verdict=verdict(door, bare, ratio))
             runs.append(run)
-            print(f"{callers} callers done: {run['verdict']}", file=sys.stderr, flush=True)
+            verdicts = [run["verdict"]] + [v for _, v in run.get("slow_verdicts", ())]
+            print(f"{callers} callers done: {'; '.join(verdicts)}", file=sys.stderr, flush=True)
     print_summary(runs)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(
@@ -567,8 +642,17 @@ def main() -> None:
                 "interval": args.interval,
                 "duration": args.duration,
                 "arrival": args.arrival,
-                "targets": {"p99_ratio": P99_RATIO_TARGET, "kb_per_caller": KB_PER_CALLER_TARGET},
-                "runs": runs,
+                "fsync_delay_ms": args.fsync_delay_ms,
+                "targets": {
+                    "p99_ratio": P99_RATIO_TARGET,
+                    "kb_per_caller": KB_PER_CALLER_TARGET,
+                    "slow_disk_p99_ms": SLOW_DISK_P99_TARGET_MS,
+                },
+                "runs": [
+                    {key: value for key, value in run.items() if key != "slow_verdicts"}
+                    | {"slow_verdicts": [v for _, v in run.get("slow_verdicts", ())]}
+                    for run in runs
+                ],
             },
             indent=2,
         )
