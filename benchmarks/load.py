@@ -402,6 +402,7 @@ def run_case(
     """One run: a fresh server, ``callers`` callers through every phase; the figures.
 
     ``slow_disk``: the door's environment that slows its fsyncs, if any."""
+    name = mode if slow_disk is None else f"{mode}+{args.fsync_delay_ms:g}ms"
     folder.mkdir(parents=True, exist_ok=True)
     if mode == "door":
         limits = {
@@ -438,7 +439,7 @@ def run_case(
         start_at.value = time.monotonic() + 1.0
         play.set()
         if args.profile is not None:
-            profiler = _profile(server, args.profile / f"{mode}-{callers}.txt", args.duration)
+            profiler = _profile(server, args.profile / f"{name}-{callers}.txt", args.duration)
         while time.monotonic() < start_at.value:
             time.sleep(0.01)
         readings.cpu_at["play"] = readings.take(server, "ready").cpu_seconds
@@ -471,7 +472,6 @@ def run_case(
     if counts_at:
         writes = counts_at["played"][0] - counts_at["play"][0]
         commits = counts_at["played"][1] - counts_at["play"][1]
-    name = mode if slow_disk is None else f"{mode}+{args.fsync_delay_ms:g}ms"
     return {
         "server": name,
         "fsync_delay_ms": 0.0 if slow_disk is None else args.fsync_delay_ms,
