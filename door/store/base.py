@@ -116,9 +116,10 @@ class StoreBase:
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in a write transaction; returns once it is committed.
 
-        ``work`` runs in the writer's thread: it must only use the connection (and the
-        values it closes over), and may run twice if its group could not be committed.
-        If it raises, nothing it did is stored, and its caller alone gets the error.
+        ``work`` runs in the event loop inside the group's transaction, beside other
+        writes: it must only use the connection and the values it closes over, and may run
+        twice if its group could not be committed. If it raises, nothing it did is stored,
+        and its caller alone gets the error.
         """
         return await self._writer.run(work)
 
