@@ -256,7 +256,7 @@ def python_for(user: str) -> tuple[str, str]:
         if python is None:
             continue
         probe = subprocess.run(
-            ["runuser", "-u", user, "--", python, "-c", "import door.control, aiosqlite"],
+            ["runuser", "-u", user, "--", python, "-c", "import door.control, telnetlib3"],
             env={**os.environ, "PYTHONPATH": path},
             capture_output=True,
             timeout=WAIT,
