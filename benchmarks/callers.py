@@ -465,6 +465,20 @@ def choose_play(game: Game, rng: random.Random) -> str:
     return rng.choice(game.legal())
 
 
+def lasting_play(game: Game, rng: random.Random) -> str:
+    """A random legal play (or undo) that does not end the game, for callers that must play
+    on; AssertionError if every play ends it."""
+    candidates = [choose_play(game, rng), *game.legal()]
+    if game.is_legal("U"):
+        candidates.append("U")
+    for command in candidates:
+        trial = Game.from_dict(game.to_dict())
+        trial.play(command)
+        if trial.status == "playing":
+            return command
+    raise AssertionError("every play ends this game")
+
+
 def fresh_deal(level: Level, rng: random.Random) -> Game:
     """A random deal that can be played (a few are stuck from the start; the door skips them)."""
     while True:

@@ -25,8 +25,8 @@ from callers import (
     UPDATE,
     ServerProcess,
     TelnetCaller,
-    choose_play,
     default_level,
+    lasting_play,
     sign_up,
     start_game,
     write_config,
@@ -49,7 +49,7 @@ async def store_counts(door: ServerProcess) -> tuple[int, int]:
 async def play(caller: TelnetCaller, game: Game, rng: random.Random) -> None:
     """Plays one after another, each sent as soon as the last one's board is drawn."""
     for _ in range(PLAYS):
-        command = choose_play(game, rng)
+        command = lasting_play(game, rng)
         game.play(command)
         await caller.ask(command.encode() + b"\r\n", UPDATE, timeout=30.0)
 
