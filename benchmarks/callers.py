@@ -48,10 +48,11 @@ PASSWORD_AGAIN_PROMPT = b"Password again:"
 PASSWORD_FOR_PROMPT = b"Password for "
 MENU_PROMPT = b"Your choice:"
 LEVEL_PROMPT = b"Level:"
+DEAL_PROMPT = b"Deal number"
 GAME_PROMPT = PROMPT.strip().encode()
 UPDATE = None  # for TelnetCaller.expect: a complete board update
 PROMPT_AT = (PROMPT_ROW, 2 + len(PROMPT))  # where the cursor rests while the caller types
-DEAL_NUMBER = re.compile(rb"Deal (\d+)")
+DEAL_NUMBER = re.compile(rb"[Dd]eal (\d+)")  # a practice deal's title names its deal
 
 LISTENING = re.compile(r"listening on \S+ port (\d+)")
 STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
@@ -487,14 +488,21 @@ def fresh_deal(level: Level, rng: random.Random) -> Game:
             return game
 
 
-async def start_game(caller: TelnetCaller, level: Level) -> Game:
-    """From the main menu to a fresh deal at the default level; the caller's copy of it."""
-    await caller.ask(b"P", LEVEL_PROMPT)
-    await caller.ask(b"\r", GAME_PROMPT)
-    number = caller.deal_number()
-    if number is None:
-        raise RuntimeError("the board showed no deal number")
-    return Game.deal(level.variant, number)
+async def start_game(
+    caller: TelnetCaller, level: Level, rng: random.Random | None = None, timeout: float = 30.0
+) -> Game:
+    """From the main menu to a fresh deal at the default level; the caller's copy of it.
+
+    The deal is a numbered one (practice): a scored game's deal is secret until it ends, and
+    the caller must know its cards to choose legal plays. The door stores and draws both
+    kinds alike."""
+    game = fresh_deal(level, rng or random.Random())
+    await caller.ask(b"#", DEAL_PROMPT, timeout)
+    await caller.ask(f"{game.deal_number}\r\n".encode(), LEVEL_PROMPT, timeout)
+    await caller.ask(b"\r", GAME_PROMPT, timeout)
+    if caller.deal_number() != game.deal_number:
+        raise RuntimeError("the board showed another deal")
+    return game
 
 
 async def leave_finished_game(caller: TelnetCaller) -> None:

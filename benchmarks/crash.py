@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callers import (
     GAME_PROMPT,
-    LEVEL_PROMPT,
     MENU_PROMPT,
     QUIET_SOLVER,
     UPDATE,
@@ -51,6 +50,7 @@ from callers import (
     default_level,
     log_in,
     sign_up,
+    start_game,
     write_config,
 )
 
@@ -119,9 +119,10 @@ class Trial:
 
 
 def expected_board(level: Level, game: Game) -> list[str]:
-    """Rows 1 to 20 of the board the door draws for ``game``."""
+    """Rows 1 to 20 of the board the door draws for ``game`` (a numbered deal: practice)."""
     buffer = ScreenBuffer(80, 24)
-    draw_board(buffer, game, level.name, Look(ansi=True))
+    caption = f"Practice deal {game.deal_number}"
+    draw_board(buffer, game, level.name, Look(ansi=True), caption=caption)
     return [buffer.text_at(row).rstrip() for row in BOARD_ROWS]
 
 
@@ -147,8 +148,7 @@ async def come_in(seat: CrashCaller, port: int, level: Level, stored: Game | Non
     if RESUME_OFFER in caller.buffer:
         await caller.ask(b"R", GAME_PROMPT, STEP_TIMEOUT)
     else:
-        await caller.ask(b"P", LEVEL_PROMPT, STEP_TIMEOUT)
-        await caller.ask(b"\r", GAME_PROMPT, STEP_TIMEOUT)
+        await start_game(caller, level, seat.rng, STEP_TIMEOUT)
     deal = caller.deal_number()
     if deal is None:
         raise RuntimeError("the board showed no deal number")
@@ -177,13 +177,8 @@ async def play_on(seat: CrashCaller, level: Level, settings: CrashSettings) -> N
         seat.plays += 1
         if game.status != PLAYING:  # a game over: back to the menu and a new deal
             await caller.ask(b"\r\n", MENU_PROMPT, STEP_TIMEOUT)
-            await caller.ask(b"P", LEVEL_PROMPT, STEP_TIMEOUT)
-            await caller.ask(b"\r", GAME_PROMPT, STEP_TIMEOUT)
-            deal = caller.deal_number()
-            if deal is None:
-                raise RuntimeError("the board showed no deal number")
-            game = seat.game = Game.deal(level.variant, deal)
-            seat.deal, seat.shown = deal, []
+            game = seat.game = await start_game(caller, level, seat.rng, STEP_TIMEOUT)
+            seat.deal, seat.shown = game.deal_number, []
 
 
 # -- checking the database --------------------------------------------------------------------

@@ -152,7 +152,7 @@ async def _set_up(plan: Plan, seat: Seat, delay: float, tally: Tally) -> None:
         seat.caller = await TelnetCaller.connect(plan.port)
         if plan.mode == "door":
             tally.set_up.append(await sign_up(seat.caller, seat.alias, PASSWORD))
-            seat.game = await start_game(seat.caller, level)
+            seat.game = await start_game(seat.caller, level, seat.rng)
         else:
             await seat.caller.ask(b"hello\r\n", b"\n")
             seat.game = fresh_deal(level, seat.rng)
@@ -184,7 +184,7 @@ async def _play(plan: Plan, seat: Seat, start_at: float, tally: Tally) -> None:
                 seat.new_deals += 1
                 if plan.mode == "door":
                     await leave_finished_game(caller)
-                    game = await start_game(caller, level)
+                    game = await start_game(caller, level, seat.rng)
                 else:
                     game = fresh_deal(level, seat.rng)
             next_at += plan.interval * seat.rng.uniform(0.5, 1.5)

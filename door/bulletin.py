@@ -151,8 +151,18 @@ _STANDING_COLUMNS = (
     _Column("Wins", 5, right=True),
     _Column("Win %", 6, right=True),
     _Column("Best", 7, right=True),
+    _Column("Hints", 5, right=True),
 )
-_BOARD_STANDING_COLUMNS = (*_STANDING_COLUMNS[:2], _Column("Board", 14), *_STANDING_COLUMNS[2:])
+# With a Board column beside Hints, aliases get two columns fewer and Best one: the lines
+# keep within the frame.
+_BOARD_STANDING_COLUMNS = (
+    _Column("#", 3, right=True),
+    _Column("Alias", ALIAS_WIDTH - 2),
+    _Column("Board", BOARD_WIDTH),
+    *_STANDING_COLUMNS[2:6],
+    _Column("Best", 6, right=True),
+    _STANDING_COLUMNS[7],
+)
 _GAP = "  "
 
 
@@ -195,16 +205,17 @@ def _score_cells(rank: int, row: HighScore, boards: bool = False) -> list[str]:
 
 def _standing_cells(rank: int, row: Standing, boards: bool = False) -> list[str]:
     percentage = "-" if row.percentage is None else f"{row.percentage:.1f}"
-    where = [board_cell(row.bbs, 14)] if boards else []
+    where = [board_cell(row.bbs, BOARD_WIDTH)] if boards else []
     return [
         f"{rank}.",
-        sanitize(row.alias, ALIAS_WIDTH),
+        sanitize(row.alias, ALIAS_WIDTH - 2 if boards else ALIAS_WIDTH),
         *where,
         "*" if row.unfinished else "",
         str(row.games),
         str(row.wins),
         percentage,
         "-" if row.best is None else str(row.best),
+        str(row.assisted) if row.assisted else "",
     ]
 
 
@@ -224,6 +235,7 @@ def _level_title(board: LevelBoard) -> tuple[str, str]:
 
 _EMPTY = "No finished games yet."
 _RESUME_NOTE = "* has a game to resume"
+_HINTS_NOTE = "Hint, Hints: a hint was taken (practice games are never on these lists)"
 
 
 # -- ASCII -------------------------------------------------------------------------------------
@@ -255,6 +267,7 @@ def render_ascii(bulletin: Bulletin) -> str:
                 for rank, row in enumerate(bulletin.standings, start=1)
             ]
             lines.append(f"  {_RESUME_NOTE}")
+            lines.append(f"  {_HINTS_NOTE}")
         else:
             lines.append(f"  {_EMPTY}")
     lines += ["", f"Updated {_stamp(bulletin.generated)}"]
@@ -320,7 +333,7 @@ def _score_styles(row: HighScore, boards: bool = False) -> list[Style]:
     return [_TEXT, _ALIAS, *where, _SCORE, _WON if row.won else _LOST, _TEXT, _TEXT, _NOTE]
 
 
-_STANDING_STYLES = [_TEXT, _ALIAS, _NOTE, _TEXT, _WON, _TEXT, _SCORE]
+_STANDING_STYLES = [_TEXT, _ALIAS, _NOTE, _TEXT, _WON, _TEXT, _SCORE, _NOTE]
 _BOARD_STANDING_STYLES = [*_STANDING_STYLES[:2], _TEXT, *_STANDING_STYLES[2:]]
 
 
@@ -349,6 +362,7 @@ def _ansi_standings(standings: Sequence[Standing], boards: bool = False) -> list
         cells = _standing_cells(rank, row, boards)
         lines.append(_framed(_row_segments(columns, cells, styles)))
     lines.append(_framed([("  ", _TEXT), ("*", _NOTE), (_RESUME_NOTE[1:], _TEXT)]))
+    lines.append(_framed([("  " + _HINTS_NOTE, _TEXT)]))
     return lines
 
 
@@ -399,6 +413,7 @@ def _standing_json(rank: int, row: Standing) -> dict[str, Any]:
         "percentage": None if row.percentage is None else round(row.percentage, 1),
         "best": row.best,
         "unfinished": row.unfinished,
+        "assisted": row.assisted,
     }
 
 

@@ -162,11 +162,20 @@ def test_users(board: Board) -> None:
 def test_scores(board: Board) -> None:
     lines = lines_of(board.sysop("scores"))
     assert lines[0] == "Level 1 - Draw one"
-    assert squeeze(lines[1]) == ["#", "Alias", "Score", "Won", "Moves", "Finished", "Hint"]
+    assert squeeze(lines[1]) == [
+        "#",
+        "Alias",
+        "Score",
+        "Won",
+        "Moves",
+        "Finished",
+        "Hint",
+        "Game",
+    ]
     assert [squeeze(line) for line in lines[2:5]] == [
-        ["1", "Bob", "260", "yes", "103", "2026-03-01"],
-        ["2", "Alice", "260", "yes", "107", "2026-03-01"],
-        ["3", "Alice", "65", "no", "76", "2026-03-01"],
+        ["1", "Bob", "260", "yes", "103", "2026-03-01", "3"],
+        ["2", "Alice", "260", "yes", "107", "2026-03-01", "1"],
+        ["3", "Alice", "65", "no", "76", "2026-03-01", "2"],
     ]
     assert lines[6] == "Level 2 - Draw three"
     assert squeeze(lines[7])[:3] == ["#", "Alias", "BBS"]
@@ -181,14 +190,14 @@ def test_scores(board: Board) -> None:
 
 def test_standings(board: Board) -> None:
     lines = lines_of(board.sysop("standings"))
-    assert squeeze(lines[0]) == ["#", "Alias", "BBS", "Games", "Wins", "Win %", "Best"]
-    assert [squeeze(line) for line in lines[1:-1]] == [
-        ["1", "Bob", "*", "1", "1", "100.0", "260"],
-        ["2", "Alice", "2", "1", "50.0", "260"],
-        ["3", "Carol", "Dark Realm", "1", "0", "0.0", "216"],
-        ["4", "Bob", "Dark Realm", "1", "0", "0.0", "0"],
+    assert squeeze(lines[0]) == ["#", "Alias", "BBS", "Games", "Wins", "Win %", "Best", "Hints"]
+    assert [squeeze(line) for line in lines[1:-2]] == [
+        ["1", "Bob", "*", "1", "1", "100.0", "260", "0"],
+        ["2", "Alice", "2", "1", "50.0", "260", "0"],
+        ["3", "Carol", "Dark Realm", "1", "0", "0.0", "216", "0"],
+        ["4", "Bob", "Dark Realm", "1", "0", "0.0", "0", "0"],
     ]
-    assert lines[-1] == "* has a game to resume"
+    assert lines[-2] == "* has a game to resume"
 
 
 def test_aliases_are_cleaned_in_every_output(board: Board) -> None:
@@ -259,6 +268,7 @@ def test_json_bulletin(board: Board) -> None:
         "percentage": 100.0,
         "best": 260,
         "unfinished": True,
+        "assisted": 0,
     }
 
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from client import Caller
 from conftest import RunningDoor, door_config, open_door
-from test_visit import play, sign_up, start_deal
+from test_visit import play, scored_deal, sign_up, start_deal
 
 from door.config import Config
 from door.engine import Game
@@ -42,7 +42,7 @@ async def test_a_visible_hint_is_a_legal_play_and_marks_the_game(door: RunningDo
     level = door.config.level(1)
     assert level.hints == "visible"
     caller = await sign_up(door)
-    await start_deal(caller, DEAL, "1")
+    await scored_deal(door, caller, DEAL, 1)
     await caller.type("?")
     await caller.wait_for("Canfield commands")
     assert "HINT      a hint: the best play judged from the cards in view" in caller.display()
@@ -62,7 +62,9 @@ async def test_a_visible_hint_is_a_legal_play_and_marks_the_game(door: RunningDo
     await caller.type("N")
     await caller.wait_for("Resign this game")
     await caller.key("Y")
-    await caller.wait_for("Deal \\d+\\.")
+    await caller.wait_for("Game resigned, score")
+    await caller.type("")
+    await caller.wait_for("Game \\d+\\.")
     await caller.type("Q")
     await caller.wait_for("Your choice")
     await caller.key("S")

@@ -134,7 +134,7 @@ def test_telnet_in_tmux_signs_up_plays_and_quits(tmp_path):
         tmux.wait_for("Choose a level")
         tmux.key("1")
         screen = tmux.wait_for(r"Command \(\? for help\)")
-        assert "Deal 48213" in screen and "♦" in screen
+        assert "Practice deal 48213" in screen and "♦" in screen
         tmux.type("V")
         tmux.wait_for(r"Moves\s+1\b")
         tmux.type("Q")

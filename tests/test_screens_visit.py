@@ -122,7 +122,7 @@ async def test_a_superscript_two_gets_a_message_at_every_number_a_caller_types(d
     await caller.wait_for("Press the number of a level")
     await caller.key("1")
     await caller.wait_for("Command \\(\\? for help\\)")
-    assert f"Deal {DEAL}" in caller.row(1)
+    assert f"Practice deal {DEAL}" in caller.row(1)
     await caller.hang_up()
 
 
@@ -157,7 +157,7 @@ async def test_the_resume_chooser_lists_only_the_saved_games(door):
     await caller.wait_for("Press the number of a level")
     await caller.key("3")
     await caller.wait_for("Command \\(\\? for help\\)")
-    assert f"Deal {DEAL}" in caller.row(1) and "Level 3" in caller.row(1)
+    assert f"Practice deal {DEAL}" in caller.row(1) and "Level 3" in caller.row(1)
     await caller.hang_up()
 
 

@@ -207,7 +207,7 @@ async def test_watch_shows_the_callers_screen_live_until_a_key(live):
                 seen += chunk
 
     await until(b"Command (? for help)")  # the board as it stands, at once
-    await until(f"Deal {DEAL}".encode())
+    await until(f"Practice deal {DEAL}".encode())
     await alice.type("V")
     await until(b"Moves")
     await alice.wait_for(r"Moves\s+1\b")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_sysop_live import start_live
-from test_visit import DEAL, play, sign_up, start_deal
+from test_visit import play, sign_up
 
 from door.config import BackupConfig, BulletinConfig, ConfigError, load_config
 from door.store import Store
@@ -51,13 +51,19 @@ async def test_the_door_rewrites_its_bulletins_when_a_game_ends(tmp_path):
             assert mode(path) == 0o600
         first = text_file.stat().st_mtime_ns
         # A game that ends (a resigned one will do) brings Alice onto the standings.
+        # (A scored one: a numbered deal is practice, on no list.)
         alice = await sign_up(door)
-        await start_deal(alice, DEAL)
+        await alice.key("P")
+        await alice.wait_for("Level:")
+        await alice.key("\r")
+        await alice.wait_for(r"Command \(\? for help\)")
         await play(alice, "V", 1)
         await alice.type("N")
         await alice.wait_for("Resign this game")
         await alice.key("Y")
-        await alice.wait_for(r"Deal \d+\.\s")
+        await alice.wait_for("Game resigned, score")
+        await alice.type("")
+        await alice.wait_for(r"Game \d+\.\s")
         await wait_until(lambda: "Alice" in text_file.read_text(), "Alice on the bulletin")
         assert text_file.stat().st_mtime_ns != first
         assert not [p.name for p in text_file.parent.iterdir() if p.name.startswith(".")]

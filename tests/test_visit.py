@@ -48,6 +48,21 @@ async def start_deal(caller: Caller, number: int, level_key: str = "\r") -> None
     await caller.wait_for("Command \\(\\? for help\\)")
 
 
+async def scored_deal(
+    door, caller: Caller, number: int, level_number: int = 2, alias: str = "Alice"
+) -> int:
+    """A scored game of deal ``number`` for the caller, resumed from the main menu: the test
+    knows the deal, which no caller can choose. The game's id."""
+    level = door.config.level(level_number)
+    user = await door.store.find_user(alias)
+    game_id = await door.store.start_game(user.id, level, Game.deal(level.variant, number))
+    await caller.key("X")  # the menu again, now with the saved game
+    await caller.wait_for("Resume your saved game")
+    await caller.key("R")
+    await caller.wait_for("Command \\(\\? for help\\)")
+    return game_id
+
+
 async def play(caller: Caller, command: str, move: int) -> None:
     await caller.type(command)
     await caller.wait_for(rf"Moves\s+{move}\b")
@@ -62,7 +77,7 @@ async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     caller = await sign_up(door)
     assert "Hello, Alice." in caller.display()
     await start_deal(caller, DEAL)
-    assert f"Deal {DEAL}" in caller.row(1)
+    assert f"Practice deal {DEAL}" in caller.row(1)
     for move, command in enumerate(("V", "V", "V"), start=1):
         await play(caller, command, move)
     board = caller.display()
@@ -108,7 +123,7 @@ async def test_a_whole_game_to_a_win_reaches_the_scoreboard(door):
     verdict = solve(Game.deal(level.variant, 1), max_seconds=20)
     assert verdict.result == "won"
     caller = await sign_up(door)
-    await start_deal(caller, 1, "1")
+    await scored_deal(door, caller, 1, 1)
     for command in verdict.line[:-1]:
         await caller.type(command)
     await caller.type(verdict.line[-1])
@@ -198,13 +213,16 @@ async def test_help_redraw_quit_and_resign(door):
     await caller.type("")
     await caller.wait_for("Command \\(\\? for help\\)")
     await caller.type("R")
-    await caller.wait_for(f"Deal {DEAL}")
+    await caller.wait_for(f"Practice deal {DEAL}")
     await caller.type("N")
     await caller.wait_for("Resign this game")
     assert "Command (? for help)" not in caller.display()  # one question at a time
     await caller.key("Y")
-    await caller.wait_for("Deal \\d+\\.")
-    assert f"Deal {DEAL}" not in caller.row(1)
+    await caller.wait_for("Game resigned, score")
+    await caller.type("")
+    # The next deal is a random one, and scored: the title names the game, not its deal.
+    await caller.wait_for("Game \\d+\\.")
+    assert "deal" not in caller.row(1).lower()
     assert caller.display().count("? for help") == 1  # the prompt says it; nothing else
     assert "Resign this game" not in caller.display()
     await caller.type("Q")
@@ -217,11 +235,13 @@ async def test_help_redraw_quit_and_resign(door):
 
 async def test_statistics_show_recent_games(door):
     caller = await sign_up(door)
-    await start_deal(caller, DEAL)
+    await scored_deal(door, caller, DEAL)
     await caller.type("N")
     await caller.wait_for("Resign this game")
     await caller.key("Y")
-    await caller.wait_for("Deal \\d+\\.")
+    await caller.wait_for("Game resigned, score")
+    await caller.type("")
+    await caller.wait_for("Game \\d+\\.")
     await caller.type("Q")
     await caller.wait_for("Your choice")
     await caller.key("M")

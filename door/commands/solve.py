@@ -4,20 +4,28 @@ and a winning line when there is one.
 It needs sysop.toml for the level's rules and the default budget, but no database; without
 ``--config`` and without a sysop.toml in the current folder it uses the shipped levels.
 Exits 0 with the verdict (won, lost or undecided), 1 for a bad deal, level or budget.
+
+When the door's database is there, every scored game of the deal still being played is
+marked as hinted before the answer is printed: its player could be told the answer, so
+the scoreboards must say so (a scored deal's number is secret, so this happens only if the
+sysop learned it from the database).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import math
 import sys
 import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_config
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import Verdict, solve
+from door.store import Store, StoreError
 
 WIDTH = 79
 MAX_SECONDS = 3600.0
@@ -43,6 +51,13 @@ def add_subcommand(commands: argparse._SubParsersAction) -> None:
         default=argparse.SUPPRESS,
         help=f"the settings file (default: {DEFAULT_CONFIG_PATH} in the current folder)",
     )
+    parser.add_argument(
+        "--database",
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="the door's database, whose games of the deal being played are marked as "
+        "hinted (default: server.database in the settings file, if it exists)",
+    )
     parser.add_argument("deal", metavar="DEAL", help="the deal number")
     parser.add_argument(
         "--level", metavar="N", help="the level whose rules apply (default: game.default_level)"
@@ -62,6 +77,14 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, SolveInputError) as error:
         print(f"canfield-door sysop: {error}", file=sys.stderr)
         return 1
+    database = getattr(args, "database", None)
+    try:
+        marked = asyncio.run(mark_games_in_play(Path(database or config.server.database), number))
+    except StoreError as error:
+        print(f"canfield-door sysop: {error}; nothing was solved", file=sys.stderr)
+        return 1
+    for game_id in marked:
+        print(f"Game {game_id} is being played on this deal: it is now marked as hinted.")
     try:
         verdict = solve(Game.deal(level.variant, number), max_seconds=seconds)
     except KeyboardInterrupt:
@@ -70,6 +93,15 @@ def run(args: argparse.Namespace) -> int:
     for line in report(number, level, verdict):
         print(line)
     return 0
+
+
+async def mark_games_in_play(database: Path, number: int) -> list[int]:
+    """Mark the scored games of deal ``number`` still being played as hinted; their ids.
+    none when there is no database (the command needs none)."""
+    if not database.is_file():
+        return []
+    async with Store.open(database, create=False) as store:
+        return await store.mark_deal_assisted(number)
 
 
 def report(number: int, level: Level, verdict: Verdict) -> list[str]:

@@ -18,6 +18,7 @@ import os
 import re
 import sqlite3
 import sys
+import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +28,11 @@ from ansi.text import sanitize
 from door import bulletin
 from door.commands import solve
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_config
-from door.store import Store, StoreError, User
+from door.engine import Variant
+from door.engine.status import PLAYING
+from door.fairness import seal
+from door.replay import replay
+from door.store import GameRecord, NotFound, Store, StoreError, User
 
 WIDTH = 79
 _ALIAS_CELL = 20
@@ -71,6 +76,7 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     _add_reset_scores(commands, common)
     _add_bulletin(commands, common)
     _add_backup(commands, common)
+    _add_game(commands, common)
     solve.add_subcommand(commands)
     from door.commands import control  # it builds on this module's tables and errors
 
@@ -165,7 +171,8 @@ def _add_scores(commands: argparse._SubParsersAction, common: argparse.ArgumentP
         "print the high-score lists",
         _scores,
         description="Print each level's high-score list (games under the level's current "
-        "rules, finished since its last reset), or one level's with --level.",
+        "rules, finished since its last reset; never practice), or one level's with "
+        "--level. Hint says a hint was taken; Game is the number `sysop game` takes.",
     )
     _add_level(scores, "only this level's list")
     scores.add_argument(
@@ -180,8 +187,9 @@ def _add_scores(commands: argparse._SubParsersAction, common: argparse.ArgumentP
         "standings",
         "print the standings of all users",
         _standings,
-        description="Print the standings: finished games of every level, wins, win "
-        "percentage and best score; * marks a user with a game to resume.",
+        description="Print the standings: finished games of every level (practice "
+        "games aside), wins, win percentage, best score and the games in which a hint was "
+        "taken; * marks a user with a game to resume.",
     )
     standings.add_argument(
         "--limit", type=_positive, metavar="N", help="rows (default: scoreboard.standings)"
@@ -245,6 +253,22 @@ def _add_backup(commands: argparse._SubParsersAction, common: argparse.ArgumentP
         "safe while callers play. FILE is replaced whole if it exists.",
     )
     backup.add_argument("file", metavar="FILE")
+
+
+def _add_game(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    game = _command(
+        commands,
+        common,
+        "game",
+        "print a game's deal, its plays and a replay check",
+        _game,
+        description="Print one game (the Game column of `sysop scores` numbers them): who "
+        "played it, at which level, its result, its deal and seal, every play, and a replay "
+        "check: its plays replayed from its deal through the rules must give the stored "
+        "result (exit status 1 if they don't). A game still being played shows its seal, "
+        "not its deal.",
+    )
+    game.add_argument("game_id", metavar="ID", type=_positive, help="the game's number")
 
 
 def _add_level(parser: argparse.ArgumentParser, words: str) -> None:
@@ -527,6 +551,7 @@ async def _print_level(store: Store, level: Level, limit: int) -> None:
         Column("Moves", right=True),
         Column("Finished"),
         Column("Hint"),
+        Column("Game", right=True),
     ]
     cells = [
         [
@@ -538,6 +563,7 @@ async def _print_level(store: Store, level: Level, limit: int) -> None:
             str(row.moves),
             _when(row.finished, with_time=False),
             "yes" if row.assisted else "",
+            str(row.game_id),
         ]
         for rank, row in enumerate(rows, start=1)
     ]
@@ -567,6 +593,7 @@ async def _standings(args: argparse.Namespace, context: Context, store: Store) -
         Column("Wins", right=True),
         Column("Win %", right=True),
         Column("Best", right=True),
+        Column("Hints", right=True),
     ]
     cells = [
         [
@@ -578,12 +605,14 @@ async def _standings(args: argparse.Namespace, context: Context, store: Store) -
             str(row.wins),
             "-" if row.percentage is None else f"{row.percentage:.1f}",
             "-" if row.best is None else str(row.best),
+            str(row.assisted),
         ]
         for rank, row in enumerate(rows, start=1)
     ]
     _print(table(columns, cells))
     if any(row.unfinished for row in rows):
         print("* has a game to resume")
+    print("Hints: finished games in which a hint was taken; practice games are not counted")
     return 0
 
 
@@ -639,3 +668,58 @@ async def _backup(args: argparse.Namespace, context: Context, store: Store) -> i
         raise AdminError(f"{target}: can't be written: {error}") from None
     print(f"Backed up {users} users and {games} games to {target} (integrity checked)")
     return 0
+
+
+async def _game(args: argparse.Namespace, context: Context, store: Store) -> int:
+    try:
+        record = await store.game_record(args.game_id)
+        user = await store.user(record.user_id)
+        stored = await store.load_game(record.id)
+    except NotFound:
+        raise AdminError(f"no game {args.game_id} (see: canfield-door sysop scores)") from None
+    knobs = next(row.knobs for row in await store.variants() if row.id == record.variant_id)
+    variant = Variant.from_dict(knobs)
+    kind = "practice (a deal the player chose)" if record.practice else "scored"
+    if record.day is not None:
+        kind += f", the deal of the day {record.day}"
+    lines = [
+        f"Game {record.id}: {_who(user)}, level {record.level}, {kind}",
+        f"Rules: {' '.join(f'{key}={value}' for key, value in sorted(knobs.items()))}",
+        f"Result: {record.status}, score {record.score}, {record.moves} moves, "
+        f"{record.cards_up} cards up" + (", a hint was taken" if record.assisted else ""),
+        f"Started {_when(record.started)}"
+        + (f", finished {_when(record.finished)}" if record.finished else ""),
+        *_deal_lines(record),
+    ]
+    check = replay(record, variant, [str(card) for card in stored.order])
+    print("\n".join(line for text in lines for line in textwrap.wrap(text, WIDTH)))
+    print(f"Plays ({len(record.history)}):")
+    for line in solve.wrap_line(record.history, WIDTH - 2):
+        print(f"  {line}")
+    if check.ok:
+        done = (
+            "the plays, replayed from the deal through the rules, give the stored result"
+            if record.history or record.status != PLAYING
+            else "no plays yet; the stored cards are the deal's"
+        )
+        _print(textwrap.wrap(f"Replay check: {done}.", WIDTH))
+        return 0
+    for problem in check.problems:
+        for line in textwrap.wrap(f"Replay check FAILED: {problem}", WIDTH):
+            print(line)
+    return 1
+
+
+def _deal_lines(record: GameRecord) -> list[str]:
+    """The game's deal and seal as the sysop may see them: a scored game's deal only once it
+    is over, as its player sees it."""
+    if record.deal is None:
+        return ["Deal: laid out by hand (no number)"]
+    if record.practice:
+        return [f"Deal {record.deal}"]
+    if record.salt is None:
+        return [f"Deal {record.deal} (no seal: dealt before deals were sealed)"]
+    sealed = seal(record.deal, record.salt)
+    if record.status == PLAYING:
+        return [f"Seal {sealed}; the deal is shown once the game is over"]
+    return [f"Deal {record.deal}, salt {record.salt}", f"Seal {sealed} (shown at its start)"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from door.config import Config, Level
 from door.engine.solver import Verdict, solve
-from door.solving.daily import choose_deal_of_the_day
+from door.solving.daily import choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
 from door.store import DailyDeal, Store
 
@@ -201,6 +201,8 @@ class Solving:
         while True:
             self._wake.clear()
             try:
+                # A day's unfinished games of its deal are closed as soon as it is over.
+                await close_past_days(self.store, self.store.today())
                 await self.deal_of_the_day()
                 for level in self.config.levels:
                     if level.winnable_only:

@@ -1,14 +1,19 @@
-"""Finding deals the solver proves winnable, for levels with ``winnable_only = true``."""
+"""Finding deals the solver proves winnable, for levels with ``winnable_only = true``.
+
+The numbers are drawn like any scored game's, from :mod:`secrets` over the whole range of
+deal numbers, and kept only in the database until a caller is dealt one: no caller can
+learn a number of the stock, and a game's number is shown only when it ends.
+"""
 
 from __future__ import annotations
 
-import secrets
 import time
 
 from door.config import Level
 from door.engine import Game
 from door.engine.status import PLAYING
-from door.solving.daily import DEAL_RANGE, Solver
+from door.fairness import secret_deal_number
+from door.solving.daily import Solver
 
 TRIES = 200
 """Random deals tried in one search before it gives up (rules that are hardly winnable)."""
@@ -27,7 +32,7 @@ async def find_winnable(
     for _ in range(tries):
         if deadline is not None and time.monotonic() > deadline:
             break
-        number = secrets.randbelow(DEAL_RANGE)
+        number = secret_deal_number()
         game = Game.deal(level.variant, number)
         if game.status != PLAYING:
             continue

@@ -90,7 +90,13 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         except BaseException:
             await _close(writer, reader)
             raise
-        return cls(writer, reader, path, clock)
+        store = cls(writer, reader, path, clock)
+        try:
+            await store.daily_secret()  # made on the door's first start
+        except BaseException:
+            await _close(writer, reader)
+            raise
+        return store
 
     # -- upkeep --------------------------------------------------------------------------
 

@@ -7,13 +7,35 @@ from datetime import date
 
 from door.config import Level
 from door.engine import Game
+from door.fairness import new_door_secret
 from door.store.base import execute, fetch_all, moment
 from door.store.games import VariantStore, rebuild
 from door.store.records import DailyDay, DailyDeal, DailyResult
 
+DAILY_SECRET = "daily"  # door_secrets.name of the secret each day's deal is drawn from
+
 
 class DailyStore(VariantStore):
     """Each day's deal, stored once so that every caller gets the same one all day."""
+
+    async def daily_secret(self) -> str:
+        """The door's own secret for the deals of the day, made the first time it is asked
+        (the door asks when it opens its database) and kept for good."""
+        rows = await self._read("SELECT value FROM door_secrets WHERE name = ?", (DAILY_SECRET,))
+        if rows:
+            return str(rows[0][0])
+        made, now = new_door_secret(), self._now()
+
+        def keep(db: sqlite3.Connection) -> str:
+            execute(
+                db,
+                "INSERT OR IGNORE INTO door_secrets (name, value, made) VALUES (?, ?, ?)",
+                (DAILY_SECRET, made, now),
+            )
+            rows = fetch_all(db, "SELECT value FROM door_secrets WHERE name = ?", (DAILY_SECRET,))
+            return str(rows[0][0])
+
+        return await self._write(keep)
 
     def today(self) -> date:
         """The server's local date, by the store's clock."""
@@ -59,12 +81,13 @@ class DailyStore(VariantStore):
         game_id, status, position = rows[0]
         return game_id, status, rebuild(game_id, position)
 
-    async def unfinished_daily_games(self, user_id: int, before: date) -> list[int]:
-        """The user's deal-of-the-day games of days before ``before`` still unfinished."""
+    async def unfinished_daily_games(self, user_id: int | None, before: date) -> list[int]:
+        """The deal-of-the-day games of days before ``before`` still unfinished: the user's,
+        or everyone's with None."""
         rows = await self._read(
-            "SELECT id FROM games WHERE user_id = ? AND day < ? AND status = 'playing' "
-            "ORDER BY day",
-            (user_id, before.isoformat()),
+            "SELECT id FROM games WHERE (? IS NULL OR user_id = ?) AND day < ? "
+            "AND status = 'playing' ORDER BY day, id",
+            (user_id, user_id, before.isoformat()),
         )
         return [row[0] for row in rows]
 

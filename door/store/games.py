@@ -10,6 +10,7 @@ from pathlib import Path
 from door.config import Level
 from door.engine import Game, Variant
 from door.engine.status import PLAYING
+from door.fairness import new_salt
 from door.store.base import (
     Clock,
     Row,
@@ -27,7 +28,7 @@ from door.store.users import user_by_id
 
 GAME_COLUMNS = (
     "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
-    "started, finished, history, day"
+    "started, finished, history, day, practice, salt"
 )
 
 
@@ -68,6 +69,8 @@ def to_game_record(row: Row) -> GameRecord:
         finished=None if row[11] is None else moment(row[11]),
         history=tuple(json.loads(row[12] or "[]")),
         day=row[13],
+        practice=bool(row[14]),
+        salt=row[15],
     )
 
 
@@ -147,13 +150,21 @@ class GameStore(VariantStore):
     """Dealing, recording every play, finishing and resuming games."""
 
     async def start_game(
-        self, user_id: int, level: Level, game: Game, *, day: str | None = None
+        self,
+        user_id: int,
+        level: Level,
+        game: Game,
+        *,
+        day: str | None = None,
+        practice: bool = False,
     ) -> int:
         """Store a newly dealt game; its id. One unfinished game per user and level.
 
         A deal that is stuck from the start is stored as finished at once. ``day`` (an ISO
         date) marks the game as that day's deal of the day: one per user and day, and apart
-        from the user's saved game of the level.
+        from the user's saved game of the level. A ``practice`` game (a deal the caller
+        chose) never reaches the scoreboards; every other game gets a secret salt for its
+        seal (see :mod:`door.fairness`).
         """
         if game.variant != level.variant:
             raise ValueError(f"the game is not dealt under the rules of level {level.number}")
@@ -169,6 +180,8 @@ class GameStore(VariantStore):
             now,
             None if game.status == PLAYING else now,
             day,
+            int(practice),
+            None if practice or game.deal_number is None else new_salt(),
         )
 
         def insert(db: sqlite3.Connection) -> int:
@@ -186,8 +199,8 @@ class GameStore(VariantStore):
             _, game_id = execute(
                 db,
                 "INSERT INTO games (user_id, variant_id, level, deal, deal_order, position, "
-                "status, score, moves, cards_up, started, finished, day) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "status, score, moves, cards_up, started, finished, day, practice, salt) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
             return game_id
@@ -307,6 +320,19 @@ class GameStore(VariantStore):
             (user_id, stamp(midnight)),
         )
         return int(rows[0][0])
+
+    async def mark_deal_assisted(self, deal: int) -> list[int]:
+        """The sysop's solver was asked about ``deal``: every scored game of it still being
+        played is marked as helped, since its player could learn the answer. Their ids."""
+        rows = await self._write(
+            lambda db: fetch_all(
+                db,
+                "UPDATE games SET assisted = 1 WHERE deal = ? AND status = 'playing' "
+                "AND NOT practice RETURNING id",
+                (deal,),
+            )
+        )
+        return sorted(row[0] for row in rows)
 
     async def mark_assisted(self, game_id: int) -> None:
         """A hint was taken in this game: the scoreboards say so."""

@@ -92,6 +92,11 @@ class GameRecord:
     history: tuple[str, ...]
     day: str | None = None
     """The ISO date of the deal of the day the game plays, or None."""
+    practice: bool = False
+    """A deal the caller chose (or a replay): never on the scoreboards."""
+    salt: str | None = None
+    """The secret salt of the game's seal; None for practice and for games dealt before
+    deals were sealed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +105,8 @@ class Statistics:
 
     ``win_percentage`` is 0.0 and the scores None before the first finished game.
     ``balance`` is the running vegas account (finished and unfinished vegas games of the
-    level); None when the level does not use vegas scoring.
+    level); None when the level does not use vegas scoring. Practice games count only in
+    ``practice_played`` and ``practice_won``.
     """
 
     level: int
@@ -114,6 +120,8 @@ class Statistics:
     longest_streak: int
     balance: int | None
     unfinished: bool
+    practice_played: int = 0
+    practice_won: int = 0
 
 
 @dataclass(frozen=True, slots=True)

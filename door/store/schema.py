@@ -115,7 +115,37 @@ _VERSION_4 = (
     "ALTER TABLE users ADD COLUMN game_view TEXT CHECK (game_view IN ('board', 'terse'))",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4)
+# Honest scoreboards: deals a caller chose are practice; a scored game's deal is sealed with
+# a secret salt; the door keeps secrets of its own (the deal of the day's). Games played
+# before this step keep their places: they are scored (practice 0) and have no seal (salt
+# NULL), which is how `sysop game` tells them apart.
+_VERSION_5 = (
+    # 1: a numbered deal or a replay, played and saved but never on the scoreboards.
+    "ALTER TABLE games ADD COLUMN practice INTEGER NOT NULL DEFAULT 0",
+    # The secret salt of the game's seal (hex); NULL for practice and for older games.
+    "ALTER TABLE games ADD COLUMN salt TEXT",
+    "CREATE INDEX games_by_deal ON games (deal) WHERE status = 'playing'",
+    # Deals chosen before were drawn from a range small enough to search by the cards in
+    # view, or (the deal of the day) from the date alone: the winnable stock is dealt anew,
+    # and a day's deal nobody has played yet is chosen again from the door's secret.
+    "DELETE FROM winnable_deals",
+    "DELETE FROM daily_deals WHERE day NOT IN (SELECT day FROM games WHERE day IS NOT NULL)",
+    """
+    CREATE TABLE door_secrets (
+        name   TEXT PRIMARY KEY,                  -- 'daily': the deal of the day's secret
+        value  TEXT NOT NULL,
+        made   TEXT NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    _VERSION_1,
+    _VERSION_2,
+    _VERSION_3,
+    _VERSION_4,
+    _VERSION_5,
+)
 """Step N (1-based) takes a database from version N-1 to N."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime
 
 from door.config import Level
@@ -32,13 +33,20 @@ class ScoreStore(VariantStore):
     """Everything worked out from finished games."""
 
     async def statistics(self, user_id: int, level: Level) -> Statistics:
-        """The user's record at this level, over every set of rules it has had."""
+        """The user's record at this level, over every set of rules it has had; practice
+        games are counted apart."""
 
         def reads(db: sqlite3.Connection) -> Statistics:
             finished = fetch_all(
                 db,
                 "SELECT status, score FROM games WHERE user_id = ? AND level = ? "
-                "AND status != 'playing' ORDER BY finished, id",
+                "AND status != 'playing' AND NOT practice ORDER BY finished, id",
+                (user_id, level.number),
+            )
+            practice = fetch_all(
+                db,
+                "SELECT count(*), coalesce(sum(status = 'won'), 0) FROM games "
+                "WHERE user_id = ? AND level = ? AND status != 'playing' AND practice",
                 (user_id, level.number),
             )
             unfinished = unfinished_game(db, user_id, level.number) is not None
@@ -48,23 +56,26 @@ class ScoreStore(VariantStore):
                     db,
                     "SELECT coalesce(sum(g.score), 0) FROM games g "
                     "JOIN variants v ON v.id = g.variant_id "
-                    "WHERE g.user_id = ? AND g.level = ? "
+                    "WHERE g.user_id = ? AND g.level = ? AND NOT g.practice "
                     "AND json_extract(v.knobs, '$.scoring') = 'vegas'",
                     (user_id, level.number),
                 )
                 balance = int(rows[0][0])
-            return summarize(
+            stats = summarize(
                 level.number, [(row[0], row[1]) for row in finished], balance, unfinished
             )
+            return replace(stats, practice_played=practice[0][0], practice_won=practice[0][1])
 
         return await self._reading(lambda db: snapshot(db, reads))
 
     async def recent_results(
         self, user_id: int, limit: int = 10, level_number: int | None = None
     ) -> list[tuple[int, str]]:
-        """(cards on the foundations, status) of the user's last finished games, oldest first."""
+        """(cards on the foundations, status) of the user's last finished scored games, oldest
+        first."""
         rows = await self._read(
             "SELECT cards_up, status FROM games WHERE user_id = ? AND status != 'playing' "
+            "AND NOT practice "
             "AND (? IS NULL OR level = ?) ORDER BY finished DESC, id DESC LIMIT ?",
             (user_id, level_number, level_number, limit),
         )
@@ -75,7 +86,8 @@ class ScoreStore(VariantStore):
     async def high_scores(
         self, level: Level, limit: int = 10, bbs: str | None = None
     ) -> list[HighScore]:
-        """The best finished games under the level's current rules, since its last reset;
+        """The best finished games under the level's current rules (never practice), since
+        its last reset;
         with ``bbs``, only those of that board's callers.
 
         Best first: higher score, then won before lost, fewer moves, earlier finish.
@@ -86,7 +98,8 @@ class ScoreStore(VariantStore):
         rows = await self._read(
             "SELECT u.alias, u.bbs, g.score, g.status = 'won', g.moves, g.finished, "
             "g.assisted, g.id FROM games g JOIN users u ON u.id = g.user_id "
-            "WHERE g.variant_id = ? AND g.status != 'playing' AND g.finished > "
+            "WHERE g.variant_id = ? AND g.status != 'playing' AND NOT g.practice "
+            "AND g.finished > "
             "coalesce((SELECT max(reset_at) FROM score_resets WHERE level IN (?, ?)), '') "
             "AND (? IS NULL OR u.bbs_key = ?) "
             "ORDER BY g.score DESC, g.status = 'won' DESC, g.moves, g.finished, g.id LIMIT ?",
@@ -106,6 +119,7 @@ class ScoreStore(VariantStore):
             "max(CASE WHEN g.status != 'playing' THEN g.score END) AS best, "
             "max(g.status = 'playing'), sum(g.status != 'playing' AND g.assisted) "
             "FROM users u JOIN games g ON g.user_id = u.id "
+            "AND (NOT g.practice OR g.status = 'playing') "
             "WHERE (? IS NULL OR u.bbs_key = ?) GROUP BY u.id "
             "ORDER BY wins DESC, CAST(wins AS REAL) / nullif(played, 0) DESC, "
             "best DESC, u.alias_key, u.bbs_key LIMIT ?",
@@ -140,7 +154,7 @@ class ScoreStore(VariantStore):
         def reset(db: sqlite3.Connection) -> int:
             hidden = fetch_all(
                 db,
-                "SELECT count(*) FROM games g WHERE g.status != 'playing' "
+                "SELECT count(*) FROM games g WHERE g.status != 'playing' AND NOT g.practice "
                 "AND (? = 0 OR g.level = ?) AND g.finished > coalesce("
                 "(SELECT max(reset_at) FROM score_resets r WHERE r.level IN (g.level, 0)), '')",
                 (level, level),

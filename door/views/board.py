@@ -28,7 +28,7 @@ WIDTH, HEIGHT = 80, 24
 TITLE_ROW = 1
 LABEL_ROW, CARD_ROW, COUNT_ROW = 3, 4, 5
 COLUMN_LABEL_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW = 7, 8, 20
-MESSAGE_ROW, PROMPT_ROW = 22, 23
+FOOTNOTE_ROW, MESSAGE_ROW, PROMPT_ROW = 21, 22, 23
 PROMPT = "Command (? for help): "
 COLUMN_WIDTH = 6
 SIDEBAR = 62
@@ -119,10 +119,11 @@ def _put_label(screen: ScreenBuffer, row: int, col: int, name: str, key: str, lo
     screen.put(row, end + 1, key, KEY if look.ansi else PLAIN)
 
 
-def _title(screen: ScreenBuffer, game: Game, level_name: str, look: Look) -> None:
-    deal = f"Deal {game.deal_number}" if game.deal_number is not None else "Deal by hand"
+def _title(screen: ScreenBuffer, level_name: str, caption: str, look: Look) -> None:
+    # The deal number is never drawn from the game here: a scored game's number is secret
+    # until it ends, so the game screen says what the title shows (``caption``).
     text = f" CANFIELD  {level_name}"
-    line = text + deal.rjust(WIDTH - 1 - len(text)) + " "
+    line = text + caption.rjust(WIDTH - 1 - len(text)) + " "
     screen.put(TITLE_ROW, 1, line[:WIDTH], TITLE if look.ansi else PLAIN)
 
 
@@ -217,17 +218,30 @@ def draw_board(
     message: str = "",
     message_style: Style = MESSAGE,
     prompt: str = PROMPT,
+    *,
+    caption: str = "",
+    footnote: str = "",
 ) -> None:
     """Draw the whole game screen into ``screen`` (the caller renders it), with ``prompt``
-    where the cursor waits: the one question the caller is asked."""
+    where the cursor waits: the one question the caller is asked.
+
+    ``caption`` goes at the right of the title (which game this is) and ``footnote`` on the
+    row under the columns (the game's seal, or its deal once it is over, or that it is
+    practice).
+    """
     screen.clear()
-    _title(screen, game, level_name, look)
+    _title(screen, level_name, caption, look)
     _top_piles(screen, game, look)
     _columns(screen, game, look)
     _sidebar(screen, game, look)
+    lines = wrap(card_words(message, look), WIDTH - 3)[-2:] if message else []
+    # A long message takes the footnote's row: the footnote goes up a row if the columns
+    # leave it free (they do once a game is won), since it may say what the deal was.
+    row = FOOTNOTE_ROW if len(lines) < 2 else FOOTNOTE_ROW - 1
+    if footnote and (row == FOOTNOTE_ROW or not screen.text_at(row).strip()):
+        screen.put(row, 2, footnote[: WIDTH - 3], LABEL if look.ansi else PLAIN)
     if message:
         # The row under the columns is free for a second row of a long message.
-        lines = wrap(card_words(message, look), WIDTH - 3)[-2:]
         for row, line in zip((MESSAGE_ROW - 1, MESSAGE_ROW)[-len(lines) :], lines, strict=True):
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
     prompt_end = screen.put(PROMPT_ROW, 2, prompt, INFO)

@@ -269,6 +269,7 @@ def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
         "",
         Text("* has a saved game to finish (not counted above)", LABEL),
         Text("Hints: games in which the player took a hint", LABEL),
+        Text("Practice games (numbered deals) are not counted", LABEL),
     ]
     return lines
 
@@ -288,6 +289,11 @@ def statistics_lines(
     ]
     if stats.balance is not None:
         lines.append(f"Vegas balance: {stats.balance}")
+    if stats.practice_played:
+        lines.append(
+            f"Practice, not counted above: played {stats.practice_played}   "
+            f"won {stats.practice_won}"
+        )
     if recent:
         lines += ["", Text("Cards on the foundations in your recent games:", LABEL)]
         for cards, status in recent:

@@ -2,8 +2,9 @@
 
 Every caller gets the same deal each day (see :mod:`door.solving.daily`), at ``[solver]
 daily_level``. Each plays it once: a saved game of it resumes, a finished one is not dealt
-again. A game of an earlier day's deal left unfinished counts as resigned once that day is
-over, so that every day's board settles.
+again. Its number is shown to a caller only once their game of it is over. A game of an
+earlier day's deal left unfinished counts as resigned once that day is over, so that every
+day's board settles.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import date
 from door.config import Config, Level
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.solving.daily import close_past_days
 from door.store import DailyDeal, DiskFault, StoreError
 from door.views.daily import board_lines, day_list_lines
 from door.views.pages import Entry, PageLine, Text
@@ -48,14 +50,17 @@ async def deal_of_the_day(visit: Visit) -> str:
     level = daily_level(visit.config, deal)
     while True:
         mine = await store.daily_game(visit.user.id, today)
+        # The number is the deal: a caller learns it only once their game of it is over.
+        which = "Today's deal"
         if mine is None:
             status, play = "You have not played today's deal yet.", "Play today's deal"
         elif mine[1] == PLAYING:
             status, play = "Your game of today's deal is saved.", "Resume your game"
         else:
             status, play = f"You played today's deal: {_result(mine[2])}.", "Play today's deal"
+            which = f"Deal {deal.deal}"
         lines: list[PageLine] = [
-            Text(f"Deal {deal.deal} at {level.name}, proved winnable."),
+            Text(f"{which} at {level.name}, proved winnable."),
             Text("Every caller gets this deal today, and plays it once."),
             Text(status),
             "",
@@ -112,12 +117,7 @@ async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str
 async def _settle_earlier_days(visit: Visit, today: date) -> str:
     """Resign the caller's games of earlier days' deals left unfinished."""
     assert visit.user is not None
-    unfinished = await visit.store.unfinished_daily_games(visit.user.id, today)
-    for game_id in unfinished:
-        game = await visit.store.load_game(game_id)
-        game.resign()
-        await visit.store.finish_game(game_id, game)
-    if unfinished:
+    if await close_past_days(visit.store, today, visit.user.id):
         return "Your unfinished deal of an earlier day counts as resigned."
     return ""
 

@@ -16,8 +16,9 @@ from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
 from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
-from door.engine.status import PLAYING, STUCK, WON
-from door.store import DiskFault, StoreError
+from door.engine.status import PLAYING, RESIGNED, STUCK, WON
+from door.fairness import seal
+from door.store import DiskFault, GameRecord, StoreError
 from door.views.board import (
     GOOD_NEWS,
     MESSAGE,
@@ -52,20 +53,51 @@ NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was.
 
 
 @dataclass(frozen=True, slots=True)
+class Table:
+    """What the game screen says of the game itself, never its deal while it is scored and
+    being played: ``caption`` (the title's right), ``footnote`` (the row under the
+    columns) and how the game starts (``opening``)."""
+
+    caption: str
+    footnote: str
+    opening: str
+
+
+def table_of(record: GameRecord, game: Game) -> Table:
+    """The words for a game: a scored game by its number and seal until it ends, then its
+    deal and salt; a practice game by its deal from the start."""
+    deal = game.deal_number
+    if record.practice:
+        name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
+        return Table(name, "Practice: this game never reaches the scoreboards.", f"{name}.")
+    caption = f"Game {record.id}"
+    if game.status != PLAYING and deal is not None:
+        salt = f"  salt {record.salt}" if record.salt else ""
+        return Table(caption, f"Deal {deal}{salt}", f"{caption}.")
+    if record.salt is None or deal is None:
+        return Table(caption, "", f"{caption}.")
+    sealed = seal(deal, record.salt)
+    return Table(caption, f"Seal {sealed} (deal and salt shown at the end)", f"{caption}.")
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game screen ended: ``next_deal`` when the caller resigned for a new deal."""
+    """How a game screen ended: ``next_deal`` when the caller resigned for a new deal;
+    ``practice`` for a game that is not scored."""
 
     status: str
     next_deal: bool = False
+    practice: bool = False
 
 
 class GameScreen:
     """The board of one game on one caller's terminal, ANSI or plain."""
 
-    def __init__(self, visit: Visit, level: Level, game: Game) -> None:
+    def __init__(self, visit: Visit, level: Level, game: Game, record: GameRecord) -> None:
         self.visit = visit
         self.level = level
         self.game = game
+        self.record = record
         self.buffer = ScreenBuffer(80, 24)
         self.message = ""
         self.message_style = MESSAGE
@@ -85,6 +117,7 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
+        table = table_of(self.record, self.game)
         draw_board(
             self.buffer,
             game or self.game,
@@ -93,6 +126,8 @@ class GameScreen:
             self.message,
             self.message_style,
             self.prompt,
+            caption=table.caption,
+            footnote=table.footnote,
         )
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
@@ -151,8 +186,11 @@ class GameScreen:
 
 
 async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Outcome:
-    """Play until the game ends or the caller leaves it; every play is stored first."""
-    screen = GameScreen(visit, level, game)
+    """Play until the game ends or the caller leaves it; every play is stored first.
+
+    A scored game's deal number is shown only once the game is over."""
+    record = await visit.store.game_record(game_id)
+    screen = GameScreen(visit, level, game, record)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
     terminal.replay = screen.replay
@@ -163,13 +201,16 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
         # The prompt says "? for help"; the message line need not say it again, but for a
         # game a line per play, whose prompt is short.
         help_hint = " Type ? for help." if screen.look.terse else ""
-        screen.say(f"Deal {game.deal_number}.{help_hint}" if game.moves == 0 else "Welcome back.")
+        opening = table_of(record, game).opening
+        screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
         screen.draw(full=True)
         while True:
             await terminal.flush()
             line = await terminal.read_line(COMMAND_LENGTH)
             screen.erase_typing()
             command = " ".join(line.upper().split())
+            if _day_is_over(visit, record):
+                return await _close_the_day(visit, screen, game_id)
             if not command:
                 if screen.look.terse:
                     screen.say("")  # in lines, only the prompt again
@@ -186,7 +227,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
 async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str) -> Outcome | None:
     game = screen.game
     if command == QUIT:
-        return Outcome(game.status)
+        return Outcome(game.status, practice=screen.record.practice)
     if command == REDRAW:
         screen.say("")
         screen.draw(full=True)
@@ -217,8 +258,8 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
                 await visit.store.finish_game(game_id, game)
             except StoreError:
                 return await _played_elsewhere(visit, screen)
-            visit.game_ended()
-            return Outcome(game.status, next_deal=True)
+            await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
+            return Outcome(game.status, next_deal=True, practice=screen.record.practice)
         screen.say("You play on.")
         screen.draw()
         return None
@@ -286,6 +327,25 @@ async def _play_not_stored(
     screen.draw()
 
 
+def _day_is_over(visit: Visit, record: GameRecord) -> bool:
+    """Is this a game of an earlier day's deal of the day? Those close with their day."""
+    return record.day is not None and record.day < visit.store.today().isoformat()
+
+
+async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Outcome:
+    """The day of this deal of the day ended while it was played: it counts as resigned."""
+    game = screen.game
+    game.resign()
+    await visit.store.finish_game(game_id, game)  # safe if the door closed it already
+    visit.game_ended()
+    screen.say(f"The day is over: this game counts as {game.status}.", REFUSAL)
+    screen.prompt = GO_ON
+    screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
+    await visit.terminal.flush()
+    await visit.terminal.read_line(COMMAND_LENGTH)
+    return Outcome(game.status, practice=screen.record.practice)
+
+
 async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult, before: Sight) -> None:
     look = visit.look
     if look.terse and screen.game.status != PLAYING:
@@ -344,18 +404,28 @@ async def _game_over(
             f"No play can change anything any more: the game is over. Score {game.score}.",
             REFUSAL,
         )
+    elif game.status == RESIGNED:
+        screen.say(f"Game resigned, score {game.score}.", REFUSAL)
     else:
         screen.say(f"This game is over ({game.status}).", REFUSAL)
-    screen.draw()
+    screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
     await visit.terminal.read_line(COMMAND_LENGTH)
-    return Outcome(game.status)
+    return Outcome(game.status, practice=screen.record.practice)
 
 
 async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
     """A win's banner across the emptied columns, and its message: the score and the
     caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
+    screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
+    if screen.record.practice:
+        screen.say(
+            f"You won! Final score {game.score} in {game.moves} moves. "
+            "Practice: it is not on the high scores.",
+            GOOD_NEWS,
+        )
+        return
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
     place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
     where = (
@@ -363,7 +433,6 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
         if place is not None
         else f"not among the top {len(scores)} of {level.name} this time"
     )
-    screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
     screen.say(
         f"You won! Final score {game.score} in {game.moves} moves. Your place: {where}.",
         GOOD_NEWS,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Sequence
 
 from ansi.sequences import reset, show_cursor
@@ -19,8 +18,10 @@ from door.config import Config, Level
 from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
+from door.fairness import secret_deal_number
 from door.net.ssh import public_key_line
 from door.net.terminal import Terminal
+from door.solving.daily import close_past_days
 from door.solving.pool import Solving
 from door.store import AliasTaken, Store, StoreError
 from door.store.accounts import check_alias, check_password
@@ -39,7 +40,7 @@ from door.views.pages import (
 from door.views.texts import rules_lines
 from door.visit.context import RunningDoor, Visit
 from door.visit.daily import deal_of_the_day
-from door.visit.play import play_game
+from door.visit.play import Outcome, play_game
 from door.visit.screens import ask_line, show_lines, wait_key, whole_number
 
 log = logging.getLogger("door")
@@ -107,8 +108,15 @@ async def run_visit(visit: Visit, user: User) -> None:
     """The main menu for a caller who is known, until they say goodbye."""
     visit.adopt(user)
     await visit.store.touch(user.id)
+    # Days whose deal of the day is over close their games, whoever's (door mode has no
+    # background to do it at midnight).
+    today = visit.store.today()
+    message = ""
+    if await close_past_days(visit.store, today, user.id):
+        message = "Your unfinished deal of an earlier day counts as resigned."
+    await close_past_days(visit.store, today)
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
-    await main_menu(visit)
+    await main_menu(visit, message)
     # The caller's own colours back (ESC[0m), not the door's white on black.
     reset_colours = reset() + show_cursor() if visit.look.ansi else ""
     visit.terminal.write(f"{reset_colours}\r\nThanks for playing Canfield. Goodbye!\r\n")
@@ -239,8 +247,7 @@ def _sentence(text: str) -> str:
 # -- the main menu ------------------------------------------------------------------------------
 
 
-async def main_menu(visit: Visit) -> None:
-    message = ""
+async def main_menu(visit: Visit, message: str = "") -> None:
     while True:
         assert visit.user is not None
         visit.refresh()
@@ -342,9 +349,10 @@ async def _daily_limit_reached(visit: Visit) -> str:
 
 
 def random_deal(level: Level) -> Game:
-    """A fresh deal that is not over before it starts (a few deals are stuck at the deal)."""
+    """A fresh deal that is not over before it starts (a few deals are stuck at the deal),
+    its number secret (see :mod:`door.fairness`)."""
     while True:
-        game = Game.deal(level.variant, secrets.randbelow(1_000_000_000))
+        game = Game.deal(level.variant, secret_deal_number())
         if game.status == PLAYING:
             return game
 
@@ -386,11 +394,13 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
         except StoreError:  # played on meanwhile on another line
             return "That saved game was played on meanwhile on another line; it is kept."
         visit.game_ended()
+        await play_game(visit, level, game_id, game)  # its end: the deal, now it is over
     return await new_game(visit, level, number)
 
 
 async def new_game(visit: Visit, level: Level, number: int | None) -> str:
-    """Deal a game (a random one, or deal ``number``) and play it, and the next ones."""
+    """Deal a game (a random one, or deal ``number``, which is practice) and play it, and
+    the next ones."""
     while True:
         refusal = await _daily_limit_reached(visit)
         if refusal:
@@ -398,12 +408,14 @@ async def new_game(visit: Visit, level: Level, number: int | None) -> str:
         game = await _deal(visit, level, number)
         assert visit.user is not None
         try:
-            game_id = await visit.store.start_game(visit.user.id, level, game)
+            game_id = await visit.store.start_game(
+                visit.user.id, level, game, practice=number is not None
+            )
         except StoreError:  # a game begun meanwhile at this level, on another line
             return "You have a saved game at that level: R resumes it."
         outcome = await play_game(visit, level, game_id, game)
         if not outcome.next_deal:
-            return _outcome_message(outcome.status)
+            return _outcome_message(outcome)
         number = None
 
 
@@ -422,15 +434,18 @@ async def _play(visit: Visit, level: Level, game_id: int, game: Game) -> str:
     outcome = await play_game(visit, level, game_id, game)
     if outcome.next_deal:
         return await new_game(visit, level, None)
-    return _outcome_message(outcome.status)
+    return _outcome_message(outcome)
 
 
-def _outcome_message(status: str) -> str:
+def _outcome_message(outcome: Outcome) -> str:
+    if outcome.practice and outcome.status != PLAYING:
+        won = "Well played! " if outcome.status == "won" else ""
+        return f"{won}That was practice: it is not on the scoreboards."
     return {
         "won": "Well played! Your win is on the scoreboard.",
         "stuck": "That deal is over. Better luck with the next!",
         "resigned": "Game resigned.",
-    }.get(status, "Your game is saved: R resumes it.")
+    }.get(outcome.status, "Your game is saved: R resumes it.")
 
 
 async def resume(visit: Visit, saved: list[int]) -> str:
@@ -476,7 +491,10 @@ async def numbered_deal(visit: Visit) -> str:
             f'"{sanitize(text, 20)}" is not a deal number. Type the digits of a deal '
             "number, like 48213, or just press Enter to go back."
         )
-    level = await choose_level(visit, f"Deal {number}: at which level?")
+    today = await visit.store.daily_deal(visit.store.today())
+    if today is not None and today.deal == number:
+        return "That is today's deal of the day: practise it from tomorrow."
+    level = await choose_level(visit, f"Deal {number} (practice): at which level?")
     if level is None:
         return ""
     return await play_at(visit, level, number)
