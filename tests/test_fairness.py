@@ -80,7 +80,7 @@ async def test_a_scored_games_deal_is_never_sent_before_it_ends(
         game_id, deal, salt = await game_on_board(door, caller)
     else:
         await caller.wait_for("Command \\(\\? for help\\)", in_text=True)
-        found = re.search(r"Game (\d+)\. Type", caller.text)
+        found = re.search(r"Game (\d+)\.", caller.text)
         assert found is not None
         record = await door.store.game_record(int(found.group(1)))
         game_id, deal, salt = record.id, record.deal, record.salt
@@ -122,7 +122,7 @@ async def test_a_scored_games_deal_is_never_sent_before_it_ends(
     await caller.wait_for("Resign this game", in_text=in_text)
     await caller.key("Y")
     await caller.wait_for("Game resigned, score", in_text=in_text)
-    revealed = REVEAL.search(caller.text if not ansi else caller.row(21))
+    revealed = REVEAL.search(caller.text if not ansi else caller.display())
     assert revealed is not None
     assert (int(revealed.group(1)), revealed.group(2)) == (deal, salt)
     assert seal(int(revealed.group(1)), revealed.group(2)) == shown_seal.group(1)
@@ -142,7 +142,7 @@ async def test_a_won_games_seal_matches_the_deal_revealed_at_the_end(door: Runni
     for command in verdict.line:
         await caller.type(command)
     await caller.wait_for("You won! Final score", timeout=30)
-    revealed = REVEAL.search(caller.row(21))
+    revealed = REVEAL.search(caller.display())
     assert revealed is not None and int(revealed.group(1)) == 1
     assert seal(1, revealed.group(2)) == shown.group(1)
     await caller.hang_up()
@@ -198,25 +198,9 @@ async def test_a_replay_of_a_finished_scored_game_is_practice(door: RunningDoor)
     await caller.wait_for("Resign this game")
     await caller.key("Y")
     await caller.wait_for("Game resigned, score")
-    assert "Deal 48213  salt " in caller.row(21)
+    assert REVEAL.search(caller.display()).group(1) == "48213"
     await caller.type("")
-    await caller.wait_for("Command")
-    await caller.type("Q")
-    await caller.wait_for("Your choice")
-    await caller.key("X")  # the menu again
-    await caller.wait_for("Press one of the keys")
-    # The saved game is the next random deal; resign it from the level's prompt, then
-    # replay the first deal by its number.
-    await caller.key("P")
-    await caller.wait_for("Level:")
-    await caller.key("\r")
-    await caller.wait_for("You have a saved game at this level")
-    await caller.key("N")
-    await caller.type("")
-    await caller.wait_for("Game resigned, score")
-    assert REVEAL.search(caller.row(21)) is not None  # shown as it ends, even from here
-    await caller.type("")
-    await caller.wait_for("Command")
+    await caller.wait_for(r"Game \d+\.")  # the next deal, scored
     await caller.type("Q")
     await caller.wait_for("Your choice")
     await caller.key("#")
@@ -224,7 +208,17 @@ async def test_a_replay_of_a_finished_scored_game_is_practice(door: RunningDoor)
     await caller.type("48213")
     await caller.wait_for("Choose a level")
     await caller.key("\r")
-    await caller.wait_for("resume or resign it first")
+    # The saved game is resigned first: it too is shown as it ends, deal and all.
+    await caller.wait_for("You have a saved game at this level")
+    await caller.key("N")
+    await caller.type("")
+    await caller.wait_for("Game resigned, score")
+    assert REVEAL.search(caller.display()) is not None
+    await caller.type("")
+    await caller.wait_for("Practice deal 48213")
+    user = await door.store.find_user("Alice")
+    replay = (await door.store.games_of(user.id))[-1]
+    assert replay.deal == 48213 and replay.practice and replay.status == "playing"
     await caller.hang_up()
 
 
@@ -289,7 +283,7 @@ async def test_unfinished_daily_games_close_at_the_days_end(tmp_path) -> None:
         # Bob plays on past midnight: his next command finds the day over, and the deal.
         await bob.type("V")
         await bob.wait_for("The day is over: this game counts as resigned")
-        assert REVEAL.search(bob.row(21)) is not None
+        assert REVEAL.search(bob.display()) is not None
         # Alice's saved game closes without her: the door does it (here: its background).
         door.solving.start()
         for _ in range(200):

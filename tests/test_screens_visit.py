@@ -79,7 +79,7 @@ async def test_a_numbered_deal_at_a_level_with_a_saved_game_offers_resume_or_res
     assert "Resign it (it counts as lost) and play deal 7" in caller.display()
     await caller.type("N")
     await caller.wait_for("Command \\(\\? for help\\)")
-    assert "Deal 7" in caller.row(1)
+    assert "Practice deal 7" in caller.row(1)
     user = await door.store.find_user("Alice")
     statuses = sorted(record.status for record in await door.store.games_of(user.id))
     assert statuses == ["playing", "resigned"]
@@ -94,7 +94,7 @@ async def test_a_numbered_deal_at_a_level_with_a_saved_game_offers_resume_or_res
     await caller.wait_for("You have a saved game at this level")
     await caller.type("R")
     await caller.wait_for("Command \\(\\? for help\\)")
-    assert "Deal 7" in caller.row(1)
+    assert "Practice deal 7" in caller.row(1)
     await caller.hang_up()
 
 

@@ -394,7 +394,8 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
         except StoreError:  # played on meanwhile on another line
             return "That saved game was played on meanwhile on another line; it is kept."
         visit.game_ended()
-        await play_game(visit, level, game_id, game)  # its end: the deal, now it is over
+        if not (await visit.store.game_record(game_id)).practice:
+            await play_game(visit, level, game_id, game)  # its end shows the secret deal
     return await new_game(visit, level, number)
 
 
