@@ -112,7 +112,7 @@ def test_openssh_in_tmux_signs_up_plays_drops_and_resumes(tmp_path):
         tmux.wait_for("Choose a level")
         tmux.key("1")
         screen = tmux.wait_for(r"Command \(\? for help\)")
-        assert "Deal 48213" in screen and "♦" in screen
+        assert "Practice deal 48213" in screen and "♦" in screen
         tmux.type("V")
         tmux.wait_for(r"Moves\s+1\b")
         # Drop the line as a caller whose client dies does: ssh's escape, Enter ~ .
@@ -131,7 +131,7 @@ def test_openssh_in_tmux_signs_up_plays_drops_and_resumes(tmp_path):
         assert "Hello, Bob." in screen and "Resume your saved game (level 1)" in screen
         tmux.key("R")
         screen = tmux.wait_for(r"Command \(\? for help\)")
-        assert "Deal 48213" in screen and re.search(r"Moves\s+1\b", screen)
+        assert "Practice deal 48213" in screen and re.search(r"Moves\s+1\b", screen)
         tmux.type("Q")
         tmux.wait_for("Your game is saved")
         tmux.key("G")

@@ -130,7 +130,7 @@ async def test_new_signs_up_plays_drops_and_resumes(door):
         await caller.wait_for("Choose a level")
         await caller.key("1")
         await caller.wait_for(r"Command \(\? for help\)")
-        assert "Deal 48213" in caller.display() and "♦" in caller.display()
+        assert "Practice deal 48213" in caller.display() and "♦" in caller.display()
         await caller.type("V")
         await caller.wait_for(r"Moves\s+1\b")
         assert [call.way for call in door.ways.nodes.calls] == ["ssh"]
@@ -145,7 +145,7 @@ async def test_new_signs_up_plays_drops_and_resumes(door):
         assert "Hello, Sshy." in screen and "Resume your saved game (level 1)" in screen
         await caller.key("R")
         screen = await caller.wait_for(r"Command \(\? for help\)")
-        assert "Deal 48213" in screen and re.search(r"Moves\s+1\b", screen)
+        assert "Practice deal 48213" in screen and re.search(r"Moves\s+1\b", screen)
         await caller.type("Q")
         await caller.wait_for("Your choice")
         await caller.key("G")

@@ -4,7 +4,8 @@
 (1, 3)
 >>> summarize(2, [("won", 40), ("stuck", 10), ("resigned", 0), ("won", 50)], None, False)
 Statistics(level=2, played=4, won=2, lost=2, win_percentage=50.0, best_score=50, \
-average_score=25.0, current_streak=1, longest_streak=1, balance=None, unfinished=False)
+average_score=25.0, current_streak=1, longest_streak=1, balance=None, unfinished=False, \
+practice_played=0, practice_won=0)
 """
 
 from __future__ import annotations
