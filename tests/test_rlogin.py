@@ -91,10 +91,9 @@ async def linked_caller(port: int, board: LinkedBoard, alias: str) -> Caller:
     return Caller(reader, writer, term="ansi-bbs", charset="cp437")
 
 
-async def play_and_resign(caller: Caller, deal: str) -> None:
-    await caller.key("#")
-    await caller.wait_for("Deal number")
-    await caller.type(deal)
+async def play_and_resign(caller: Caller) -> None:
+    """A scored game at level 1 (a numbered deal would be practice, on no list), resigned."""
+    await caller.key("P")
     await caller.wait_for("Choose a level")
     await caller.key("1")
     await caller.wait_for(r"Command \(\? for help\)")
@@ -103,6 +102,8 @@ async def play_and_resign(caller: Caller, deal: str) -> None:
     await caller.type("N")
     await caller.wait_for(r"Resign this game")
     await caller.type("Y")
+    await caller.wait_for("Game resigned, score")
+    await caller.type("")
     await caller.wait_for(r"Moves\s+0\b")
     await caller.type("Q")
     await caller.wait_for("Your choice")
@@ -115,8 +116,8 @@ async def test_two_linked_boards_callers_meet_on_one_scoreboard(door):
     bob_xyz = await linked_caller(door.port, XYZ, "Bob")
     await bob_xyz.wait_for("Your choice")
     assert sorted(call.way for call in door.ways.nodes.calls) == ["rlogin", "rlogin"]
-    await play_and_resign(bob_abc, "11")
-    await play_and_resign(bob_xyz, "12")
+    await play_and_resign(bob_abc)
+    await play_and_resign(bob_xyz)
     # Two boards' Bobs are two users, each with their board.
     users = await door.store.users_named("bob")
     assert sorted(user.bbs or "" for user in users) == ["Another Board", "Xylophone BBS"]
