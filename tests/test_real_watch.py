@@ -90,7 +90,7 @@ def test_the_sysop_watches_a_telnet_caller_and_a_key_ends_it(tmp_path: Path):
         command = f"cd {ROOT} && {' '.join(sysop)}; echo watch-ended-$?; sleep 30"
         panes.open("sysop", command)
         screen = panes.wait_for("sysop", r"Command \(\? for help\)")
-        assert "Deal 48213" in screen and "♦" in screen  # the board as the caller has it
+        assert "Practice deal 48213" in screen and "♦" in screen  # the board as the caller has it
         panes.type("caller", "V")
         panes.wait_for("caller", r"Moves\s+1\b")
         panes.wait_for("sysop", r"Moves\s+1\b")  # and as it changes
