@@ -26,6 +26,7 @@ from door.views.board import (
     card_text,
     draw_board,
 )
+from door.visit.play import PRACTICE_NOTE
 
 PROMPT_COL = 2 + len(PROMPT)
 PYTE_COLOURS = ("black", "red", "green", "brown", "blue", "magenta", "cyan", "white")
@@ -199,7 +200,17 @@ async def test_a_caller_over_telnet_sees_what_a_full_redraw_shows(door) -> None:
 
 def redrawn_screen(game: Game, level_name: str, message: str, style) -> Screen:
     buffer = ScreenBuffer(80, 24)
-    draw_board(buffer, game, level_name, Look(), message, style)
+    # A numbered deal is practice: its title and footnote say so.
+    draw_board(
+        buffer,
+        game,
+        level_name,
+        Look(),
+        message,
+        style,
+        caption=f"Practice deal {game.deal_number}",
+        footnote=PRACTICE_NOTE,
+    )
     fresh = Screen("utf-8")
     fresh.receive(buffer.render_full())
     return fresh

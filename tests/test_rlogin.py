@@ -101,7 +101,7 @@ async def play_and_resign(caller: Caller) -> None:
     await caller.wait_for(r"Moves\s+1\b")
     await caller.type("N")
     await caller.wait_for(r"Resign this game")
-    await caller.type("Y")
+    await caller.key("Y")
     await caller.wait_for("Game resigned, score")
     await caller.type("")
     await caller.wait_for(r"Moves\s+0\b")

@@ -46,6 +46,7 @@ FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last c
 REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
 HINT = "HINT"
 LOOK_AT = "L"  # L and a pile reads that pile; L alone, the score and progress
+PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
@@ -69,7 +70,7 @@ def table_of(record: GameRecord, game: Game) -> Table:
     deal = game.deal_number
     if record.practice:
         name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
-        return Table(name, "Practice: this game never reaches the scoreboards.", f"{name}.")
+        return Table(name, PRACTICE_NOTE, f"{name}.")
     caption = f"Game {record.id}"
     if game.status != PLAYING and deal is not None:
         salt = f"  salt {record.salt}" if record.salt else ""
