@@ -344,8 +344,9 @@ async def test_a_winnable_levels_stock_stays_out_of_sight(tmp_path) -> None:
 
 
 async def test_an_older_database_keeps_its_games_and_drops_guessable_deals(tmp_path) -> None:
-    """Step 3 keeps every game (scored, unsealed) and forgets the deals chosen before deals
-    were secret: the winnable stock and a day's deal nobody has played yet."""
+    """The step that seals deals keeps every game (scored, unsealed) and forgets the deals
+    chosen before deals were secret: the winnable stock and a day's deal nobody has played
+    yet."""
     import json
     import sqlite3
 
