@@ -299,7 +299,14 @@ def _runner(command: Command) -> Callable[[argparse.Namespace], int]:
             sys.stdout.reconfigure(errors="replace")
         try:
             context = _context(args)
-            return asyncio.run(_open_and_run(command, args, context))
+            code = asyncio.run(_open_and_run(command, args, context))
+            sys.stdout.flush()  # here, where a closed pipe can still be caught
+            return code
+        except BrokenPipeError:
+            # What reads the output has stopped (``| head``): stop quietly, as Unix tools do,
+            # and keep Python from complaining when it flushes at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         except (AdminError, ConfigError, StoreError) as error:
             print(f"canfield-door sysop: {error}", file=sys.stderr)
             return 1

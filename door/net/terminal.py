@@ -630,23 +630,28 @@ class Terminal:
         shown = echo and self.echo
         chars: list[str] = []
         rang = False
+        since = time.monotonic()
         try:
             while True:
-                key = await self._next_key()
+                key = await self._next_key(since)
                 if key == ENTER:
+                    self._active()
                     if shown:
                         self._emit("\r\n")
                     self._tail, self._tail_lost = "", False  # the caller is on a new line
                     return "".join(chars)
                 if key == ERASE and chars:
+                    self._active()
                     self._erase(chars.pop(), shown, mask)
                     rang = False
-                elif key == KILL:
+                elif key == KILL and chars:
+                    self._active()
                     while chars:
                         self._erase(chars.pop(), shown, mask)
                     rang = False
                 elif len(key) == 1 and _printable(key):
                     if len(chars) < max_length:
+                        self._active()
                         chars.append(key)
                         if shown:
                             self._show_typed("*" if mask else key)
@@ -662,11 +667,14 @@ class Terminal:
         Editing keys, arrow and function keys and the LF of a CR LF are skipped. Nothing is
         echoed.
         """
+        since = time.monotonic()
         while True:
-            key = await self._next_key()
+            key = await self._next_key(since)
             if key == ENTER:
+                self._active()
                 return ENTER
             if len(key) == 1 and _printable(key):
+                self._active()
                 return key.upper()
 
     def _show_typed(self, char: str) -> None:
@@ -680,9 +688,13 @@ class Terminal:
         self._emit("\b \b" * width)
         self._editing = self._editing[:-1]
 
-    async def _next_key(self) -> str:
-        """The next key, after flushing output; checks the clocks while waiting."""
-        waiting_since = time.monotonic()
+    async def _next_key(self, waiting_since: float) -> str:
+        """The next key, after flushing output; checks the clocks while waiting.
+
+        The idle time runs from ``waiting_since`` (when the door began to wait) or the last
+        key that changed something (:meth:`_active`), whichever is later: keys that change
+        nothing (Ctrl-U on an empty line, an arrow at a prompt) do not keep a caller on.
+        """
         while not self._keys:
             idle_since = max(self._last_key, waiting_since)
             self._check_clocks(idle_since)
@@ -694,9 +706,12 @@ class Terminal:
                 self._at_input = False
             if data is not None:
                 self._keys.extend(self._parser.feed(self._decoder.feed(data)))
+        return self._keys.popleft()
+
+    def _active(self) -> None:
+        """The caller pressed a key that did something: the idle time starts again."""
         self._last_key = time.monotonic()
         self._idle_warned = False
-        return self._keys.popleft()
 
     async def _read(self, timeout: float | None) -> bytes | None:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""
@@ -745,6 +760,8 @@ class Terminal:
 
     def _warn_time_left(self, left: float) -> None:
         """Warn once per threshold; thresholds passed together earn one warning."""
+        if self.alias is None:  # not logged in yet: the log-in limit comes first
+            return
         passed = [limit for limit in self._time_warnings if left <= limit < self._warned_at]
         if passed:
             self._warned_at = min(passed)

@@ -19,6 +19,7 @@ from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
+from door.net.nodes import Nodes
 from door.net.ssh import public_key_line
 from door.net.terminal import Terminal
 from door.solving.daily import close_past_days
@@ -59,9 +60,10 @@ async def telnet_visit(
     config: Config,
     solving: Solving | None = None,
     door: RunningDoor | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """A telnet caller: welcome, log in or sign up, then the main menu."""
-    visit = Visit(terminal, store, config, node, solving=solving, door=door)
+    visit = Visit(terminal, store, config, node, solving=solving, door=door, nodes=nodes)
     visit.doing("logging in")
     user = await log_in(visit)
     if user is None:
@@ -77,9 +79,10 @@ async def ssh_visit(
     solving: Solving | None,
     user: User | None,
     door: RunningDoor | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """An SSH caller, logged in by SSH as ``user``, or None to sign up first."""
-    visit = Visit(terminal, store, config, node, solving=solving, door=door)
+    visit = Visit(terminal, store, config, node, solving=solving, door=door, nodes=nodes)
     if user is None:
         user = await sign_up(visit, "")
         if user is None:
@@ -96,16 +99,26 @@ async def linked_visit(
     alias: str,
     board: str,
     door: RunningDoor | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu."""
     terminal.alias = alias
     user = await store.drop_file_user(alias, board)
-    visit = Visit(terminal, store, config, node, bbs=board, solving=solving, door=door)
+    visit = Visit(
+        terminal, store, config, node, bbs=board, solving=solving, door=door, nodes=nodes
+    )
     await run_visit(visit, user)
 
 
 async def run_visit(visit: Visit, user: User) -> None:
-    """The main menu for a caller who is known, until they say goodbye."""
+    """The main menu for a caller who is known, until they say goodbye.
+
+    The caller's node becomes the one they are logged in on (:func:`claim_node`): one who
+    is on another node already takes that call over, or leaves.
+    """
+    if not await claim_node(visit, user):
+        await visit.terminal.hang_up("Goodbye.")
+        return
     visit.adopt(user)
     await visit.store.touch(user.id)
     # Days whose deal of the day is over close their games, whoever's (door mode has no
@@ -182,6 +195,32 @@ async def log_in(visit: Visit) -> User | None:
             return user
     await visit.terminal.hang_up("Too many wrong passwords. Goodbye.")
     return None
+
+
+async def claim_node(visit: Visit, user: User) -> bool:
+    """Make this node the one ``user`` is logged in on; False if they would rather not.
+
+    A user already on another node is asked whether to take that call over: its visit ends
+    as at a shutdown, with its game saved, before this one goes on, so that two visits never
+    play one game.
+    """
+    nodes = visit.nodes
+    if nodes is None:
+        return True
+    while (other := nodes.holder(user.id, besides=visit.node)) is not None:
+        answer = await _ask(
+            visit,
+            "Canfield",
+            [Text(f"You are logged in on node {other.node} already."), ""],
+            f"Take over your call on node {other.node}? (Y/N) ",
+            max_length=3,
+        )
+        if answer.upper() not in ("Y", "YES"):
+            return False
+        await nodes.take_over(other)
+        log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other.node)
+    nodes.log_in(visit.node, user.id)
+    return True
 
 
 async def sign_up(visit: Visit, alias: str) -> User | None:
