@@ -31,6 +31,7 @@ from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_co
 from door.engine import Variant
 from door.engine.status import PLAYING
 from door.fairness import seal
+from door.files import replace_file
 from door.replay import replay
 from door.store import GameRecord, NotFound, Store, StoreError, User
 
@@ -250,9 +251,14 @@ def _add_backup(commands: argparse._SubParsersAction, common: argparse.ArgumentP
         "copy the live database to a file",
         _backup,
         description="Write a consistent copy of the database with SQLite's online backup, "
-        "safe while callers play. FILE is replaced whole if it exists.",
+        "safe while callers play, readable by its owner only. An existing FILE is replaced "
+        "whole, after asking (unless --force); the database's own -wal, -shm and -journal "
+        "files are refused.",
     )
     backup.add_argument("file", metavar="FILE")
+    backup.add_argument(
+        "--force", action="store_true", help="replace an existing FILE without asking"
+    )
 
 
 def _add_game(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -368,12 +374,12 @@ async def _board(context: Context, store: Store, wanted: str | None) -> str | No
     )
 
 
-def _confirm(question: str, yes: bool) -> bool:
+def _confirm(question: str, yes: bool, yes_flag: str = "--yes") -> bool:
     """--yes, or 'yes' typed at the terminal. Without a terminal to ask on, refuse."""
     if yes:
         return True
     if not sys.stdin.isatty():
-        raise AdminError(f"{question} Refused: no terminal to ask on; add --yes to go ahead")
+        raise AdminError(f"{question} Refused: no terminal to ask on; add {yes_flag} to go ahead")
     print(question)
     try:
         answer = input("Type yes to confirm: ")
@@ -654,13 +660,11 @@ async def _bulletin(args: argparse.Namespace, context: Context, store: Store) ->
 
 
 def _write_whole(path: Path, data: bytes) -> None:
-    """Replace ``path`` in one step, so a BBS showing it never sees half a file."""
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    """Replace ``path`` in one step, so a BBS showing it never sees half a file; owner-only,
+    through a temporary file nobody can guess or plant a symlink at."""
     try:
-        partial.write_bytes(data)
-        os.replace(partial, path)
+        replace_file(path, data)
     except OSError as error:
-        partial.unlink(missing_ok=True)
         raise AdminError(f"{path}: can't be written: {error.strerror or error}") from None
 
 
@@ -668,6 +672,14 @@ async def _backup(args: argparse.Namespace, context: Context, store: Store) -> i
     target = Path(args.file)
     if not target.parent.is_dir():
         raise AdminError(f"{target.parent}: no such folder")
+    refusal = store.backup_refusal(target)
+    if refusal is not None:
+        raise AdminError(f"{refusal}; nothing was written")
+    if (target.exists() or target.is_symlink()) and not _confirm(
+        f"{target} exists. Replace it with the backup?", args.force, yes_flag="--force"
+    ):
+        print("Nothing was written.")
+        return 1
     users, games = await store.counts()
     try:
         await store.backup(target)
