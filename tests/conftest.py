@@ -39,6 +39,7 @@ def door_config(tmp_path: Path, **server_changes) -> Config:
     # out of the way unless a test sets them.
     server_changes.setdefault("connections_per_minute", 100_000)
     server_changes.setdefault("reserved_nodes", 0)
+    server_changes.setdefault("signups_per_hour", 0)
     server = dataclasses.replace(
         config.server, host="127.0.0.1", port=0, database=tmp_path / "door.db", **server_changes
     )

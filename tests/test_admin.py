@@ -375,7 +375,12 @@ def test_reset_password(board: Board) -> None:
     realm = board.sysop("user", "reset-password", "Carol", "--password-stdin", stdin="abcd\n")
     assert realm.returncode == 1 and "Dark Realm" in realm.stderr
     weak = board.sysop("user", "reset-password", "alice", "--password-stdin", stdin="ab\n")
-    assert weak.returncode == 1 and "at least 4" in weak.stderr
+    assert weak.returncode == 1 and "at least 8" in weak.stderr
+    for poor in ("alice", "Password1"):  # the alias, or one of the commonest
+        refused = board.sysop(
+            "user", "reset-password", "alice", "--password-stdin", stdin=f"{poor}\n"
+        )
+        assert refused.returncode == 1 and "nothing was changed" in refused.stderr
 
 
 # -- errors and help ---------------------------------------------------------------------------

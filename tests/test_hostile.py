@@ -112,9 +112,9 @@ async def sign_up(port: int, alias: str, **options: object) -> Caller:
     await caller.wait_for(r"Sign up\?", WAIT)
     await caller.type("Y")
     await caller.wait_for("Password:", WAIT)
-    await caller.type("secret1")
+    await caller.type("secret-one1")
     await caller.wait_for("Password again", WAIT)
-    await caller.type("secret1")
+    await caller.type("secret-one1")
     await caller.wait_for("Your choice", WAIT)
     return caller
 
@@ -568,7 +568,7 @@ async def test_aliases_reach_the_standings_without_controls(
         await caller.type("Y")
         await caller.wait_for("Password:", WAIT)
         for _ in range(2):
-            await caller.type("secret1")
+            await caller.type("secret-one1")
             await caller.wait_for("Password again|Your choice", WAIT)
         await caller.key("P")  # a game, so as to be on the standings
         await caller.wait_for("Level:", WAIT)

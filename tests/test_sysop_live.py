@@ -117,7 +117,7 @@ async def test_who_lists_each_caller_with_what_they_are_doing(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)
     await play(alice, "V", 1)
-    bob = await sign_up(live, "Bob", "secret2")
+    bob = await sign_up(live, "Bob", "secret-two2")
     status, out, err = await sysop(live, "who")
     assert status == 0, err
     lines = out.splitlines()
@@ -149,7 +149,7 @@ async def test_a_message_reaches_the_game_line_without_disturbing_typing(live):
 
 async def test_a_message_to_all_reaches_a_caller_at_a_menu(live):
     alice = await sign_up(live)
-    bob = await sign_up(live, "Bob", "secret2")
+    bob = await sign_up(live, "Bob", "secret-two2")
     status, out, _ = await sysop(live, "send", "all", "The door restarts at noon")
     assert status == 0 and out.strip() == "Sent to nodes 1, 2."
     for caller in (alice, bob):
@@ -226,7 +226,7 @@ async def test_watch_shows_the_callers_screen_live_until_a_key(live):
 
 async def test_status_tells_callers_peak_games_and_database(live):
     alice = await sign_up(live)
-    bob = await sign_up(live, "Bob", "secret2")
+    bob = await sign_up(live, "Bob", "secret-two2")
     await start_deal(alice, DEAL)
     await bob.hang_up()
     status, out, err = await sysop(live, "status")

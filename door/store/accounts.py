@@ -25,9 +25,12 @@ import hmac
 import os
 import unicodedata
 
+from door.store.common_passwords import COMMON_PASSWORDS
+
 ALIAS_MIN = 2
 ALIAS_MAX = 20
-PASSWORD_MIN = 4
+PASSWORD_MIN = 4  # what the store takes (older accounts); new passwords need more
+NEW_PASSWORD_MIN = 8
 PASSWORD_MAX = 64
 
 # scrypt's cost: 2**14 rounds, 16 MiB of memory, about 50 ms on a small server.
@@ -78,6 +81,32 @@ def check_password(password: str) -> str | None:
         return f"A password can have at most {PASSWORD_MAX} characters"
     if not all(char.isprintable() for char in password):
         return "A password can't hold control characters"
+    return None
+
+
+def check_new_password(password: str, alias: str) -> str | None:
+    """The problem with ``password`` as a new password for ``alias``, or None if it will do.
+
+    Beyond :func:`check_password`: at least :data:`NEW_PASSWORD_MIN` characters, not the
+    alias (in any case, or with spaces left out), not one of the commonest passwords.
+
+    >>> check_new_password("1234", "Bob")
+    'A password needs at least 8 characters'
+    >>> check_new_password("Lady Luck", "lady luck"), check_new_password("Password1", "Bob")
+    ("A password can't be your alias", 'That password is among the commonest; choose another')
+    >>> check_new_password("seven green apples", "Bob") is None
+    True
+    """
+    problem = check_password(password)
+    if problem:
+        return problem
+    if len(password) < NEW_PASSWORD_MIN:
+        return f"A password needs at least {NEW_PASSWORD_MIN} characters"
+    folded = password.casefold()
+    if alias and folded.replace(" ", "") == alias_key(alias).replace(" ", ""):
+        return "A password can't be your alias"
+    if folded in COMMON_PASSWORDS:
+        return "That password is among the commonest; choose another"
     return None
 
 

@@ -139,12 +139,35 @@ _VERSION_5 = (
     """,
 )
 
+# Wrong passwords, remembered across restarts: a back-off per alias (whether or not a user
+# has it) and per address; and sign-ups per address, limited per hour.
+_VERSION_6 = (
+    """
+    CREATE TABLE login_failures (
+        kind          TEXT NOT NULL CHECK (kind IN ('alias', 'address')),
+        key           TEXT NOT NULL,              -- alias_key, or the address (an IPv6 /64)
+        failures      INTEGER NOT NULL,           -- since the failures were last forgotten
+        last_failure  TEXT NOT NULL,
+        locked_until  TEXT NOT NULL,              -- no log-in is tried before this time
+        PRIMARY KEY (kind, key)
+    )
+    """,
+    """
+    CREATE TABLE sign_ups (
+        address  TEXT NOT NULL,                   -- the address (an IPv6 /64)
+        at       TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX sign_ups_by_address ON sign_ups (address, at)",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
     _VERSION_3,
     _VERSION_4,
     _VERSION_5,
+    _VERSION_6,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 

@@ -21,7 +21,8 @@ from door.store.accounts import (
     return_large_blocks,
     verify_password,
 )
-from door.store.base import Row, StoreBase, change_one, execute, fetch_all, moment
+from door.store.base import Row, change_one, execute, fetch_all, moment
+from door.store.logins import LoginStore
 from door.store.records import (
     AliasRefused,
     AliasTaken,
@@ -93,7 +94,7 @@ def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
 
 
-class UserStore(StoreBase):
+class UserStore(LoginStore):
     """Creating, finding, changing and deleting users."""
 
     async def create_user(self, alias: str, password: str) -> User:
@@ -124,15 +125,23 @@ class UserStore(StoreBase):
 
         return await self._write(insert)
 
-    async def authenticate(self, alias: str, password: str) -> User | None:
-        """The telnet caller with this alias (any case) if the password is theirs, else None."""
+    async def authenticate(self, alias: str, password: str, *, address: str = "") -> User | None:
+        """The telnet caller with this alias (any case) if the password is theirs, else None.
+
+        Wrong passwords count against the alias and ``address`` (see
+        :mod:`door.store.logins`); while either is locked out, None without a try.
+        """
+        key = alias_key(alias)
+        if await self.login_wait(key, address) > 0:
+            return None
         rows = await self._read(
-            "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?",
-            (alias_key(alias),),
+            "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?", (key,)
         )
         stored = rows[0][1] if rows else None
-        # Hashing runs even for an unknown alias: the time taken tells nothing.
-        if not await _hashing(verify_password, password, stored):
+        # Hashing and counting run even for an unknown alias: the time taken tells nothing.
+        matched = await _hashing(verify_password, password, stored)
+        await self.record_login(key, address, matched)
+        if not matched:
             return None
         return await self.user(rows[0][0])
 

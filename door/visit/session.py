@@ -19,13 +19,13 @@ from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
-from door.net.nodes import Nodes
+from door.net.nodes import Nodes, address_key
 from door.net.ssh import public_key_line
-from door.net.terminal import Terminal
+from door.net.terminal import Terminal, describe_seconds
 from door.solving.daily import close_past_days
 from door.solving.pool import Solving
 from door.store import AliasTaken, Store, StoreError
-from door.store.accounts import check_alias, check_password
+from door.store.accounts import PASSWORD_MAX, alias_key, check_alias, check_new_password
 from door.store.records import User
 from door.views.board import LABEL, VALUE, Look, card_text
 from door.views.pages import (
@@ -49,7 +49,7 @@ log = logging.getLogger("door")
 LOGIN_TRIES = 3
 LOGIN_DELAY = 1.0  # seconds after the first wrong password; doubled after each one
 ALIAS_LENGTH = 20
-PASSWORD_LENGTH = 40
+PASSWORD_LENGTH = PASSWORD_MAX
 NEW = "NEW"
 
 
@@ -175,6 +175,13 @@ async def log_in(visit: Visit) -> User | None:
         elif await visit.store.find_user(alias) is None:
             user = await sign_up(visit, alias)
         else:
+            wait = await visit.store.login_wait(alias_key(alias), _address(visit))
+            if wait > 0:
+                # Wrong passwords from many calls: the alias (or the address) rests a while.
+                failures += 1
+                log.info("node %d: log-in as %s refused for now", visit.node, sanitize(alias))
+                message = f"Too many wrong passwords lately. Try again in {describe_seconds(wait)}."
+                continue
             password = await _ask(
                 visit,
                 "Canfield",
@@ -183,7 +190,7 @@ async def log_in(visit: Visit) -> User | None:
                 max_length=PASSWORD_LENGTH,
                 mask=True,
             )
-            user = await visit.store.authenticate(alias, password)
+            user = await visit.store.authenticate(alias, password, address=_address(visit))
             if user is None:
                 failures += 1
                 log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
@@ -195,6 +202,12 @@ async def log_in(visit: Visit) -> User | None:
             return user
     await visit.terminal.hang_up("Too many wrong passwords. Goodbye.")
     return None
+
+
+def _address(visit: Visit) -> str:
+    """Where the caller is calling from, as limits per address count it; '' if unknown."""
+    call = visit.nodes.call(visit.node) if visit.nodes is not None else None
+    return address_key(call.address) if call is not None else ""
 
 
 async def claim_node(visit: Visit, user: User) -> bool:
@@ -240,6 +253,11 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
         )
         if answer.upper() not in ("Y", "YES"):
             return None
+    limit = visit.config.server.signups_per_hour
+    if limit and await visit.store.sign_ups_lately(_address(visit)) >= limit:
+        log.info("node %d: sign-up refused: %d from the address this hour", visit.node, limit)
+        await _say(visit, "Too many new accounts from your address this hour. Call again later.")
+        return None
     while True:
         if not alias:
             alias = await _ask(visit, "Sign up", lines, "Alias: ", message, max_length=ALIAS_LENGTH)
@@ -262,7 +280,7 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
         again = await _ask(
             visit, "Sign up", lines, "Password again: ", max_length=PASSWORD_LENGTH, mask=True
         )
-        problem = check_password(password) or (
+        problem = check_new_password(password, alias) or (
             None if password == again else "the two passwords differ"
         )
         if problem:
@@ -274,6 +292,7 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
             message = "Someone took that alias a moment ago."
             alias = ""
             continue
+        await visit.store.record_sign_up(_address(visit))
         log.info("node %d: %s signed up", visit.node, sanitize(user.alias))
         return user
 
