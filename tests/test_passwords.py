@@ -103,8 +103,8 @@ async def sign_up_with(door: RunningDoor, alias: str, password: str) -> Caller:
     await caller.type(alias)
     await caller.wait_for(r"Sign up\?", WAIT)
     await caller.type("Y")
-    await caller.wait_for("Password:|this hour", WAIT, in_text=True)
-    if "this hour" in caller.text:
+    await caller.wait_for("Password:|this hour|won't do", WAIT, in_text=True)
+    if "this hour" in caller.text or "won't do" in caller.text:
         return caller
     await caller.type(password)
     await caller.wait_for("Password again", WAIT)
@@ -193,3 +193,37 @@ def test_the_sysop_sees_wrong_passwords(tmp_path: Path) -> None:
     assert f"Wrong passwords lately: {FREE_ALIAS_FAILURES + 1}" in shown
     assert "Log-ins as Alice rest for" in shown
     assert "Wrong passwords lately: none" in sysop("user", "show", "Bob")
+
+
+# -- aliases that deceive ------------------------------------------------------------------
+
+DECEIVING = [
+    ("Sysop", "kept for the sysop"),  # the sysop's name in the shipped sysop.toml
+    ("SYS0P", "kept for the sysop"),
+    ("Admin", "kept for the door"),
+    ("Guest", "kept for the door"),
+    ("\u0405ysop", "shown on every screen"),  # a Cyrillic S
+    ("\u3164\u3164", "shown on every screen"),  # Hangul fillers: invisible
+    ("Blank\u2800", "shown on every screen"),  # a blank braille cell
+    ("Hi\u203c\u00a7\u2663\u25ba", "shown on every screen"),  # XOFF, NAK, ENQ, DLE
+    ("\u263aCode", "shown on every screen"),  # Ctrl-A on a CP437 line
+    ("\u6f22" * 10, "shown on every screen"),  # wide: 20 columns of a table
+    ("Al1ce", "a look-alike"),
+]
+
+
+async def test_aliases_that_deceive_are_refused(tmp_path) -> None:
+    door = await open_door(door_config(tmp_path, max_per_address=64))
+    try:
+        await door.store.create_user("Alice", GOOD)
+        for alias, problem in DECEIVING:
+            caller = await sign_up_with(door, alias, GOOD)
+            assert problem in caller.display(), (alias, caller.display())
+            await caller.hang_up()
+        for alias in ("Zoë", "François", "Ëlla"):  # letters of other tongues are welcome
+            caller = await sign_up_with(door, alias, GOOD)
+            assert "Your choice" in caller.display(), alias
+            await caller.hang_up()
+        assert await door.store.counts() == (4, 0)
+    finally:
+        await door.close()

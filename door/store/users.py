@@ -13,6 +13,7 @@ from ansi.charset import CHARSETS
 from ansi.text import sanitize
 from door.store.accounts import (
     alias_key,
+    alias_skeleton,
     bbs_key,
     check_alias,
     check_password,
@@ -92,6 +93,12 @@ def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
     if taken:
         where = f" at {bbs}" if bbs else ""
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
+    if bbs is None:  # callers over telnet and SSH choose their aliases: no look-alikes
+        skeleton = alias_skeleton(alias)
+        rows = await fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
+        for (other,) in rows:
+            if alias_skeleton(other) == skeleton:
+                raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
 
 
 class UserStore(LoginStore):
@@ -182,6 +189,17 @@ class UserStore(LoginStore):
     async def user(self, user_id: int) -> User:
         """The user with this id; NotFound if there is none."""
         return await self._reading(lambda db: user_by_id(db, user_id))
+
+    async def look_alike(self, alias: str) -> str | None:
+        """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
+        async with self._lock:
+            try:
+                await refuse_taken(self._db, clean_alias(alias), None)
+            except AliasTaken:
+                rows = await fetch_all(self._db, "SELECT alias FROM users WHERE bbs_key = ''")
+                skeleton = alias_skeleton(alias)
+                return next((a for (a,) in rows if alias_skeleton(a) == skeleton), alias)
+        return None
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""

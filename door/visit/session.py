@@ -25,7 +25,13 @@ from door.net.terminal import Terminal, describe_seconds
 from door.solving.daily import close_past_days
 from door.solving.pool import Solving
 from door.store import AliasTaken, Store, StoreError
-from door.store.accounts import PASSWORD_MAX, alias_key, check_alias, check_new_password
+from door.store.accounts import (
+    PASSWORD_MAX,
+    alias_key,
+    check_alias,
+    check_new_password,
+    check_reserved,
+)
 from door.store.records import User
 from door.views.board import LABEL, VALUE, Look, card_text
 from door.views.pages import (
@@ -264,11 +270,9 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
             message = ""
             if not alias:
                 return None
-        problem = check_alias(alias)
-        if problem is None and alias.upper() == NEW:
-            problem = "that word is taken by the door"
-        if problem is None and await visit.store.find_user(alias) is not None:
-            problem = "someone has that alias already"
+        problem = check_alias(alias) or check_reserved(alias, visit.config.bbs.sysop)
+        if problem is None and await visit.store.look_alike(alias) is not None:
+            problem = "someone has that alias (or a look-alike)"
         if problem:
             message = _sentence(problem)
             alias = ""
