@@ -598,3 +598,24 @@ async def test_aliases_reach_the_standings_without_controls(
     shown = viewer.display()
     assert "Evil" in shown and "Bad" in shown and "BellRLO" in shown
     await viewer.hang_up()
+
+
+async def test_finished_connections_leave_no_garbage_to_collect(door: RunningDoor) -> None:
+    # The door collects garbage seldom (serve freezes start-up objects and raises the
+    # thresholds), so a connection's objects must be freed as it ends, not left in cycles.
+    gc.collect()
+    gc.disable()
+    try:
+        for n in range(30):
+            raw = await Raw.connect(door.port)
+            if n % 2:
+                await raw.read_until(b"Your alias (or NEW):")
+            raw.close()
+        await nodes_settle(door, 0)
+        await next_caller(door)
+        await asyncio.sleep(0.5)
+        alive = [thing for thing in gc.get_objects() if isinstance(thing, telnetlib3.TelnetServer)]
+        writers = [t for t in gc.get_objects() if isinstance(t, telnetlib3.TelnetWriter)]
+        assert len(alive) <= 2 and len(writers) <= 2, (len(alive), len(writers))
+    finally:
+        gc.enable()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 from collections.abc import AsyncIterator
 
 from client import Caller
@@ -170,3 +171,15 @@ async def test_declining_to_take_over_leaves_the_other_call_alone(tmp_path) -> N
         await first.key("M")
         await first.wait_for("Your statistics", WAIT)
         await first.hang_up()
+
+
+async def test_a_flood_of_refused_connections_is_logged_once_a_minute(tmp_path, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="door")
+    async with door_with(tmp_path, connections_per_minute=2, max_per_address=10) as door:
+        for _ in range(2):  # admitted
+            (await Raw.connect(door.port)).close()
+        for _ in range(40):
+            raw = await Raw.connect(door.port)
+            assert TOO_OFTEN_MESSAGE.encode() in await raw.read_to_end()
+        refusals = [r for r in caplog.records if r.getMessage().startswith("refused 127.0.0.1")]
+        assert len(refusals) == 1

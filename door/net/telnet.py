@@ -38,6 +38,7 @@ from door.net.telnet_guard import (
     COMMAND_RATE,
     DoorWriter,
     FaultLog,
+    RefusalLog,
     TokenBucket,
     commands_granted,
     quiet,
@@ -113,29 +114,38 @@ class _DoorProtocol(telnetlib3.TelnetServer):
     """
 
     nodes: Nodes  # set on the subclass each server makes
+    refusals: RefusalLog  # likewise
     _in_shell = False
     _lost = False
+    _refused = False
 
     def __init__(self, **options: Any) -> None:
         super().__init__(writer_factory=DoorWriter, **options)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
         self._socket_transport = transport  # telnetlib3 forgets its own at connection_lost
-        now = asyncio.get_running_loop().time()
-        self._budget = TokenBucket(INPUT_RATE, INPUT_BURST, now)
-        self._commands = TokenBucket(COMMAND_RATE, COMMAND_BURST, now)
-        self._address = _peer_address(self.writer)
-        self._faults = FaultLog(self._address)
-        quiet(self.writer, self._faults)
+        peer = transport.get_extra_info("peername")
+        self._address = str(peer[0]) if peer else "unknown"
         refusal = self.nodes.refusal(self._address)
         if refusal is not None:
-            log.info("refused %s: %s", self._address, refusal)
+            # Told at once, before telnetlib3 makes anything: a flood of refused
+            # connections costs the door little.
+            self._refused = True
+            self.refusals.note(self._address, refusal)
             assert isinstance(transport, asyncio.WriteTransport)
             transport.write(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
             transport.close()
+            return
+        super().connection_made(transport)
+        now = asyncio.get_running_loop().time()
+        self._budget = TokenBucket(INPUT_RATE, INPUT_BURST, now)
+        self._commands = TokenBucket(COMMAND_RATE, COMMAND_BURST, now)
+        self._faults = FaultLog(self._address)
+        quiet(self.writer, self._faults)
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
         now = asyncio.get_running_loop().time()
         granted = self._budget.take(len(data), now)
         within = commands_granted(data[:granted], self._commands, now)
@@ -170,6 +180,10 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         if self._lost:
             return
         self._lost = True
+        if self._refused:
+            self._closing = True  # what telnetlib3's list of clients reads
+            asyncio.get_running_loop().call_soon(self._let_go)
+            return
         super().connection_lost(exc)
         asyncio.streams.FlowControlMixin.connection_lost(self, exc)
         self._faults.close()
@@ -214,7 +228,9 @@ class DoorServer:
         self._closed = asyncio.Event()
 
     async def _listen(self) -> None:
-        protocol = type("DoorProtocol", (_DoorProtocol,), {"nodes": self.nodes})
+        protocol = type(
+            "DoorProtocol", (_DoorProtocol,), {"nodes": self.nodes, "refusals": RefusalLog()}
+        )
         self._telnet = await telnetlib3.create_server(
             host=self.config.host,
             port=self.config.port,
