@@ -163,11 +163,11 @@ def check_new_password(password: str, alias: str) -> str | None:
     >>> check_new_password("seven green apples", "Bob") is None
     True
     """
+    if len(password) < NEW_PASSWORD_MIN:
+        return f"A password needs at least {NEW_PASSWORD_MIN} characters"
     problem = check_password(password)
     if problem:
         return problem
-    if len(password) < NEW_PASSWORD_MIN:
-        return f"A password needs at least {NEW_PASSWORD_MIN} characters"
     folded = password.casefold()
     if alias and folded.replace(" ", "") == alias_key(alias).replace(" ", ""):
         return "A password can't be your alias"
