@@ -82,7 +82,9 @@ async def open_ways(
 
     async def linked(terminal: Terminal, node: int, arrival: Arrival) -> None:
         board = arrival.board.name
-        await linked_visit(terminal, node, store, current(), solving, arrival.alias, board, door)
+        await linked_visit(
+            terminal, node, store, current(), solving, arrival.alias, board, door, nodes
+        )
 
     async def check_password(alias: str, password: str) -> User | None:
         # As at the telnet prompt, which takes no more than PASSWORD_LENGTH characters.
