@@ -12,7 +12,8 @@ door tells apart:
 - ``malformed``: connections that each send ``IAC SB NAWS 01 IAC SE`` (a window size of one
   byte) over and over, 120 KB at a time, reconnecting as soon as they are hung up;
 - ``connections``: short connections, opened and closed as fast as the door takes them
-  (about 1,000 a second asked for), many of them refused by the limit per address;
+  (1,000 a second asked for) from ``--sources`` addresses (16), most of them refused by the
+  limit per address (with many sources, most are let in: a harsher test);
 - ``settle``: nothing again, to see the memory come back.
 
 For each phase: the plays' median, 95th percentile and worst latency, the worst wait for a
@@ -20,7 +21,7 @@ welcome (and how many welcomes failed), how much the door's log grew, and the do
 resident memory at the phase's end (its peak within the phase for the floods). All traffic
 goes to 127.0.0.1, is bounded in time, and stops by itself.
 
-    python benchmarks/hostile.py [--seconds 20] [--rate 1000]
+    python benchmarks/hostile.py [--seconds 20] [--rate 1000] [--sources 16]
         [--json benchmarks/results/hostile.json]
 
 Targets: a new caller welcomed within 2 s under the malformed flood, the log growing by less
@@ -63,7 +64,11 @@ IAC, SB, SE, NAWS = 255, 250, 240, 31
 MALFORMED_NAWS = bytes([IAC, SB, NAWS, 1, IAC, SE])
 MALFORMED_CHUNK = MALFORMED_NAWS * (120_000 // len(MALFORMED_NAWS))
 MALFORMED_ADDRESSES = [f"127.0.1.{n}" for n in range(1, 9)]  # 8 attackers
-CONNECTING_ADDRESSES = [f"127.0.{2 + n // 250}.{1 + n % 250}" for n in range(2000)]
+
+def connecting_addresses(count: int) -> list[str]:
+    """Where the short connections come from: ``count`` addresses of 127.0.2.0 on."""
+    return [f"127.0.{2 + n // 250}.{1 + n % 250}" for n in range(count)]
+
 PLAY_EVERY = 0.2  # seconds between the player's plays
 WELCOME_EVERY = 1.0  # seconds between new callers
 WAIT = 30.0  # seconds any one answer may take before it counts as failed
@@ -112,8 +117,9 @@ async def _malformed(port: int, seconds: float) -> dict[str, int]:
     return counts
 
 
-async def _connections(port: int, seconds: float, rate: int) -> dict[str, int]:
+async def _connections(port: int, seconds: float, rate: int, sources: int) -> dict[str, int]:
     counts = {"connections": 0, "failed": 0}
+    addresses = connecting_addresses(sources)
     end = time.monotonic() + seconds
     tick = 0.05
     per_tick = max(1, int(rate * tick))
@@ -135,8 +141,8 @@ async def _connections(port: int, seconds: float, rate: int) -> dict[str, int]:
         started = time.monotonic()
         if len(pending) < 2000:  # never more than this many at once
             for _ in range(per_tick):
-                task = asyncio.create_task(one(CONNECTING_ADDRESSES[index]))
-                index = (index + 1) % len(CONNECTING_ADDRESSES)
+                task = asyncio.create_task(one(addresses[index]))
+                index = (index + 1) % len(addresses)
                 pending.add(task)
                 task.add_done_callback(pending.discard)
         await asyncio.sleep(max(0.0, tick - (time.monotonic() - started)))
@@ -145,11 +151,13 @@ async def _connections(port: int, seconds: float, rate: int) -> dict[str, int]:
     return counts
 
 
-def _flood(kind: str, port: int, seconds: float, rate: int, results: multiprocessing.Queue) -> None:
+def _flood(
+    kind: str, port: int, seconds: float, rate: int, sources: int, results: multiprocessing.Queue
+) -> None:
     if kind == "malformed":
         counts = asyncio.run(_malformed(port, seconds))
     else:
-        counts = asyncio.run(_connections(port, seconds, rate))
+        counts = asyncio.run(_connections(port, seconds, rate, sources))
     results.put(counts)
 
 
@@ -216,7 +224,7 @@ class PeakMemory:
         self._thread.join(2)
 
 
-async def run(seconds: float, rate: int) -> list[Phase]:
+async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
     with tempfile.TemporaryDirectory(prefix="hostile-") as folder_name:
         folder = Path(folder_name)
         config = write_config(folder, {"host": "127.0.0.1", "port": 0}, QUIET_SOLVER)
@@ -236,7 +244,7 @@ async def run(seconds: float, rate: int) -> list[Phase]:
                 results: multiprocessing.Queue = spawning.Queue()
                 if name in ("malformed", "connections"):
                     flood = spawning.Process(
-                        target=_flood, args=(name, server.port, seconds, rate, results)
+                        target=_flood, args=(name, server.port, seconds, rate, sources, results)
                     )
                     flood.start()
                 end = time.monotonic() + seconds
@@ -285,17 +293,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     parser.add_argument("--rate", type=int, default=1000, help="connections a second asked for")
+    parser.add_argument(
+        "--sources", type=int, default=16, help="addresses the short connections come from"
+    )
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/hostile.json"))
     args = parser.parse_args()
-    print(f"{args.seconds:g} s per phase; connections asked for: {args.rate} a second")
+    print(
+        f"{args.seconds:g} s per phase; short connections asked for: {args.rate} a second "
+        f"from {args.sources} addresses"
+    )
     print(HEADER)
-    phases = asyncio.run(run(args.seconds, args.rate))
+    phases = asyncio.run(run(args.seconds, args.rate, args.sources))
     before, after = phases[0].rss_kb, phases[-1].rss_kb
     print(f"memory after the floods: {100 * (after - before) / before:+.1f}% of before")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(
         json.dumps(
-            {"seconds": args.seconds, "rate": args.rate, "phases": [asdict(p) for p in phases]},
+            {
+                "seconds": args.seconds,
+                "rate": args.rate,
+                "sources": args.sources,
+                "phases": [asdict(p) for p in phases],
+            },
             indent=2,
         )
         + "\n"
