@@ -11,6 +11,7 @@ real owner never waits more than 5 minutes. The same per address, across aliases
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -63,9 +64,10 @@ class LoginStore(StoreBase):
         """Count a wrong password against the alias and the address, or forget the alias's
         failures when its owner got in."""
         now = self._clock()
-        async with self._transaction() as db:
+
+        def record(db: sqlite3.Connection) -> None:
             if succeeded:
-                await execute(
+                execute(
                     db, "DELETE FROM login_failures WHERE kind = 'alias' AND key = ?", (alias_key,)
                 )
                 return
@@ -75,7 +77,7 @@ class LoginStore(StoreBase):
             ):
                 if not key:
                     continue
-                rows = await fetch_all(
+                rows = fetch_all(
                     db,
                     "SELECT failures, last_failure FROM login_failures WHERE kind = ? AND key = ?",
                     (kind, key),
@@ -83,7 +85,7 @@ class LoginStore(StoreBase):
                 fresh = rows and now - moment(rows[0][1]) < FORGET_AFTER
                 count = rows[0][0] + 1 if fresh else 1
                 until = now + lock_after(count, free, longest)
-                await execute(
+                execute(
                     db,
                     "INSERT INTO login_failures (kind, key, failures, last_failure, locked_until) "
                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, key) DO UPDATE SET "
@@ -92,11 +94,13 @@ class LoginStore(StoreBase):
                     (kind, key, count, stamp(now), stamp(until)),
                 )
             # What is an hour old is forgotten; the table stays as small as the hour's guessing.
-            await execute(
+            execute(
                 db,
                 "DELETE FROM login_failures WHERE last_failure < ?",
                 (stamp(now - FORGET_AFTER),),
             )
+
+        await self._write(record)
 
     async def login_failures(self, alias_key: str) -> Failures | None:
         """The alias's wrong passwords not yet forgotten, if any (for the sysop)."""
@@ -119,8 +123,9 @@ class LoginStore(StoreBase):
 
     async def record_sign_up(self, address: str) -> None:
         now = self._clock()
-        async with self._transaction() as db:
-            await execute(
-                db, "INSERT INTO sign_ups (address, at) VALUES (?, ?)", (address, stamp(now))
-            )
-            await execute(db, "DELETE FROM sign_ups WHERE at < ?", (stamp(now - SIGN_UP_WINDOW),))
+
+        def record(db: sqlite3.Connection) -> None:
+            execute(db, "INSERT INTO sign_ups (address, at) VALUES (?, ?)", (address, stamp(now)))
+            execute(db, "DELETE FROM sign_ups WHERE at < ?", (stamp(now - SIGN_UP_WINDOW),))
+
+        await self._write(record)

@@ -95,7 +95,7 @@ def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
     if bbs is None:  # callers over telnet and SSH choose their aliases: no look-alikes
         skeleton = alias_skeleton(alias)
-        rows = await fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
+        rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
         for (other,) in rows:
             if alias_skeleton(other) == skeleton:
                 raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
@@ -192,14 +192,17 @@ class UserStore(LoginStore):
 
     async def look_alike(self, alias: str) -> str | None:
         """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
-        async with self._lock:
+
+        def find(db: sqlite3.Connection) -> str | None:
             try:
-                await refuse_taken(self._db, clean_alias(alias), None)
+                refuse_taken(db, clean_alias(alias), None)
             except AliasTaken:
-                rows = await fetch_all(self._db, "SELECT alias FROM users WHERE bbs_key = ''")
+                rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
                 skeleton = alias_skeleton(alias)
                 return next((a for (a,) in rows if alias_skeleton(a) == skeleton), alias)
-        return None
+            return None
+
+        return await self._reading(find)
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""
