@@ -227,7 +227,8 @@ class PeakMemory:
 async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
     with tempfile.TemporaryDirectory(prefix="hostile-") as folder_name:
         folder = Path(folder_name)
-        config = write_config(folder, {"host": "127.0.0.1", "port": 0}, QUIET_SOLVER)
+        shipped = {"reserved_nodes": 4, "connections_per_minute": 20, "signups_per_hour": 3}
+        config = write_config(folder, {"host": "127.0.0.1", "port": 0, **shipped}, QUIET_SOLVER)
         log = folder / "door.log"
         server = ServerProcess.door(config, folder / "door.db", log)
         memory = PeakMemory(server)

@@ -428,7 +428,7 @@ _SERVER: dict[str, Check] = {
     "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
     "max_nodes": _whole(1),
     "max_per_address": _whole(1),
-    "reserved_nodes": _whole(0, note=" (fewer than server.max_nodes)"),
+    "reserved_nodes": _whole(0, note=" (at most server.max_nodes - 1 are kept)"),
     "connections_per_minute": _whole(1),
     "login_timeout": _whole(0, note=" (0 for no limit)"),
     "signups_per_hour": _whole(0, note=" (0 for no limit)"),
@@ -649,14 +649,9 @@ class _Reader:
                 warning,
                 f"fewer seconds than server.idle_timeout ({timeout}); 0 for no warning",
             )
+        # Callers must be able to log in: past max_nodes - 1, reserved nodes are that many.
         nodes = settings.get("max_nodes", _DEFAULTS.server.max_nodes)
-        reserved = settings.get("reserved_nodes", min(_DEFAULTS.server.reserved_nodes, nodes - 1))
-        if reserved >= nodes:
-            raise self.refuse(
-                "server.reserved_nodes",
-                reserved,
-                f"fewer nodes than server.max_nodes ({nodes}): callers must be able to log in",
-            )
+        reserved = min(settings.get("reserved_nodes", _DEFAULTS.server.reserved_nodes), nodes - 1)
         settings["reserved_nodes"] = reserved
         # A relative database lives beside sysop.toml, wherever the server is started from.
         database = Path(settings.get("database", _DEFAULTS.server.database)).expanduser()
