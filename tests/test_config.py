@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -367,11 +368,15 @@ def test_the_first_mistake_is_the_one_reported(tmp_path: Path) -> None:
 
 
 def check_config(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return canfield_door(cwd, "check-config", *args)
+
+
+def canfield_door(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # The door as checked out here, whether or not it is installed in this Python.
     paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     return subprocess.run(
-        [sys.executable, "-m", "door", "check-config", *args],
+        [sys.executable, "-m", "door", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -410,3 +415,18 @@ def test_check_config_without_a_file(tmp_path: Path) -> None:
     result = check_config(tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith("sysop.toml: no such file")
+
+
+def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = canfield_door(
+            tmp_path, "serve", "--config", str(SHIPPED), "--host", "127.0.0.1",
+            "--port", str(port), "--database", str(tmp_path / "door.db"),
+        )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("canfield-door: cannot listen: ")
+    assert "address already in use" in result.stderr

@@ -103,5 +103,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     set_up_logging()
     calm_garbage_collector()
-    asyncio.run(serve(config, lambda: settings(args)))
+    try:
+        asyncio.run(serve(config, lambda: settings(args)))
+    except OSError as error:  # most often the port is taken, or not ours to listen on
+        print(f"canfield-door: cannot listen: {error.strerror or error}", file=sys.stderr)
+        return 1
     return 0
