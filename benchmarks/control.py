@@ -45,8 +45,8 @@ from callers import (
     write_config,
 )
 
-from door.control import control_path
 from door.engine.status import PLAYING
+from door.running.control import control_path
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "control-secret"

@@ -126,7 +126,7 @@ def test_unknown_ssh_setting(tmp_path):
 
 
 def test_a_reload_takes_new_linked_boards_at_once_and_new_ports_at_a_restart(tmp_path):
-    from door.reload import compare
+    from door.running.reload import compare
 
     running = load_config(write(tmp_path, BOARD))
     second = BOARD.split("\n", 3)[3].replace("Another Board", "Third Board").replace("ABC", "XYZ")

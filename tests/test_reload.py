@@ -17,7 +17,7 @@ from test_sysop_live import ROOT, write_config
 from test_visit import DEAL, play, sign_up, start_deal
 
 from door.config import Config, ServerConfig, load_config
-from door.reload import compare
+from door.running.reload import compare
 from door.store import Store
 
 WAIT = 30.0

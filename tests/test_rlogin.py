@@ -16,9 +16,9 @@ import pytest
 
 from door.config import Config, LinkedBoard, RloginConfig
 from door.net.rlogin import NOT_A_HANDSHAKE, NOT_LINKED, TOO_SLOW, WRONG_FIELDS
+from door.net.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from door.ways import Ways, open_ways
 from tests.client import Caller
 from tests.conftest import door_config
 

@@ -16,9 +16,9 @@ import asyncssh
 import pytest
 
 from door.config import Config, SshConfig
+from door.net.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from door.ways import Ways, open_ways
 from tests.client import Caller
 from tests.conftest import door_config
 

@@ -20,8 +20,8 @@ from client import Caller
 from test_visit import DEAL, log_in, play, sign_up, start_deal
 
 from door.config import load_config
-from door.control import control_path
-from door.service import Service
+from door.running.control import control_path
+from door.running.service import Service
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 20.0
@@ -260,7 +260,7 @@ def python_for(user: str) -> tuple[str, str]:
         if python is None:
             continue
         probe = subprocess.run(
-            ["runuser", "-u", user, "--", python, "-c", "import door.control, telnetlib3"],
+            ["runuser", "-u", user, "--", python, "-c", "import door.running.control, telnetlib3"],
             env={**os.environ, "PYTHONPATH": path},
             capture_output=True,
             timeout=WAIT,
@@ -409,7 +409,7 @@ async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_pa
 async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
     from test_rlogin import ABC, linked_caller, open_rlogin_door
 
-    from door.service import kick_farewell
+    from door.running.service import kick_farewell
 
     door = await open_rlogin_door(tmp_path)
     try:

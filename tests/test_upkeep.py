@@ -15,8 +15,8 @@ from test_sysop_live import start_live
 from test_visit import play, sign_up
 
 from door.config import BackupConfig, BulletinConfig, ConfigError, load_config
+from door.running.upkeep import BackupKeeper, BulletinKeeper, backup_name, backups
 from door.store import Store
-from door.upkeep import BackupKeeper, BulletinKeeper, backup_name, backups
 
 WAIT = 20.0
 

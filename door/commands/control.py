@@ -1,5 +1,5 @@
 """``canfield-door sysop who|send|kick|watch|status|reload``: the sysop's live view of the
-running door, over its control socket (:mod:`door.control`).
+running door, over its control socket (:mod:`door.running.control`).
 
 They find the socket beside the database that sysop.toml (or ``--database``) names, and
 work only for the user the door runs as (or root). A door that is not running is reported
@@ -24,7 +24,7 @@ from typing import Any
 from ansi.text import sanitize
 from door.commands.sysop import AdminError, Column, _context, table
 from door.config import ConfigError
-from door.control import control_path
+from door.running.control import control_path
 
 ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
 WAYS = {"telnet": "telnet", "ssh": "SSH", "rlogin": "board (RLOGIN)", "door": "door mode"}

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
-from door.service import Service
+from door.running.service import Service
 
 log = logging.getLogger("door")
 

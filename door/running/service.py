@@ -1,5 +1,5 @@
 """The door at work, as ``canfield-door serve`` runs it: the ways in (telnet, and SSH and
-RLOGIN when sysop.toml turns them on: :mod:`door.ways`), the store, the solver, the bulletin
+RLOGIN when sysop.toml turns them on: :mod:`door.net.ways`), the store, the solver, the bulletin
 and backup keepers and the sysop's control channel, for as long as it runs, and what the
 sysop can do to it meanwhile.
 
@@ -13,7 +13,7 @@ sysop can do to it meanwhile.
   counts at once; a shorter one from the next call, so nobody is cut short by a change
   made while they played); the solver, bulletin and backup settings from their next run.
   The address, the port and the database need a restart: a change to them is logged.
-- The control channel (:mod:`door.control`) answers who, send, kick, watch, status and
+- The control channel (:mod:`door.running.control`) answers who, send, kick, watch, status and
   reload.
 """
 
@@ -31,16 +31,16 @@ from typing import Any
 from ansi.text import sanitize
 from door import __version__
 from door.config import Config, ConfigError, ServerConfig
-from door.control import ControlError, ControlServer, control_path
 from door.net.nodes import Call, Nodes
 from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer
 from door.net.terminal import DETECT_TIMEOUT
-from door.reload import compare
+from door.net.ways import Ways, open_ways
+from door.running.control import ControlError, ControlServer, control_path
+from door.running.reload import compare
+from door.running.upkeep import BackupKeeper, BulletinKeeper
 from door.solving.pool import Solving
 from door.store import Store
-from door.upkeep import BackupKeeper, BulletinKeeper
 from door.views.layout import wrap
-from door.ways import Ways, open_ways
 
 log = logging.getLogger("door")
 
