@@ -139,6 +139,10 @@ _VERSION_5 = (
     """,
 )
 
+# How a caller types on the board: hot keys (1), lines ending with Enter (0), or NULL for
+# the door's default (hot keys on an ANSI screen, lines on a plain one).
+_VERSION_6 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
