@@ -107,8 +107,9 @@ Reading(state='invalid', command='X'))
         return Reading(INVALID, line)
     source, target = keys
     if source == LOOK:
-        piles = target in ("S", "D", "F") or target.isdigit()
-        return Reading(AMBIGUOUS if open_one else COMPLETE, line) if piles else Reading(INVALID, line)
+        if not (target in ("S", "D", "F") or target.isdigit()):
+            return Reading(INVALID, line)
+        return Reading(AMBIGUOUS if open_one else COMPLETE, line)
     if (source in SOURCES or source.isdigit()) and (target in ("F", "A") or target.isdigit()):
         return Reading(AMBIGUOUS if open_one else COMPLETE, line)
     return Reading(INVALID, line)
