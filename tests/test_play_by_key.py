@@ -197,8 +197,8 @@ async def test_plain_callers_are_never_asked_for_the_mouse(door):
     await caller.key("\r")
     await caller.wait_for("Command", in_text=True)
     caller.forget_text()
-    await caller.type("V")  # lines by default: Enter ends the command
-    await caller.wait_for(r"Moves\s+1\b", in_text=True)
+    await caller.type("V")  # a line per play by default: Enter ends the command
+    await caller.wait_for(r"Deck \d+, waste", in_text=True)
     await caller.type("Q")
     await caller.wait_for("Your choice", in_text=True)
     assert b"\x1b[?1000" not in caller.received
