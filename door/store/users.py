@@ -293,13 +293,13 @@ class UserStore(StoreBase):
 
     async def save_hot_keys(self, user_id: int, hot_keys: bool | None) -> User:
         """Keep the caller's choice of hot keys (or lines) on the board; None: the default."""
-        async with self._transaction() as db:
-            await change_one(
-                db,
-                "UPDATE users SET hot_keys = ? WHERE id = ?",
-                (None if hot_keys is None else int(hot_keys), user_id),
-            )
-            return await user_by_id(db, user_id)
+        value = None if hot_keys is None else int(hot_keys)
+
+        def save(db: sqlite3.Connection) -> User:
+            change_one(db, "UPDATE users SET hot_keys = ? WHERE id = ?", (value, user_id))
+            return user_by_id(db, user_id)
+
+        return await self._write(save)
 
     async def touch(self, user_id: int) -> None:
         """The user was here just now."""
