@@ -149,6 +149,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_3,
     _VERSION_4,
     _VERSION_5,
+    _VERSION_6,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 
