@@ -264,6 +264,8 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
             else:
                 steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
             if any(step.command for step in steps) and _day_is_over(visit, record):
+                if any(step.hot for step in steps):
+                    terminal.expect_enter()  # the Enter sent with the key is the key's own
                 return await _close_the_day(visit, screen, game_id)
             for step in steps:
                 ended = await _step(visit, screen, game_id, step)
