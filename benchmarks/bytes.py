@@ -112,8 +112,8 @@ async def measure(door, steps: list[Step], ansi: bool, board: bool = True) -> li
     for prompt, answer in (
         ("Your alias", alias),
         ("Sign up", "Y"),
-        ("Password:", "secret1"),
-        ("Password again", "secret1"),
+        ("Password:", "secret-one1"),
+        ("Password again", "secret-one1"),
     ):
         await settle(caller, prompt, in_text)
         await caller.type(answer)

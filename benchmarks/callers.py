@@ -311,12 +311,18 @@ async def log_in(caller: TelnetCaller, alias: str, password: str) -> float:
 QUIET_SOLVER = {"tell_winnable": False}
 
 
+# Every caller here is 127.0.0.1: the limits that tell addresses apart are out of the way
+# unless a caller of write_config sets them.
+LOOPBACK_LIMITS = {"reserved_nodes": 0, "connections_per_minute": 100_000, "signups_per_hour": 0}
+
+
 def write_config(
     folder: Path, server: dict[str, object], if_present: dict[str, object] | None = None
 ) -> Path:
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
     ``if_present`` are changed only where the file has them."""
     text = SHIPPED_CONFIG.read_text(encoding="utf-8")
+    server = {**LOOPBACK_LIMITS, **server}
     changes = [(key, value, True) for key, value in server.items()]
     changes += [(key, value, False) for key, value in (if_present or {}).items()]
     for key, value, required in changes:

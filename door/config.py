@@ -67,6 +67,10 @@ class ServerConfig:
     port: int = 2323
     max_nodes: int = 32
     max_per_address: int = 4
+    reserved_nodes: int = 4
+    connections_per_minute: int = 20
+    login_timeout: int = 90
+    signups_per_hour: int = 3
     idle_timeout: int = 300
     idle_warning: int = 60
     time_limit: int = 60
@@ -424,6 +428,10 @@ _SERVER: dict[str, Check] = {
     "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
     "max_nodes": _whole(1),
     "max_per_address": _whole(1),
+    "reserved_nodes": _whole(0, note=" (at most server.max_nodes - 1 are kept)"),
+    "connections_per_minute": _whole(1),
+    "login_timeout": _whole(0, note=" (0 for no limit)"),
+    "signups_per_hour": _whole(0, note=" (0 for no limit)"),
     "idle_timeout": _whole(1),
     "idle_warning": _whole(0),
     "time_limit": _whole(0, note=" (0 for no limit)"),
@@ -641,6 +649,10 @@ class _Reader:
                 warning,
                 f"fewer seconds than server.idle_timeout ({timeout}); 0 for no warning",
             )
+        # Callers must be able to log in: past max_nodes - 1, reserved nodes are that many.
+        nodes = settings.get("max_nodes", _DEFAULTS.server.max_nodes)
+        reserved = min(settings.get("reserved_nodes", _DEFAULTS.server.reserved_nodes), nodes - 1)
+        settings["reserved_nodes"] = reserved
         # A relative database lives beside sysop.toml, wherever the server is started from.
         database = Path(settings.get("database", _DEFAULTS.server.database)).expanduser()
         settings["database"] = _absolute(_absolute(self.path).parent / database)

@@ -38,6 +38,47 @@ def replace_file(path: Path, data: bytes) -> Path:
     return path
 
 
+def private_temp(path: Path) -> Path:
+    """A new empty owner-only file beside ``path``, for a copy to be renamed over it later.
+
+    Its name can't be guessed and it is created exclusively, so nothing planted there (a
+    symlink to another file) is ever written through. The caller removes it if it is not
+    renamed.
+    """
+    descriptor, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(descriptor)
+    return Path(partial)
+
+
+def create_private(path: Path) -> bool:
+    """Create ``path`` empty and owner-only if it does not exist; True if it was made.
+
+    A symlink there is not followed: FileExistsError is not raised for it either, it is
+    left to whatever opens the path next to refuse.
+    """
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return False
+    os.close(descriptor)
+    return True
+
+
+def make_private(path: Path) -> None:
+    """Make an existing file owner-only (group and others lose every right); a missing
+    file, or a symlink, is left alone."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if mode & 0o077:
+            os.fchmod(descriptor, mode & 0o700)
+    finally:
+        os.close(descriptor)
+
+
 def private_folder(path: Path) -> Path:
     """Make the folder (and any missing parents) if it is missing; one made is owner-only."""
     path.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)

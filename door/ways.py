@@ -72,15 +72,19 @@ async def open_ways(
         return config if door is None else door.config
 
     async def telnet(terminal: Terminal, node: int) -> None:
-        await telnet_visit(terminal, node, store, current(), solving, door=door)
+        await telnet_visit(terminal, node, store, current(), solving, door=door, nodes=nodes)
 
     async def ssh(terminal: Terminal, node: int, who: object | None) -> None:
         user = who if isinstance(who, User) else None
-        await ssh_visit(terminal, node, store, current(), solving, user, door=door)
+        await ssh_visit(
+            terminal, node, store, current(), solving, user, door=door, nodes=nodes
+        )
 
     async def linked(terminal: Terminal, node: int, arrival: Arrival) -> None:
         board = arrival.board.name
-        await linked_visit(terminal, node, store, current(), solving, arrival.alias, board, door)
+        await linked_visit(
+            terminal, node, store, current(), solving, arrival.alias, board, door, nodes
+        )
 
     async def check_password(alias: str, password: str) -> User | None:
         # As at the telnet prompt, which takes no more than PASSWORD_LENGTH characters.

@@ -23,6 +23,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from door.config import Config, load_config  # noqa: E402
+from door.net.nodes import Nodes  # noqa: E402
 from door.net.telnet import DoorServer, start_server  # noqa: E402
 from door.solving.pool import Solving  # noqa: E402
 from door.store import Clock, Store  # noqa: E402
@@ -34,6 +35,11 @@ SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
 def door_config(tmp_path: Path, **server_changes) -> Config:
     """The shipped sysop.toml, listening on 127.0.0.1 port 0 with a database in tmp_path."""
     config = load_config(SHIPPED_CONFIG)
+    # Every test caller comes from 127.0.0.1: the limits that tell addresses apart are set
+    # out of the way unless a test sets them.
+    server_changes.setdefault("connections_per_minute", 100_000)
+    server_changes.setdefault("reserved_nodes", 0)
+    server_changes.setdefault("signups_per_hour", 0)
     server = dataclasses.replace(
         config.server, host="127.0.0.1", port=0, database=tmp_path / "door.db", **server_changes
     )
@@ -65,11 +71,12 @@ async def open_door(
     background search (winnable deals kept ready, the day's deal chosen) as serve does."""
     store = await Store.open(config.server.database, clock=clock)
     solving = Solving(store, config)
+    nodes = Nodes(config.server)
 
     async def visit(terminal, node):
-        await telnet_visit(terminal, node, store, config, solving)
+        await telnet_visit(terminal, node, store, config, solving, nodes=nodes)
 
-    server = await start_server(config.server, visit, detect_timeout=0.5)
+    server = await start_server(config.server, visit, detect_timeout=0.5, nodes=nodes)
     if background:
         solving.start()
     return RunningDoor(server, store, config, solving)

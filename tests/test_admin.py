@@ -375,7 +375,12 @@ def test_reset_password(board: Board) -> None:
     realm = board.sysop("user", "reset-password", "Carol", "--password-stdin", stdin="abcd\n")
     assert realm.returncode == 1 and "Dark Realm" in realm.stderr
     weak = board.sysop("user", "reset-password", "alice", "--password-stdin", stdin="ab\n")
-    assert weak.returncode == 1 and "at least 4" in weak.stderr
+    assert weak.returncode == 1 and "at least 8" in weak.stderr
+    for poor in ("alice", "Password1"):  # the alias, or one of the commonest
+        refused = board.sysop(
+            "user", "reset-password", "alice", "--password-stdin", stdin=f"{poor}\n"
+        )
+        assert refused.returncode == 1 and "nothing was changed" in refused.stderr
 
 
 # -- errors and help ---------------------------------------------------------------------------
@@ -467,3 +472,20 @@ def test_a_bulletin_for_a_board_nobody_calls_from(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "ascii", "--output", "-", "--board", "Nowhere")
     assert result.returncode == 1
     assert "no board Nowhere" in result.stderr
+
+
+def test_output_into_a_closed_pipe_ends_quietly(board: Board) -> None:
+    # `canfield-door sysop users | head`: the reader is gone before the table is written.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "door", "sysop", "users"],
+        cwd=board.folder,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TZ": "UTC"},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in errors and "BrokenPipe" not in errors, errors

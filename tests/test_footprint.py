@@ -64,10 +64,10 @@ async def test_a_caller_at_the_board_holds_one_screen(tmp_path: Path) -> None:
         before = _screens()
         caller = await Caller.connect(door.port)
         await caller.wait_for("Your alias", WAIT)
-        for typed, then in [("Zed", r"Sign up\?"), ("Y", "Password:"), ("secret1", "again")]:
+        for typed, then in [("Zed", r"Sign up\?"), ("Y", "Password:"), ("secret-one1", "again")]:
             await caller.type(typed)
             await caller.wait_for(then, WAIT)
-        await caller.type("secret1")
+        await caller.type("secret-one1")
         await caller.wait_for("Your choice", WAIT)
         await caller.type("P")  # P and Enter: the Enter is the key's own, swallowed
         await caller.wait_for("Level:", WAIT)

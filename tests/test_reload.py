@@ -81,7 +81,7 @@ async def test_sighup_under_load_drops_nobody_and_offers_the_new_level(tmp_path)
     config = write_config(tmp_path)
     door = await serve(config)
     try:
-        callers = [await sign_up(door, f"Caller{n}", "secret1") for n in range(4)]
+        callers = [await sign_up(door, f"Caller{n}", "secret-one1") for n in range(4)]
         for caller in callers:
             await start_deal(caller, DEAL)
             await play(caller, "V", 1)
@@ -116,7 +116,7 @@ async def test_sighup_under_load_drops_nobody_and_offers_the_new_level(tmp_path)
         await callers[0].type("Q")
         await callers[0].wait_for("Your choice")
         assert "Level 4 - Draw one, one pass" in await level_menu(callers[0])
-        newcomer = await sign_up(door, "Newcomer", "secret1")
+        newcomer = await sign_up(door, "Newcomer", "secret-one1")
         assert "Level 4 - Draw one, one pass" in await level_menu(newcomer)
 
         # A file that does not check is refused with check-config's words; nothing changes.

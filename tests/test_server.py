@@ -38,6 +38,9 @@ class Config:
     port: int = 0
     max_nodes: int = 4
     max_per_address: int = 4
+    reserved_nodes: int = 0
+    connections_per_minute: int = 100_000
+    login_timeout: int = 0
     idle_timeout: float = 60.0
     idle_warning: float = 10.0
     time_limit: int = 0
@@ -209,6 +212,12 @@ async def echo_visit(terminal: Terminal, node: int) -> None:
             terminal.write("Bye.\r\n")
             return
         terminal.write(f"[{line}]\r\n")
+
+
+async def logged_in_visit(terminal: Terminal, node: int) -> None:
+    """:func:`echo_visit` for a caller who has logged in (and so may have a game saved)."""
+    terminal.alias = "Tester"
+    await echo_visit(terminal, node)
 
 
 @contextlib.asynccontextmanager
@@ -396,6 +405,7 @@ async def test_idle_caller_is_warned_then_disconnected() -> None:
 
 async def test_time_up() -> None:
     async def short_visit(terminal: Terminal, node: int) -> None:
+        terminal.alias = "Tester"  # logged in
         terminal.deadline = time.monotonic() + 1.0
         while True:
             terminal.write("> ")
@@ -406,6 +416,21 @@ async def test_time_up() -> None:
         await caller.wait_for("You have 1 second left.")
         await caller.wait_for("Your time is up. Your game is saved. Goodbye.")
         await caller.wait_closed()
+
+
+async def test_time_up_before_logging_in_mentions_no_game() -> None:
+    async def short_visit(terminal: Terminal, node: int) -> None:
+        terminal.deadline = time.monotonic() + 1.0
+        while True:
+            terminal.write("> ")
+            await terminal.read_line()
+
+    async with serving(short_visit) as server:
+        caller = await Caller.connect(server.port)
+        await caller.wait_for("Your time is up. Goodbye.")
+        await caller.wait_closed()
+        assert "left." not in caller.text  # no time warnings before a log-in
+        assert "saved" not in caller.text
 
 
 async def test_time_limit_from_the_configuration() -> None:
@@ -444,7 +469,7 @@ async def test_close_tells_callers_and_lets_visits_save() -> None:
 
     async def saving_visit(terminal: Terminal, node: int) -> None:
         try:
-            await echo_visit(terminal, node)
+            await logged_in_visit(terminal, node)
         finally:
             saved.append(node)
 
@@ -462,7 +487,9 @@ async def test_close_tells_callers_and_lets_visits_save() -> None:
 
 async def test_run_server_shuts_down_on_sigterm() -> None:
     started: asyncio.Future[DoorServer] = asyncio.get_running_loop().create_future()
-    running = asyncio.create_task(run_server(Config(), echo_visit, on_start=started.set_result))
+    running = asyncio.create_task(
+        run_server(Config(), logged_in_visit, on_start=started.set_result)
+    )
     try:
         server = await asyncio.wait_for(started, WAIT)
         async with calling(server.port) as caller:

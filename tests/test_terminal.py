@@ -61,9 +61,14 @@ class Line:
 ANSI_UTF8 = TerminalInfo("xterm", 80, 24, True, "utf-8")
 
 
-def make(info: TerminalInfo = ANSI_UTF8, **options: object) -> tuple[Terminal, Line]:
+def make(
+    info: TerminalInfo = ANSI_UTF8, alias: str | None = "Tester", **options: object
+) -> tuple[Terminal, Line]:
+    """A terminal on a fake line; its caller has logged in as ``alias`` (None: not yet)."""
     line = Line()
-    return Terminal(line.reader, line, info, **options), line  # type: ignore[arg-type]
+    terminal = Terminal(line.reader, line, info, **options)  # type: ignore[arg-type]
+    terminal.alias = alias
+    return terminal, line
 
 
 async def read_line(terminal: Terminal, **options: object) -> str:
@@ -395,6 +400,14 @@ async def test_time_warnings_then_time_up() -> None:
     await terminal.flush(check_time=False)
     assert line.sent.count(b"left.") == 2
     assert line.sent.startswith(b"> \r\nYou have 1 second left.\r\n> ")
+
+
+async def test_no_time_warnings_before_logging_in() -> None:
+    terminal, line = make(alias=None, time_warnings=(0.6, 0.3))
+    terminal.deadline = time.monotonic() + 0.8
+    with pytest.raises(TimeUp):
+        await read_line(terminal)
+    assert b"left." not in line.sent
 
 
 async def test_a_short_deadline_gets_one_warning_not_three() -> None:

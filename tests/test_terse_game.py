@@ -255,7 +255,7 @@ async def test_the_choice_of_lines_or_board_is_kept_with_the_caller(door) -> Non
 
     # On the next call the plain caller gets the whole board after each play.
     again = await Caller.connect(door.port, ansi=False, term="dumb", charset="ascii")
-    for prompt, answer in (("Your alias", "Alice"), ("Password for", "secret1")):
+    for prompt, answer in (("Your alias", "Alice"), ("Password for", "secret-one1")):
         await again.wait_for(prompt, in_text=True)
         await again.type(answer)
     await again.wait_for("Your choice", in_text=True)

@@ -130,7 +130,7 @@ async def test_backups_are_checked_owner_only_and_rotated(tmp_path):
     config = dataclasses.replace(base, backup=BackupConfig(folder=folder, keep=2))
     clock = Clock(datetime(2026, 11, 30, 3, 30))
     async with Store.open(tmp_path / "door.db") as store:
-        await store.create_user("Alice", "secret1")
+        await store.create_user("Alice", "secret-one1")
         keeper = BackupKeeper(store, lambda: config, clock=clock)
         made = []
         for day in range(3):

@@ -14,7 +14,7 @@ from door.engine.solver import solve
 DEAL = 48213
 
 
-async def sign_up(door, alias="Alice", password="secret1", **options) -> Caller:
+async def sign_up(door, alias="Alice", password="secret-one1", **options) -> Caller:
     caller = await Caller.connect(door.port, **options)
     in_text = not options.get("ansi", True)
     await caller.wait_for("Your alias", in_text=in_text)
@@ -29,7 +29,7 @@ async def sign_up(door, alias="Alice", password="secret1", **options) -> Caller:
     return caller
 
 
-async def log_in(door, alias="Alice", password="secret1", **options) -> Caller:
+async def log_in(door, alias="Alice", password="secret-one1", **options) -> Caller:
     caller = await Caller.connect(door.port, **options)
     await caller.wait_for("Your alias")
     await caller.type(alias)

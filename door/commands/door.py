@@ -34,6 +34,7 @@ from typing import Any
 
 from ansi.sequences import reset, show_cursor
 from door.config import DEFAULT_CONFIG_PATH, DOOR_CHARSETS, Config, ConfigError, load_config
+from door.files import create_private
 from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
 from door.net.telnet import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
@@ -189,6 +190,7 @@ def set_up_logging(config: Config, destination: str | None) -> None:
     else:
         path = Path(destination) if destination else config.server.database.parent / LOG_NAME
         try:
+            create_private(path)  # the log names callers and their addresses: owner-only
             handler = logging.FileHandler(path, encoding="utf-8")
         except OSError:
             handler = logging.NullHandler()  # better no log than log lines on the screen

@@ -60,7 +60,7 @@ def check_config(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(sysop.shorthand(sys.argv[1:] if argv is None else argv))
     if args.command is None:  # no command: serve, on the shipped defaults
         args = parser.parse_args(["serve"])
     return int(args.run(args))

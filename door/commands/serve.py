@@ -66,7 +66,10 @@ def calm_garbage_collector() -> None:
     A thousand callers hold a few hundred thousand objects, and with Python's defaults each
     board redrawn pushes objects that live a few seconds into the oldest generation, so that
     a full collection (a tenth of a second with every game stopped) came every minute or so.
-    The door makes little cyclic garbage, so collecting it later costs little memory.
+    The door makes little cyclic garbage, so collecting it later costs little memory: a
+    full collection may not come for hundreds of thousands of connections, so each
+    connection breaks its own cycles when it ends (telnetlib3's objects hold tables of
+    their own bound methods) and is freed at once (:mod:`door.net.telnet`).
     """
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)

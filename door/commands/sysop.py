@@ -21,7 +21,7 @@ import sys
 import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ansi.text import sanitize
@@ -31,8 +31,11 @@ from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_co
 from door.engine import Variant
 from door.engine.status import PLAYING
 from door.fairness import seal
+from door.files import replace_file
+from door.net.terminal import describe_seconds
 from door.replay import replay
 from door.store import GameRecord, NotFound, Store, StoreError, User
+from door.store.accounts import alias_key, check_new_password
 
 WIDTH = 79
 _ALIAS_CELL = 20
@@ -125,12 +128,25 @@ def _add_users(commands: argparse._SubParsersAction, common: argparse.ArgumentPa
 def _add_user(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     user = commands.add_parser(
         "user",
-        help="rename a user, delete one, or set a new password",
-        description="Change one user. An alias is matched whatever its case; when callers "
-        "from different BBSes share it, pick one with --bbs NAME or --telnet.",
+        help="show a user (with wrong passwords lately), rename one, delete one, or set a "
+        "new password",
+        description="Show or change one user: 'sysop user ALIAS' shows them. An alias is "
+        "matched whatever its case; when callers from different BBSes share it, pick one "
+        "with --bbs NAME or --telnet.",
         parents=[common],
     )
     actions = user.add_subparsers(dest="user_action", metavar="ACTION", required=True)
+    show = _command(
+        actions,
+        common,
+        "show",
+        "show a user: calls, games, wrong passwords lately",
+        _show,
+        description="Show a user: when they signed up and last called, their games, and "
+        "the wrong passwords typed for their alias lately (from any address), with how long "
+        "log-ins as them rest.",
+    )
+    show.add_argument("alias", metavar="ALIAS")
     rename = _command(actions, common, "rename", "give a user a new alias", _rename)
     rename.add_argument("old", metavar="OLD", help="the user's alias now")
     rename.add_argument("new", metavar="NEW", help="the new alias (2 to 20 characters)")
@@ -157,7 +173,7 @@ def _add_user(commands: argparse._SubParsersAction, common: argparse.ArgumentPar
     reset.add_argument(
         "--password-stdin", action="store_true", help="read the new password from stdin"
     )
-    for parser in (rename, delete, reset):
+    for parser in (show, rename, delete, reset):
         which = parser.add_mutually_exclusive_group()
         which.add_argument("--bbs", metavar="NAME", help="the user who comes from this BBS")
         which.add_argument("--telnet", action="store_true", help="the user who calls by telnet")
@@ -250,9 +266,14 @@ def _add_backup(commands: argparse._SubParsersAction, common: argparse.ArgumentP
         "copy the live database to a file",
         _backup,
         description="Write a consistent copy of the database with SQLite's online backup, "
-        "safe while callers play. FILE is replaced whole if it exists.",
+        "safe while callers play, readable by its owner only. An existing FILE is replaced "
+        "whole, after asking (unless --force); the database's own -wal, -shm and -journal "
+        "files are refused.",
     )
     backup.add_argument("file", metavar="FILE")
+    backup.add_argument(
+        "--force", action="store_true", help="replace an existing FILE without asking"
+    )
 
 
 def _add_game(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -299,7 +320,14 @@ def _runner(command: Command) -> Callable[[argparse.Namespace], int]:
             sys.stdout.reconfigure(errors="replace")
         try:
             context = _context(args)
-            return asyncio.run(_open_and_run(command, args, context))
+            code = asyncio.run(_open_and_run(command, args, context))
+            sys.stdout.flush()  # here, where a closed pipe can still be caught
+            return code
+        except BrokenPipeError:
+            # What reads the output has stopped (``| head``): stop quietly, as Unix tools do,
+            # and keep Python from complaining when it flushes at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         except (AdminError, ConfigError, StoreError) as error:
             print(f"canfield-door sysop: {error}", file=sys.stderr)
             return 1
@@ -361,12 +389,12 @@ async def _board(context: Context, store: Store, wanted: str | None) -> str | No
     )
 
 
-def _confirm(question: str, yes: bool) -> bool:
+def _confirm(question: str, yes: bool, yes_flag: str = "--yes") -> bool:
     """--yes, or 'yes' typed at the terminal. Without a terminal to ask on, refuse."""
     if yes:
         return True
     if not sys.stdin.isatty():
-        raise AdminError(f"{question} Refused: no terminal to ask on; add --yes to go ahead")
+        raise AdminError(f"{question} Refused: no terminal to ask on; add {yes_flag} to go ahead")
     print(question)
     try:
         answer = input("Type yes to confirm: ")
@@ -479,6 +507,45 @@ async def _users(args: argparse.Namespace, context: Context, store: Store) -> in
     return 0
 
 
+USER_ACTIONS = ("show", "rename", "delete", "reset-password")
+
+
+def shorthand(argv: Sequence[str]) -> list[str]:
+    """``sysop user ALIAS`` as ``sysop user show ALIAS``.
+
+    >>> shorthand(["sysop", "user", "Bob"]), shorthand(["sysop", "user", "rename", "A", "B"])
+    (['sysop', 'user', 'show', 'Bob'], ['sysop', 'user', 'rename', 'A', 'B'])
+    """
+    argv = list(argv)
+    if "sysop" in argv and "user" in argv[argv.index("sysop") :]:
+        at = argv.index("user", argv.index("sysop")) + 1
+        while at < len(argv) and argv[at].startswith("-"):
+            at += 2 if argv[at] in ("--config", "--database", "--bbs") else 1
+        if at < len(argv) and argv[at] not in USER_ACTIONS:
+            argv.insert(at, "show")
+    return argv
+
+
+async def _show(args: argparse.Namespace, context: Context, store: Store) -> int:
+    user = await _find_user(store, args, args.alias)
+    games = len(await store.games_of(user.id))
+    print(f"Alias:      {_who(user)}")
+    print(f"Signed up:  {_when(user.created)}")
+    print(f"Last call:  {_when(user.last_seen)}")
+    print(f"Games:      {games}")
+    if user.bbs is not None:
+        return 0
+    failures = await store.login_failures(alias_key(user.alias))
+    if failures is None:
+        print("Wrong passwords lately: none")
+        return 0
+    print(f"Wrong passwords lately: {failures.count}, the last at {_when(failures.last)}")
+    wait = (failures.locked_until - datetime.now(UTC)).total_seconds()
+    if wait > 0:
+        print(f"Log-ins as {sanitize(user.alias)} rest for {describe_seconds(wait)} more")
+    return 0
+
+
 async def _rename(args: argparse.Namespace, context: Context, store: Store) -> int:
     user = await _find_user(store, args, args.old)
     renamed = await store.rename_user(user.id, args.new)
@@ -503,6 +570,9 @@ async def _password(args: argparse.Namespace, context: Context, store: Store) ->
     if user.bbs is not None:
         raise AdminError(f"{_who(user)} logs in at that BBS, not with a password here")
     password = _read_password(args.password_stdin)
+    problem = check_new_password(password, user.alias)
+    if problem:
+        raise AdminError(f"{problem}; nothing was changed")
     await store.set_password(user.id, password)
     print(f"New password set for {_who(user)}")
     return 0
@@ -647,13 +717,11 @@ async def _bulletin(args: argparse.Namespace, context: Context, store: Store) ->
 
 
 def _write_whole(path: Path, data: bytes) -> None:
-    """Replace ``path`` in one step, so a BBS showing it never sees half a file."""
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    """Replace ``path`` in one step, so a BBS showing it never sees half a file; owner-only,
+    through a temporary file nobody can guess or plant a symlink at."""
     try:
-        partial.write_bytes(data)
-        os.replace(partial, path)
+        replace_file(path, data)
     except OSError as error:
-        partial.unlink(missing_ok=True)
         raise AdminError(f"{path}: can't be written: {error.strerror or error}") from None
 
 
@@ -661,6 +729,14 @@ async def _backup(args: argparse.Namespace, context: Context, store: Store) -> i
     target = Path(args.file)
     if not target.parent.is_dir():
         raise AdminError(f"{target.parent}: no such folder")
+    refusal = store.backup_refusal(target)
+    if refusal is not None:
+        raise AdminError(f"{refusal}; nothing was written")
+    if (target.exists() or target.is_symlink()) and not _confirm(
+        f"{target} exists. Replace it with the backup?", args.force, yes_flag="--force"
+    ):
+        print("Nothing was written.")
+        return 1
     users, games = await store.counts()
     try:
         await store.backup(target)

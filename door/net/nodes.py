@@ -4,13 +4,27 @@ A caller who comes in by telnet, SSH or RLOGIN takes a node, 1 to ``max_nodes``,
 length of the call, or is told why not. The table also answers who is on which node, which
 the sysop's tools and a shutdown need. It reads its limits from a settings object that may be
 replaced while the door runs; calls in progress keep their nodes.
+
+The rules that keep one hostile caller from holding the door, for every way in alike:
+
+- a caller who has not logged in within ``login_timeout`` seconds of connecting is hung up;
+- ``reserved_nodes`` nodes are only for callers who have logged in (a way in that knows
+  its caller before the visit, such as SSH, asks with ``logged_in=True``), so that callers
+  who never log in cannot take them all;
+- an address may hold ``max_per_address`` nodes at once, and connect at most
+  ``connections_per_minute`` times in any minute; an IPv6 address counts as its /64, the
+  block one subscriber is usually given;
+- a user logged in on one node who logs in on another may take over the first: its visit
+  is ended as a shutdown ends it, with its game saved, and the new one goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import logging
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +34,14 @@ from typing import Protocol
 from ansi.text import sanitize
 from door.net.terminal import Terminal
 
+log = logging.getLogger("door")
+
 TOO_MANY_MESSAGE = "Too many connections from your address."
+TOO_OFTEN_MESSAGE = "Too many calls from your address in the last minute. Please wait a minute."
+LOGIN_TIMEOUT_MESSAGE = "You did not log in in time. Goodbye."
+TAKEN_OVER_MESSAGE = "You logged in on another node, which took over this call. Your game is saved."
+RATE_WINDOW = 60.0  # seconds over which connections_per_minute counts
+TAKE_OVER_GRACE = 10.0  # seconds a visit taken over gets to save and say goodbye
 
 
 class NodeLimits(Protocol):
@@ -30,11 +51,40 @@ class NodeLimits(Protocol):
     def max_nodes(self) -> int: ...
     @property
     def max_per_address(self) -> int: ...
+    @property
+    def reserved_nodes(self) -> int: ...
+    @property
+    def connections_per_minute(self) -> int: ...
+    @property
+    def login_timeout(self) -> int: ...
+
+
+def address_key(address: str) -> str:
+    """What limits per address count by: an IPv4 address, or an IPv6 address's /64.
+
+    >>> address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::9")
+    True
+    >>> address_key("::ffff:192.0.2.7"), address_key("unknown")
+    ('192.0.2.7', 'unknown')
+    """
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
 
 
 @dataclass(eq=False)
 class Call:
-    """A connected caller holding a node: how they came, from where, and their visit's task."""
+    """A connected caller holding a node: how they came, from where, and their visit's task.
+
+    ``user_id`` is set once the caller has logged in; ``farewell`` is what the caller is told
+    when their visit is ended from outside (the sysop's kick, a take-over, the log-in limit).
+    """
 
     node: int
     way: str  # "telnet", "ssh", "rlogin", ...
@@ -42,16 +92,22 @@ class Call:
     task: asyncio.Task[object]
     terminal: Terminal
     since: float = field(default_factory=time.monotonic)
-    farewell: str | None = None  # set when the sysop ends the call: what the caller is told
+    farewell: str | None = None  # set when the call is ended: what the caller is told
+    user_id: int | None = None
+    _login_timer: asyncio.TimerHandle | None = None
 
     @property
     def alias(self) -> str:
         """The caller's alias once the visit knows it, made safe to show; else empty."""
         return sanitize(self.terminal.alias or "", 40)
 
+    @property
+    def logged_in(self) -> bool:
+        return self.user_id is not None
+
     def end(self, farewell: str) -> None:
-        """End the call (the sysop's kick): the visit is cancelled, so it saves and says
-        ``farewell``, as at a shutdown."""
+        """End the call (the sysop's kick, a take-over): the visit is cancelled, so it saves
+        and says ``farewell``, as at a shutdown."""
         if self.farewell is None:
             self.farewell = farewell
             self.task.cancel()
@@ -64,45 +120,92 @@ class Nodes:
         self.limits = limits
         self._calls: dict[int, Call] = {}
         self._per_address: Counter[str] = Counter()
+        # The times of the latest connections from each address (as address_key), at most
+        # connections_per_minute of them: enough to tell whether a minute holds more.
+        self._knocks: dict[str, deque[float]] = {}
+        self._knocks_since_sweep = 0
         self.closing: str | None = None  # the reason, once the door has begun to close
         self.peak = 0  # most calls at once on :attr:`peak_day`
         self.peak_day = date.today()
 
-    def refusal(self, address: str) -> str | None:
-        """Why a caller from ``address`` can't have a node now, or None if they can."""
+    def refusal(self, address: str, *, logged_in: bool = False, count: bool = True) -> str | None:
+        """Why a caller from ``address`` can't have a node now, or None if they can.
+
+        Call it once per connection: with ``count`` (the default) it counts the connection
+        against the address's rate, refused or not, so that an address that keeps knocking
+        stays refused. ``logged_in``: the caller is known already and may take a reserved node.
+        """
         if self.closing is not None:
             return self.closing
-        if self._per_address[address] >= self.limits.max_per_address:
+        key = address_key(address)
+        if count and self._too_often(key, time.monotonic()):
+            return TOO_OFTEN_MESSAGE
+        if self._per_address[key] >= self.limits.max_per_address:
             return TOO_MANY_MESSAGE
-        if len(self._calls) >= self.limits.max_nodes:
-            nodes = self.limits.max_nodes
+        nodes = self.limits.max_nodes
+        guests = sum(1 for call in self._calls.values() if not call.logged_in)
+        open_to_guests = max(1, nodes - self.limits.reserved_nodes)
+        if len(self._calls) >= nodes or (not logged_in and guests >= open_to_guests):
             busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
             return f"{busy} Please call again later."
         return None
 
+    def _too_often(self, key: str, now: float) -> bool:
+        """Count a connection from ``key``; has it connected too often in the last minute?"""
+        limit = self.limits.connections_per_minute
+        knocks = self._knocks.get(key)
+        if knocks is None or knocks.maxlen != limit:
+            knocks = self._knocks[key] = deque(knocks or (), maxlen=limit)
+        too_often = len(knocks) >= limit and now - knocks[0] < RATE_WINDOW
+        knocks.append(now)
+        self._knocks_since_sweep += 1
+        if self._knocks_since_sweep >= 1024:
+            self._sweep(now)
+        return too_often
+
+    def _sweep(self, now: float) -> None:
+        """Forget addresses not heard from for a minute: the table stays as small as the
+        number of addresses that called in the last minute."""
+        self._knocks_since_sweep = 0
+        stale = [key for key, knocks in self._knocks.items() if now - knocks[-1] >= RATE_WINDOW]
+        for key in stale:
+            del self._knocks[key]
+
     @contextmanager
-    def hold(self, way: str, address: str, terminal: Terminal) -> Iterator[Call]:
+    def hold(
+        self, way: str, address: str, terminal: Terminal, *, user_id: int | None = None
+    ) -> Iterator[Call]:
         """Hold the lowest free node for the current task, and free it on leaving.
 
         Ask :meth:`refusal` first: this takes a node even past the limits (a caller already
-        admitted keeps theirs when a reload lowers them).
+        admitted keeps theirs when a reload lowers them). A caller not known yet
+        (``user_id`` None) is hung up if not logged in (:meth:`log_in`) within
+        ``login_timeout`` seconds.
         """
         task = asyncio.current_task()
         assert task is not None
         node = 1
         while node in self._calls:
             node += 1
-        call = Call(node, way, address, task, terminal)
+        call = Call(node, way, address, task, terminal, user_id=user_id)
+        key = address_key(address)
         self._calls[node] = call
-        self._per_address[address] += 1
+        self._per_address[key] += 1
         self._count_peak()
+        if user_id is None and self.limits.login_timeout > 0:
+            call._login_timer = asyncio.get_running_loop().call_later(
+                self.limits.login_timeout, self._login_overdue, call
+            )
         try:
             yield call
         finally:
+            if call._login_timer is not None:
+                call._login_timer.cancel()
+                call._login_timer = None
             del self._calls[node]
-            self._per_address[address] -= 1
-            if not self._per_address[address]:
-                del self._per_address[address]
+            self._per_address[key] -= 1
+            if not self._per_address[key]:
+                del self._per_address[key]
 
     def _count_peak(self) -> None:
         today = date.today()
@@ -115,9 +218,39 @@ class Nodes:
         self._count_peak()
         return self.peak
 
+    def _login_overdue(self, call: Call) -> None:
+        call._login_timer = None
+        if not call.logged_in and self._calls.get(call.node) is call:
+            log.info("node %d: not logged in within %d s", call.node, self.limits.login_timeout)
+            call.end(LOGIN_TIMEOUT_MESSAGE)
+
     def call(self, node: int) -> Call | None:
         """The call on ``node``, if any."""
         return self._calls.get(node)
+
+    def holder(self, user_id: int, *, besides: int = 0) -> Call | None:
+        """The call, on a node other than ``besides``, of the user logged in as ``user_id``."""
+        for call in self.calls:
+            if call.user_id == user_id and call.node != besides:
+                return call
+        return None
+
+    def log_in(self, node: int, user_id: int) -> None:
+        """The caller on ``node`` has logged in as ``user_id``: the log-in limit is off."""
+        call = self._calls.get(node)
+        if call is None:
+            return
+        call.user_id = user_id
+        if call._login_timer is not None:
+            call._login_timer.cancel()
+            call._login_timer = None
+
+    async def take_over(self, stale: Call, *, grace: float = TAKE_OVER_GRACE) -> None:
+        """End ``stale`` (its game saved, as at a shutdown), and wait until it has let go."""
+        log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
+        stale.end(TAKEN_OVER_MESSAGE)
+        if not stale.task.done():
+            await asyncio.wait([stale.task], timeout=grace)
 
     @property
     def calls(self) -> list[Call]:

@@ -285,7 +285,9 @@ class RloginDoor:
             arrival, rest = await self._handshake(reader, writer, address)
             if arrival is None:
                 return
-            refusal = self.nodes.refusal(address)
+            # A linked board proved itself, and vouches for its caller: one who may take a
+            # node kept for callers logged in, and whose board's calls are not rationed.
+            refusal = self.nodes.refusal(address, logged_in=True, count=False)
             if refusal is not None:
                 raise Refused(refusal)
             writer.write(b"\0")  # RFC 1282: the handshake is accepted

@@ -335,12 +335,14 @@ class SshDoor:
             if who is None:  # asyncssh let in nobody the door did not prove; never expected
                 await terminal.hang_up("Please log in again.")
                 return
-            refusal = self.nodes.refusal(address)
+            # A caller who proved who they are may take a node kept for those logged in.
+            user_id = getattr(who, "id", None)
+            refusal = self.nodes.refusal(address, logged_in=user_id is not None)
             if refusal is not None:
                 log.info("refused SSH %s: %s", address, refusal)
                 await terminal.hang_up(refusal)
                 return
-            with self.nodes.hold("ssh", address, terminal) as call:
+            with self.nodes.hold("ssh", address, terminal, user_id=user_id) as call:
                 await self._visit_node(call, process, reader, terminal, address, who)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("SSH connection from %s failed", address)

@@ -33,6 +33,16 @@ import telnetlib3
 
 from ansi.text import sanitize
 from door.net.nodes import Call, Nodes
+from door.net.telnet_guard import (
+    COMMAND_BURST,
+    COMMAND_RATE,
+    DoorWriter,
+    FaultLog,
+    RefusalLog,
+    TokenBucket,
+    commands_granted,
+    quiet,
+)
 from door.net.terminal import (
     DETECT_TIMEOUT,
     CallerGone,
@@ -80,56 +90,118 @@ class ServerSettings(Protocol):
     def time_limit(self) -> int: ...
 
 
-class _InputBudget:
-    """A token bucket: how many bytes of a caller's input may be taken in now."""
-
-    __slots__ = ("_at", "_burst", "_rate", "_tokens")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self._rate, self._burst = rate, burst
-        self._tokens, self._at = burst, now
-
-    def take(self, wanted: int, now: float) -> int:
-        """Take up to ``wanted`` bytes' worth now; how many were granted."""
-        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
-        self._at = now
-        granted = min(wanted, int(self._tokens))
-        self._tokens -= granted
-        return granted
-
-
 class _DoorProtocol(telnetlib3.TelnetServer):
     """telnetlib3's server protocol, with the door's guards against broken or hostile clients.
 
+    - A caller the node table refuses (too many connections from the address, too often, or
+      no node free) is told why and hung up as soon as they connect, before any negotiation.
     - A pending ``drain()`` wakes when the connection is lost: telnetlib3's
       ``connection_lost`` does not reach ``FlowControlMixin``'s, so a visit blocked writing
       to a caller who stopped reading and then vanished would wait for ever.
-    - A caller who sends more than :data:`INPUT_BURST` bytes faster than :data:`INPUT_RATE`
-      is hung up: nobody types or pastes that much, and telnetlib3 reads telnet commands byte
-      by byte in Python, so a flood of them would take the event loop from everyone else.
+    - A caller who sends more than :data:`INPUT_BURST` bytes faster than :data:`INPUT_RATE`,
+      or more telnet commands than :data:`~door.net.telnet_guard.COMMAND_BURST` faster than
+      :data:`~door.net.telnet_guard.COMMAND_RATE`, is hung up: nobody types or pastes that
+      much, and telnetlib3 reads telnet commands byte by byte in Python, so a flood of them
+      would take the event loop from everyone else.
+    - Sub-negotiations are checked before telnetlib3 reads them, and faults are logged a line
+      per kind, then counted (:mod:`door.net.telnet_guard`).
     - MCCP3 (compressed input) is refused: the door offers no compression, and inflating
       what a client sends would turn a few kilobytes into megabytes of telnet commands.
+    - Once the connection is lost and its shell has ended, the reference cycles telnetlib3's
+      objects make (tables of their own bound methods, timers, futures) are broken, so the
+      connection's memory is freed at once rather than left to a full garbage collection,
+      which the door runs seldom (see :func:`door.commands.serve.calm_garbage_collector`).
     """
 
+    nodes: Nodes  # set on the subclass each server makes
+    refusals: RefusalLog  # likewise
+    _in_shell = False
+    _lost = False
+    _refused = False
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(writer_factory=DoorWriter, **options)
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._socket_transport = transport  # telnetlib3 forgets its own at connection_lost
+        peer = transport.get_extra_info("peername")
+        self._address = str(peer[0]) if peer else "unknown"
+        refusal = self.nodes.refusal(self._address)
+        if refusal is not None:
+            # Told at once, before telnetlib3 makes anything: a flood of refused
+            # connections costs the door little.
+            self._refused = True
+            self.refusals.note(self._address, refusal)
+            assert isinstance(transport, asyncio.WriteTransport)
+            transport.write(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+            transport.close()
+            return
         super().connection_made(transport)
-        self._budget = _InputBudget(INPUT_RATE, INPUT_BURST, asyncio.get_running_loop().time())
+        now = asyncio.get_running_loop().time()
+        self._budget = TokenBucket(INPUT_RATE, INPUT_BURST, now)
+        self._commands = TokenBucket(COMMAND_RATE, COMMAND_BURST, now)
+        self._faults = FaultLog(self._address)
+        quiet(self.writer, self._faults)
 
     def data_received(self, data: bytes) -> None:
-        granted = self._budget.take(len(data), asyncio.get_running_loop().time())
-        if granted:
-            super().data_received(data if granted == len(data) else data[:granted])
-        if granted < len(data) and self._transport is not None:
-            log.info("hung up on %s: a flood of input", _peer_address(self.writer))
+        if self._refused:
+            return
+        now = asyncio.get_running_loop().time()
+        granted = self._budget.take(len(data), now)
+        within = commands_granted(data[:granted], self._commands, now)
+        if within:
+            super().data_received(data if within == len(data) else data[:within])
+        if within < len(data) and self._transport is not None:
+            flood = "telnet commands" if within < granted else "input"
+            log.info("hung up on %s: a flood of %s", self._address, flood)
             self._transport.abort()
 
     def _mccp3_start(self) -> None:
         self.writer.mccp3_active = False  # what follows is read as it comes, uninflated
-        log.info("refused compressed input from %s", _peer_address(self.writer))
+        log.info("refused compressed input from %s", self._address)
+
+    def begin_shell(self, future: asyncio.Future[None]) -> None:
+        # As telnetlib3's, with the shell wrapped so that its end is known.
+        if future.cancelled() or future.exception() is not None or self.shell is None:
+            return
+        self._in_shell = True
+        asyncio.get_running_loop().create_task(self._run_shell())
+
+    async def _run_shell(self) -> None:
+        try:
+            assert self.shell is not None
+            await self.shell(self.reader, self.writer)
+        finally:
+            self._in_shell = False
+            if self._lost:
+                asyncio.get_running_loop().call_soon(self._let_go)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._lost:
+            return
+        self._lost = True
+        if self._refused:
+            self._closing = True  # what telnetlib3's list of clients reads
+            asyncio.get_running_loop().call_soon(self._let_go)
+            return
         super().connection_lost(exc)
         asyncio.streams.FlowControlMixin.connection_lost(self, exc)
+        self._faults.close()
+        if not self._in_shell:
+            # After the transport has finished its own connection_lost.
+            asyncio.get_running_loop().call_soon(self._let_go)
+
+    def _let_go(self) -> None:
+        """Break the cycles between this connection's objects: nothing uses them any more."""
+        transport = self._socket_transport
+        for part in (self.writer, self.reader):
+            if part is not None:
+                vars(part).clear()
+        vars(self).clear()
+        self._closing, self._transport = True, None  # what telnetlib3's server list reads
+        # asyncio's socket transport keeps a bound method of its own (Python 3.11, 3.12).
+        if transport is not None and getattr(transport, "_sock", True) is None:
+            transport.__dict__.pop("_read_ready_cb", None)
 
 
 class DoorServer:
@@ -156,10 +228,13 @@ class DoorServer:
         self._closed = asyncio.Event()
 
     async def _listen(self) -> None:
+        protocol = type(
+            "DoorProtocol", (_DoorProtocol,), {"nodes": self.nodes, "refusals": RefusalLog()}
+        )
         self._telnet = await telnetlib3.create_server(
             host=self.config.host,
             port=self.config.port,
-            protocol_factory=_DoorProtocol,
+            protocol_factory=protocol,
             shell=self._shell,
             encoding=False,
             # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
@@ -236,7 +311,8 @@ class DoorServer:
             echo=bool(writer.will_echo),  # a client that refused WILL ECHO echoes itself
         )
         try:
-            refusal = self.nodes.refusal(address)
+            # Counted when the connection was made; asked again, as a node may have gone.
+            refusal = self.nodes.refusal(address, count=False)
             if refusal is not None:
                 log.info("refused %s: %s", address, refusal)
                 await terminal.hang_up(refusal)
@@ -320,6 +396,8 @@ async def guard_visit(
         log.exception("%s: the visit failed", _who(node, terminal))
         farewell, ending = SORRY_MESSAGE, "error"
     finally:
+        if terminal.alias is None:  # not logged in: no game of theirs to keep
+            farewell = farewell.replace(" Your game is saved.", "")
         await terminal.hang_up(farewell)
         log.info(
             "%s: hang-up (%s) after %d s",
@@ -436,12 +514,13 @@ async def run_server(
     *,
     detect_timeout: float = DETECT_TIMEOUT,
     on_start: Callable[[DoorServer], None] | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM, then close, telling callers the door is shutting down.
 
     ``on_start`` is called with the listening server (to learn its port, say).
     """
-    server = await start_server(config, visit, detect_timeout=detect_timeout)
+    server = await start_server(config, visit, detect_timeout=detect_timeout, nodes=nodes)
     loop = asyncio.get_running_loop()
     closing: list[asyncio.Task[None]] = []
 

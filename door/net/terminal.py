@@ -754,23 +754,28 @@ class Terminal:
         shown = echo and self.echo
         chars: list[str] = []
         rang = False
+        since = time.monotonic()
         try:
             while True:
-                key = await self._next_key()
+                key = await self._next_key(since)
                 if key == ENTER:
+                    self._active()
                     if shown:
                         self._emit("\r\n")
                     self._tail, self._tail_lost = "", False  # the caller is on a new line
                     return "".join(chars)
                 if key == ERASE and chars:
+                    self._active()
                     self._erase(chars.pop(), shown, mask)
                     rang = False
-                elif key == KILL:
+                elif key == KILL and chars:
+                    self._active()
                     while chars:
                         self._erase(chars.pop(), shown, mask)
                     rang = False
                 elif isinstance(key, str) and len(key) == 1 and _printable(key):
                     if len(chars) < max_length:
+                        self._active()
                         chars.append(key)
                         if shown:
                             self._show_typed("*" if mask else key)
@@ -787,18 +792,24 @@ class Terminal:
         are skipped. Nothing is echoed. An Enter that follows the key at once (a caller who
         presses Enter out of habit, or a client that sends whole lines) is swallowed.
         """
+        since = time.monotonic()
         while True:
-            key = await self._next_key()
+            key = await self._next_key(since)
             if key == ENTER:
+                self._active()
                 return ENTER
             if isinstance(key, str) and len(key) == 1 and _printable(key):
+                self._active()
                 self.expect_enter()
                 return key.upper()
 
     async def read_event(self, timeout: float | None = None) -> Key | None:
         """The next key of any kind (see :class:`KeyParser`); None if ``timeout`` seconds
         pass first. Nothing is echoed."""
-        return await self._next_key(timeout)
+        key = await self._next_key(time.monotonic(), timeout)
+        if key is not None:
+            self._active()  # on the board every key moves, picks up or plays
+        return key
 
     def keys_waiting(self) -> bool:
         """Whether keys the caller sent are already here, unread (a line sent at once)."""
@@ -820,30 +831,31 @@ class Terminal:
         self._emit("\b \b" * width)
         self._editing = self._editing[:-1]
 
-    async def _next_key(self, timeout: float | None = None) -> Key | None:
+    async def _next_key(self, waiting_since: float, timeout: float | None = None) -> Key | None:
         """The next key, after flushing output; checks the clocks while waiting.
 
+        The idle time runs from ``waiting_since`` (when the door began to wait) or the last
+        key that changed something (:meth:`_active`), whichever is later: keys that change
+        nothing (Ctrl-U on an empty line, an arrow at a prompt) do not keep a caller on.
         Returns None when ``timeout`` (None: no limit) seconds pass without a key.
         """
-        waiting_since = time.monotonic()
+        started = time.monotonic()
         while True:
             while self._keys:
                 key, came = self._keys.popleft()
                 swallow = key == ENTER and came <= self._swallow_until
                 self._swallow_until = 0.0
                 if not swallow:
-                    self._last_key = time.monotonic()
-                    self._idle_warned = False
                     return key
             now = time.monotonic()
-            if timeout is not None and now - waiting_since >= timeout:
+            if timeout is not None and now - started >= timeout:
                 return None
             idle_since = max(self._last_key, waiting_since)
             self._check_clocks(idle_since)
             await self.flush(check_time=False)
             waits = [self._until_next_check(idle_since)]
             if timeout is not None:
-                waits.append(timeout - (now - waiting_since))
+                waits.append(timeout - (now - started))
             if self._escape_since is not None:
                 waits.append(self._escape_since + ESCAPE_WAIT - now)
             known = [max(0.0, wait) for wait in waits if wait is not None]
@@ -862,6 +874,11 @@ class Terminal:
             elif self._escape_since is not None and now >= self._escape_since + ESCAPE_WAIT:
                 self._keys.extend((key, now) for key in self._parser.expire())
                 self._escape_since = None
+
+    def _active(self) -> None:
+        """The caller pressed a key that did something: the idle time starts again."""
+        self._last_key = time.monotonic()
+        self._idle_warned = False
 
     async def _read(self, timeout: float | None) -> bytes | None:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""
@@ -910,6 +927,8 @@ class Terminal:
 
     def _warn_time_left(self, left: float) -> None:
         """Warn once per threshold; thresholds passed together earn one warning."""
+        if self.alias is None:  # not logged in yet: the log-in limit comes first
+            return
         passed = [limit for limit in self._time_warnings if left <= limit < self._warned_at]
         if passed:
             self._warned_at = min(passed)

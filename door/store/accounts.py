@@ -25,9 +25,12 @@ import hmac
 import os
 import unicodedata
 
+from door.store.common_passwords import COMMON_PASSWORDS
+
 ALIAS_MIN = 2
 ALIAS_MAX = 20
-PASSWORD_MIN = 4
+PASSWORD_MIN = 4  # what the store takes (older accounts); new passwords need more
+NEW_PASSWORD_MIN = 8
 PASSWORD_MAX = 64
 
 # scrypt's cost: 2**14 rounds, 16 MiB of memory, about 50 ms on a small server.
@@ -52,16 +55,66 @@ def bbs_key(bbs: str | None) -> str:
     return "" if bbs is None else alias_key(bbs)
 
 
+def shown_everywhere(char: str) -> bool:
+    """Can every caller see ``char``, and is it no control byte on any caller's line?
+
+    The door shows aliases in CP437 (and folds CP437 to ASCII for plain callers), so an
+    alias character must be in CP437, and not one of its glyphs whose byte is a control
+    character on the wire (☺ is Ctrl-A, ‼ XOFF, § NAK) nor 0xFF (telnet's IAC, and an
+    invisible space). CP437 has no wide, zero-width or invisible characters but the space.
+    A letter with accents CP437 lacks (Ë) will do when its plain letter does: that is what
+    a CP437 caller is shown.
+
+    >>> all(shown_everywhere(c) for c in "aZ9 é£ñ"), any(shown_everywhere(c) for c in "☺‼§\xa0ㅤ⠀Ѕ漢")
+    (True, False)
+    """
+    try:
+        byte = char.encode("cp437")
+    except UnicodeEncodeError:
+        base, *marks = unicodedata.normalize("NFD", char)
+        accented = bool(marks) and all(unicodedata.category(m) == "Mn" for m in marks)
+        return accented and shown_everywhere(base)
+    return len(byte) == 1 and (0x20 <= byte[0] < 0x7F or 0x80 <= byte[0] < 0xFF)
+
+
+# Characters that pass for others in an alias: "Sysop", "SYS0P" and "Sÿsop" are one alias.
+_LOOK_ALIKES = str.maketrans(
+    {
+        "0": "o", "1": "l", "i": "l", "|": "l", "!": "l", "¡": "l", "3": "e", "4": "a",
+        "5": "s", "$": "s", "7": "t", "@": "a", "α": "a", "ß": "b", "µ": "u", "μ": "u",
+        "σ": "o", "τ": "t", "ε": "e", "θ": "o", "φ": "o", "δ": "o", "ω": "w", "π": "n",
+        "γ": "r", "€": "e", "¢": "c", "ƒ": "f", "æ": "ae", "ø": "o",
+    }
+)  # fmt: skip
+RESERVED_ALIASES = ("sysop", "admin", "administrator", "root", "guest", "new", "moderator")
+
+
+def alias_skeleton(alias: str) -> str:
+    """What aliases are told apart by, look-alikes folded: case, accents, spaces and signs
+    between letters, and characters that pass for others.
+
+    >>> alias_skeleton("Sys Op") == alias_skeleton("SYS0P") == alias_skeleton("Sÿs_op")
+    True
+    """
+    folded = unicodedata.normalize("NFKD", alias).casefold()
+    bare = "".join(c for c in folded if unicodedata.category(c) != "Mn")
+    return "".join(c for c in bare.translate(_LOOK_ALIKES) if c not in " _-.'`^~")
+
+
 def check_alias(alias: str) -> str | None:
     """The problem with ``alias`` in words for the caller, or None if it will do.
 
-    An alias has 2 to 20 printable characters (spaces inside are allowed, and runs of them
-    count as one), no control characters or escape sequences, and is not only spaces.
+    An alias has 2 to 20 characters (spaces inside are allowed, and runs of them count as
+    one), each one every caller's terminal can show (:func:`shown_everywhere`): no control
+    characters or escape sequences, nothing invisible, wide or outside CP437; and it is not
+    only spaces.
     """
     if not alias.strip():
         return "An alias can't be empty or only spaces"
     if not all(char.isprintable() for char in alias):
         return "An alias can't hold control characters or escape sequences"
+    if not all(shown_everywhere(char) for char in unicodedata.normalize("NFC", alias)):
+        return "Some of its characters can't be shown on every screen"
     length = len(clean_alias(alias))
     if length < ALIAS_MIN:
         return f"An alias needs at least {ALIAS_MIN} characters"
@@ -78,6 +131,48 @@ def check_password(password: str) -> str | None:
         return f"A password can have at most {PASSWORD_MAX} characters"
     if not all(char.isprintable() for char in password):
         return "A password can't hold control characters"
+    return None
+
+
+def check_reserved(alias: str, sysop: str) -> str | None:
+    """The problem with a caller taking ``alias`` when the sysop is called ``sysop``: the
+    sysop's name and the door's own words (:data:`RESERVED_ALIASES`) are kept, look-alikes
+    too.
+
+    >>> check_reserved("Sys0p", "Bob"), check_reserved("B0B", "Bob"), check_reserved("Ann", "Bob")
+    ('That alias is kept for the door', 'That alias is kept for the sysop', None)
+    """
+    skeleton = alias_skeleton(alias)
+    if skeleton == alias_skeleton(sysop):
+        return "That alias is kept for the sysop"
+    if skeleton in {alias_skeleton(word) for word in RESERVED_ALIASES}:
+        return "That alias is kept for the door"
+    return None
+
+
+def check_new_password(password: str, alias: str) -> str | None:
+    """The problem with ``password`` as a new password for ``alias``, or None if it will do.
+
+    Beyond :func:`check_password`: at least :data:`NEW_PASSWORD_MIN` characters, not the
+    alias (in any case, or with spaces left out), not one of the commonest passwords.
+
+    >>> check_new_password("1234", "Bob")
+    'A password needs at least 8 characters'
+    >>> check_new_password("Lady Luck", "lady luck"), check_new_password("Password1", "Bob")
+    ("A password can't be your alias", 'That password is among the commonest; choose another')
+    >>> check_new_password("seven green apples", "Bob") is None
+    True
+    """
+    if len(password) < NEW_PASSWORD_MIN:
+        return f"A password needs at least {NEW_PASSWORD_MIN} characters"
+    problem = check_password(password)
+    if problem:
+        return problem
+    folded = password.casefold()
+    if alias and folded.replace(" ", "") == alias_key(alias).replace(" ", ""):
+        return "A password can't be your alias"
+    if folded in COMMON_PASSWORDS:
+        return "That password is among the commonest; choose another"
     return None
 
 

@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+from door.files import create_private, make_private, private_temp
 from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
 from door.store.daily import DailyStore
 from door.store.games import GameStore
@@ -74,6 +75,14 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     async def _open(cls, path: Path, create: bool, clock: Clock) -> Store:
         if not create and not path.is_file():
             raise NotFound(f"{path}: no such database")
+        # The database holds password hashes: owner-only, and SQLite gives its -wal and -shm
+        # files the database's own permissions. A database made before is tightened too.
+        try:
+            if not create_private(path):
+                for part in ("", "-wal", "-shm", "-journal"):
+                    make_private(Path(f"{path}{part}"))
+        except OSError as error:
+            raise StoreError(f"{path}: can't be opened: {error.strerror or error}") from None
         writer, reader = Writer("door-store-writer"), Reader("door-store-reader")
         try:
             await writer.open(str(path), configure_writer(path))
@@ -123,12 +132,10 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         copy. The copy is a plain single file (not WAL) that opens anywhere.
         """
         target = Path(path)
-        if target.exists() and target.resolve() == self.path.resolve():
-            raise StoreError(f"{target} is the live database itself")
-        if Path(f"{target}-wal").exists():
-            raise StoreError(f"{target} is in use by SQLite ({target}-wal exists)")
-        partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
-        partial.unlink(missing_ok=True)
+        refusal = self.backup_refusal(target)
+        if refusal is not None:
+            raise StoreError(refusal)
+        partial = private_temp(target)  # owner-only, like the database it copies
         try:
             copy = sqlite3.connect(partial, check_same_thread=False)
             try:
@@ -144,6 +151,20 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
             partial.unlink(missing_ok=True)
             raise
         return target
+
+    def backup_refusal(self, target: Path) -> str | None:
+        """Why a backup may not be written to ``target``, or None if it may: the database
+        itself, its own -wal, -shm and -journal files, or a database SQLite has open."""
+        live = self.path.resolve()
+        where = target.resolve()
+        if where == live:
+            return f"{target} is the live database itself"
+        for part in ("-wal", "-shm", "-journal"):
+            if where == live.with_name(live.name + part):
+                return f"{target} is the live database's own {part[1:]} file"
+        if Path(f"{target}-wal").exists():
+            return f"{target} is in use by SQLite ({target}-wal exists)"
+        return None
 
 
 async def _close(writer: Writer, reader: Reader) -> None:

@@ -139,9 +139,31 @@ _VERSION_5 = (
     """,
 )
 
+# Wrong passwords, remembered across restarts: a back-off per alias (whether or not a user
+# has it) and per address; and sign-ups per address, limited per hour.
+_VERSION_6 = (
+    """
+    CREATE TABLE login_failures (
+        kind          TEXT NOT NULL CHECK (kind IN ('alias', 'address')),
+        key           TEXT NOT NULL,              -- alias_key, or the address (an IPv6 /64)
+        failures      INTEGER NOT NULL,           -- since the failures were last forgotten
+        last_failure  TEXT NOT NULL,
+        locked_until  TEXT NOT NULL,              -- no log-in is tried before this time
+        PRIMARY KEY (kind, key)
+    )
+    """,
+    """
+    CREATE TABLE sign_ups (
+        address  TEXT NOT NULL,                   -- the address (an IPv6 /64)
+        at       TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX sign_ups_by_address ON sign_ups (address, at)",
+)
+
 # How a caller types on the board: hot keys (1), lines ending with Enter (0), or NULL for
 # the door's default (hot keys on an ANSI screen, lines on a plain one).
-_VERSION_6 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
+_VERSION_7 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,

@@ -13,6 +13,7 @@ from ansi.charset import CHARSETS
 from ansi.text import sanitize
 from door.store.accounts import (
     alias_key,
+    alias_skeleton,
     bbs_key,
     check_alias,
     check_password,
@@ -21,7 +22,8 @@ from door.store.accounts import (
     return_large_blocks,
     verify_password,
 )
-from door.store.base import Row, StoreBase, change_one, execute, fetch_all, moment
+from door.store.base import Row, change_one, execute, fetch_all, moment
+from door.store.logins import LoginStore
 from door.store.records import (
     AliasRefused,
     AliasTaken,
@@ -93,9 +95,15 @@ def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
     if taken:
         where = f" at {bbs}" if bbs else ""
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
+    if bbs is None:  # callers over telnet and SSH choose their aliases: no look-alikes
+        skeleton = alias_skeleton(alias)
+        rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
+        for (other,) in rows:
+            if alias_skeleton(other) == skeleton:
+                raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
 
 
-class UserStore(StoreBase):
+class UserStore(LoginStore):
     """Creating, finding, changing and deleting users."""
 
     async def create_user(self, alias: str, password: str) -> User:
@@ -126,15 +134,23 @@ class UserStore(StoreBase):
 
         return await self._write(insert)
 
-    async def authenticate(self, alias: str, password: str) -> User | None:
-        """The telnet caller with this alias (any case) if the password is theirs, else None."""
+    async def authenticate(self, alias: str, password: str, *, address: str = "") -> User | None:
+        """The telnet caller with this alias (any case) if the password is theirs, else None.
+
+        Wrong passwords count against the alias and ``address`` (see
+        :mod:`door.store.logins`); while either is locked out, None without a try.
+        """
+        key = alias_key(alias)
+        if await self.login_wait(key, address) > 0:
+            return None
         rows = await self._read(
-            "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?",
-            (alias_key(alias),),
+            "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?", (key,)
         )
         stored = rows[0][1] if rows else None
-        # Hashing runs even for an unknown alias: the time taken tells nothing.
-        if not await _hashing(verify_password, password, stored):
+        # Hashing and counting run even for an unknown alias: the time taken tells nothing.
+        matched = await _hashing(verify_password, password, stored)
+        await self.record_login(key, address, matched)
+        if not matched:
             return None
         return await self.user(rows[0][0])
 
@@ -175,6 +191,20 @@ class UserStore(StoreBase):
     async def user(self, user_id: int) -> User:
         """The user with this id; NotFound if there is none."""
         return await self._reading(lambda db: user_by_id(db, user_id))
+
+    async def look_alike(self, alias: str) -> str | None:
+        """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
+
+        def find(db: sqlite3.Connection) -> str | None:
+            try:
+                refuse_taken(db, clean_alias(alias), None)
+            except AliasTaken:
+                rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
+                skeleton = alias_skeleton(alias)
+                return next((a for (a,) in rows if alias_skeleton(a) == skeleton), alias)
+            return None
+
+        return await self._reading(find)
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from ansi.screen import ScreenBuffer
 from door.config import Config
+from door.net.nodes import Nodes
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
@@ -28,7 +29,8 @@ class RunningDoor(Protocol):
 class Visit:
     """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file;
     ``solving`` the door's solver (None: hints from it, winnable deals and the deal of the
-    day are not offered); ``door`` the running door, when there is one to ask."""
+    day are not offered); ``door`` the running door, when there is one to ask; ``nodes`` the
+    table of nodes the caller's node is in (None in door mode, where the BBS keeps nodes)."""
 
     terminal: Terminal
     store: Store
@@ -39,6 +41,7 @@ class Visit:
     look: Look = field(default_factory=Look)
     solving: Solving | None = None
     door: RunningDoor | None = None
+    nodes: Nodes | None = None
     #: The caller's choice of keys on the board: hot keys, or lines (None: not chosen).
     hot_keys_chosen: bool | None = None
 

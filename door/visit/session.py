@@ -19,12 +19,19 @@ from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
+from door.net.nodes import Nodes, address_key
 from door.net.ssh import public_key_line
-from door.net.terminal import Terminal
+from door.net.terminal import Terminal, describe_seconds
 from door.solving.daily import close_past_days
 from door.solving.pool import Solving
 from door.store import AliasTaken, Store, StoreError
-from door.store.accounts import check_alias, check_password
+from door.store.accounts import (
+    PASSWORD_MAX,
+    alias_key,
+    check_alias,
+    check_new_password,
+    check_reserved,
+)
 from door.store.records import User
 from door.views.board import LABEL, VALUE, Look, card_text
 from door.views.pages import (
@@ -48,7 +55,7 @@ log = logging.getLogger("door")
 LOGIN_TRIES = 3
 LOGIN_DELAY = 1.0  # seconds after the first wrong password; doubled after each one
 ALIAS_LENGTH = 20
-PASSWORD_LENGTH = 40
+PASSWORD_LENGTH = PASSWORD_MAX
 NEW = "NEW"
 
 
@@ -59,9 +66,10 @@ async def telnet_visit(
     config: Config,
     solving: Solving | None = None,
     door: RunningDoor | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """A telnet caller: welcome, log in or sign up, then the main menu."""
-    visit = Visit(terminal, store, config, node, solving=solving, door=door)
+    visit = Visit(terminal, store, config, node, solving=solving, door=door, nodes=nodes)
     visit.doing("logging in")
     user = await log_in(visit)
     if user is None:
@@ -77,9 +85,10 @@ async def ssh_visit(
     solving: Solving | None,
     user: User | None,
     door: RunningDoor | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """An SSH caller, logged in by SSH as ``user``, or None to sign up first."""
-    visit = Visit(terminal, store, config, node, solving=solving, door=door)
+    visit = Visit(terminal, store, config, node, solving=solving, door=door, nodes=nodes)
     if user is None:
         user = await sign_up(visit, "")
         if user is None:
@@ -96,16 +105,26 @@ async def linked_visit(
     alias: str,
     board: str,
     door: RunningDoor | None = None,
+    nodes: Nodes | None = None,
 ) -> None:
     """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu."""
     terminal.alias = alias
     user = await store.drop_file_user(alias, board)
-    visit = Visit(terminal, store, config, node, bbs=board, solving=solving, door=door)
+    visit = Visit(
+        terminal, store, config, node, bbs=board, solving=solving, door=door, nodes=nodes
+    )
     await run_visit(visit, user)
 
 
 async def run_visit(visit: Visit, user: User) -> None:
-    """The main menu for a caller who is known, until they say goodbye."""
+    """The main menu for a caller who is known, until they say goodbye.
+
+    The caller's node becomes the one they are logged in on (:func:`claim_node`): one who
+    is on another node already takes that call over, or leaves.
+    """
+    if not await claim_node(visit, user):
+        await visit.terminal.hang_up("Goodbye.")
+        return
     visit.adopt(user)
     await visit.store.touch(user.id)
     # Days whose deal of the day is over close their games, whoever's (door mode has no
@@ -162,6 +181,13 @@ async def log_in(visit: Visit) -> User | None:
         elif await visit.store.find_user(alias) is None:
             user = await sign_up(visit, alias)
         else:
+            wait = await visit.store.login_wait(alias_key(alias), _address(visit))
+            if wait > 0:
+                # Wrong passwords from many calls: the alias (or the address) rests a while.
+                failures += 1
+                log.info("node %d: log-in as %s refused for now", visit.node, sanitize(alias))
+                message = f"Too many wrong passwords lately. Try again in {describe_seconds(wait)}."
+                continue
             password = await _ask(
                 visit,
                 "Canfield",
@@ -170,7 +196,7 @@ async def log_in(visit: Visit) -> User | None:
                 max_length=PASSWORD_LENGTH,
                 mask=True,
             )
-            user = await visit.store.authenticate(alias, password)
+            user = await visit.store.authenticate(alias, password, address=_address(visit))
             if user is None:
                 failures += 1
                 log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
@@ -182,6 +208,38 @@ async def log_in(visit: Visit) -> User | None:
             return user
     await visit.terminal.hang_up("Too many wrong passwords. Goodbye.")
     return None
+
+
+def _address(visit: Visit) -> str:
+    """Where the caller is calling from, as limits per address count it; '' if unknown."""
+    call = visit.nodes.call(visit.node) if visit.nodes is not None else None
+    return address_key(call.address) if call is not None else ""
+
+
+async def claim_node(visit: Visit, user: User) -> bool:
+    """Make this node the one ``user`` is logged in on; False if they would rather not.
+
+    A user already on another node is asked whether to take that call over: its visit ends
+    as at a shutdown, with its game saved, before this one goes on, so that two visits never
+    play one game.
+    """
+    nodes = visit.nodes
+    if nodes is None:
+        return True
+    while (other := nodes.holder(user.id, besides=visit.node)) is not None:
+        answer = await _ask(
+            visit,
+            "Canfield",
+            [Text(f"You are logged in on node {other.node} already."), ""],
+            f"Take over your call on node {other.node}? (Y/N) ",
+            max_length=3,
+        )
+        if answer.upper() not in ("Y", "YES"):
+            return False
+        await nodes.take_over(other)
+        log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other.node)
+    nodes.log_in(visit.node, user.id)
+    return True
 
 
 async def sign_up(visit: Visit, alias: str) -> User | None:
@@ -197,17 +255,20 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
         )
         if answer != "Y":
             return None
+    limit = visit.config.server.signups_per_hour
+    if limit and await visit.store.sign_ups_lately(_address(visit)) >= limit:
+        log.info("node %d: sign-up refused: %d from the address this hour", visit.node, limit)
+        await _say(visit, "Too many new accounts from your address this hour. Call again later.")
+        return None
     while True:
         if not alias:
             alias = await _ask(visit, "Sign up", lines, "Alias: ", message, max_length=ALIAS_LENGTH)
             message = ""
             if not alias:
                 return None
-        problem = check_alias(alias)
-        if problem is None and alias.upper() == NEW:
-            problem = "that word is taken by the door"
-        if problem is None and await visit.store.find_user(alias) is not None:
-            problem = "someone has that alias already"
+        problem = check_alias(alias) or check_reserved(alias, visit.config.bbs.sysop)
+        if problem is None and await visit.store.look_alike(alias) is not None:
+            problem = "someone has that alias (or a look-alike)"
         if problem:
             message = _sentence(problem)
             alias = ""
@@ -219,7 +280,7 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
         again = await _ask(
             visit, "Sign up", lines, "Password again: ", max_length=PASSWORD_LENGTH, mask=True
         )
-        problem = check_password(password) or (
+        problem = check_new_password(password, alias) or (
             None if password == again else "the two passwords differ"
         )
         if problem:
@@ -231,6 +292,7 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
             message = "Someone took that alias a moment ago."
             alias = ""
             continue
+        await visit.store.record_sign_up(_address(visit))
         log.info("node %d: %s signed up", visit.node, sanitize(user.alias))
         return user
 

@@ -1,0 +1,326 @@
+"""Hostile callers: floods against a live door while one caller plays and measures.
+
+The door runs as a subprocess (``python -m door serve``) on the shipped sysop.toml (its
+limits as shipped: 32 nodes, 4 per address, 20 connections a minute per address), listening
+on 127.0.0.1. One caller (from 127.0.0.1) signs up, deals a game and turns the deck over and
+over, timing each play from the key to the complete board update; every second a new caller
+(each from an address of its own) times its wait for the welcome screen. Meanwhile, in a
+process of their own, the floods of each phase run, from addresses in 127.0.0.0/8 that the
+door tells apart:
+
+- ``quiet``: nothing, to measure against;
+- ``malformed``: connections that each send ``IAC SB NAWS 01 IAC SE`` (a window size of one
+  byte) over and over, 120 KB at a time, reconnecting as soon as they are hung up;
+- ``connections``: short connections, opened and closed as fast as the door takes them
+  (1,000 a second asked for) from ``--sources`` addresses (16), most of them refused by the
+  limit per address (with many sources, most are let in: a harsher test);
+- ``settle``: nothing again, to see the memory come back.
+
+For each phase: the plays' median, 95th percentile and worst latency, the worst wait for a
+welcome (and how many welcomes failed), how much the door's log grew, and the door's
+resident memory at the phase's end (its peak within the phase for the floods). All traffic
+goes to 127.0.0.1, is bounded in time, and stops by itself.
+
+    python benchmarks/hostile.py [--seconds 20] [--rate 1000] [--sources 16]
+        [--json benchmarks/results/hostile.json]
+
+Targets: a new caller welcomed within 2 s under the malformed flood, the log growing by less
+than 1 MB, the player's p95 under 100 ms while connections flood in, and the memory after
+the floods within 10% of where it was before them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from callers import (
+    ALIAS_PROMPT,
+    GAME_PROMPT,
+    LEVEL_PROMPT,
+    QUIET_SOLVER,
+    UPDATE,
+    CallerGone,
+    ServerProcess,
+    TelnetCaller,
+    percentile,
+    sign_up,
+    write_config,
+)
+
+IAC, SB, SE, NAWS = 255, 250, 240, 31
+MALFORMED_NAWS = bytes([IAC, SB, NAWS, 1, IAC, SE])
+MALFORMED_CHUNK = MALFORMED_NAWS * (120_000 // len(MALFORMED_NAWS))
+MALFORMED_ADDRESSES = [f"127.0.1.{n}" for n in range(1, 9)]  # 8 attackers
+
+def connecting_addresses(count: int) -> list[str]:
+    """Where the short connections come from: ``count`` addresses of 127.0.2.0 on."""
+    return [f"127.0.{2 + n // 250}.{1 + n % 250}" for n in range(count)]
+
+PLAY_EVERY = 0.2  # seconds between the player's plays
+WELCOME_EVERY = 1.0  # seconds between new callers
+WAIT = 30.0  # seconds any one answer may take before it counts as failed
+PASSWORD = "hostile-bench"
+
+
+@dataclass
+class Phase:
+    name: str
+    plays: list[float] = field(default_factory=list)  # seconds per play
+    welcomes: list[float] = field(default_factory=list)  # seconds to the welcome screen
+    welcome_failures: int = 0
+    log_growth: int = 0  # bytes
+    rss_kb: int = 0  # at the end, or the peak within the phase for a flood
+    flood: dict[str, int] = field(default_factory=dict)
+
+
+# -- the floods, in a process of their own -------------------------------------------------------
+
+
+async def _malformed(port: int, seconds: float) -> dict[str, int]:
+    counts = {"connections": 0, "bytes": 0}
+    end = time.monotonic() + seconds
+
+    async def attacker(address: str) -> None:
+        while time.monotonic() < end:
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 5
+                )
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            counts["connections"] += 1
+            with contextlib.suppress(OSError, TimeoutError):
+                while time.monotonic() < end and not writer.is_closing():
+                    writer.write(MALFORMED_CHUNK)
+                    await asyncio.wait_for(writer.drain(), 2)
+                    counts["bytes"] += len(MALFORMED_CHUNK)
+                    if reader.at_eof():
+                        break
+            writer.transport.abort()
+            await asyncio.sleep(0.05)
+
+    await asyncio.gather(*(attacker(address) for address in MALFORMED_ADDRESSES))
+    return counts
+
+
+async def _connections(port: int, seconds: float, rate: int, sources: int) -> dict[str, int]:
+    counts = {"connections": 0, "failed": 0}
+    addresses = connecting_addresses(sources)
+    end = time.monotonic() + seconds
+    tick = 0.05
+    per_tick = max(1, int(rate * tick))
+    index = 0
+
+    async def one(address: str) -> None:
+        try:
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 5
+            )
+        except (OSError, TimeoutError):
+            counts["failed"] += 1
+            return
+        counts["connections"] += 1
+        writer.transport.abort()
+
+    pending: set[asyncio.Task[None]] = set()
+    while time.monotonic() < end:
+        started = time.monotonic()
+        if len(pending) < 2000:  # never more than this many at once
+            for _ in range(per_tick):
+                task = asyncio.create_task(one(addresses[index]))
+                index = (index + 1) % len(addresses)
+                pending.add(task)
+                task.add_done_callback(pending.discard)
+        await asyncio.sleep(max(0.0, tick - (time.monotonic() - started)))
+    if pending:
+        await asyncio.wait(pending, timeout=10)
+    return counts
+
+
+def _flood(
+    kind: str, port: int, seconds: float, rate: int, sources: int, results: multiprocessing.Queue
+) -> None:
+    if kind == "malformed":
+        counts = asyncio.run(_malformed(port, seconds))
+    else:
+        counts = asyncio.run(_connections(port, seconds, rate, sources))
+    results.put(counts)
+
+
+# -- the player and the newcomers -----------------------------------------------------------------
+
+
+async def _player(port: int) -> TelnetCaller:
+    caller = await TelnetCaller.connect(port)
+    await sign_up(caller, "Player", PASSWORD)
+    await caller.ask(b"#", b"Deal number")
+    await caller.ask(b"1\r\n", LEVEL_PROMPT)
+    await caller.ask(b"\r", GAME_PROMPT)
+    return caller
+
+
+async def _play(caller: TelnetCaller, phase: Phase, end: float) -> None:
+    while time.monotonic() < end:
+        phase.plays.append(await caller.ask(b"V\r\n", UPDATE, timeout=WAIT))
+        await asyncio.sleep(PLAY_EVERY)
+
+
+async def _welcomes(port: int, phase: Phase, end: float, addresses: list[str]) -> None:
+    """A new caller a second, each from an address of its own, answering negotiation as a
+    telnet client does: the seconds from connecting to the welcome screen."""
+    loop = asyncio.get_running_loop()
+    while time.monotonic() < end:
+        started = time.perf_counter()
+        address = addresses.pop()
+        try:
+            _, caller = await asyncio.wait_for(
+                loop.create_connection(
+                    TelnetCaller, "127.0.0.1", port, local_addr=(address, 0)
+                ),
+                WAIT,
+            )
+            await caller.expect(ALIAS_PROMPT, WAIT)
+            phase.welcomes.append(time.perf_counter() - started)
+            caller.hang_up()
+        except (OSError, TimeoutError, CallerGone):
+            phase.welcome_failures += 1
+        await asyncio.sleep(max(0.0, WELCOME_EVERY - (time.perf_counter() - started)))
+
+
+class PeakMemory:
+    """The door's resident memory, sampled every 0.2 s in a thread: the peak since reset."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        self.server = server
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            with contextlib.suppress(OSError, ValueError):
+                self.peak = max(self.peak, self.server.sample().rss_kb)
+
+    def reset(self) -> None:
+        self.peak = 0
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+
+
+async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
+    with tempfile.TemporaryDirectory(prefix="hostile-") as folder_name:
+        folder = Path(folder_name)
+        shipped = {"reserved_nodes": 4, "connections_per_minute": 20, "signups_per_hour": 3}
+        config = write_config(folder, {"host": "127.0.0.1", "port": 0, **shipped}, QUIET_SOLVER)
+        log = folder / "door.log"
+        server = ServerProcess.door(config, folder / "door.db", log)
+        memory = PeakMemory(server)
+        newcomers = [f"127.1.{n // 250}.{1 + n % 250}" for n in range(5000)]
+        phases: list[Phase] = []
+        try:
+            player = await _player(server.port)
+            for name in ("quiet", "malformed", "connections", "settle"):
+                phase = Phase(name)
+                log_before = log.stat().st_size
+                memory.reset()
+                flood = None
+                spawning = multiprocessing.get_context("spawn")
+                results: multiprocessing.Queue = spawning.Queue()
+                if name in ("malformed", "connections"):
+                    flood = spawning.Process(
+                        target=_flood, args=(name, server.port, seconds, rate, sources, results)
+                    )
+                    flood.start()
+                end = time.monotonic() + seconds
+                await asyncio.gather(
+                    _play(player, phase, end), _welcomes(server.port, phase, end, newcomers)
+                )
+                if flood is not None:
+                    flood.join(30)
+                    phase.flood = results.get(timeout=5) if not results.empty() else {}
+                    phase.rss_kb = memory.peak
+                else:
+                    phase.rss_kb = server.sample().rss_kb
+                phase.log_growth = log.stat().st_size - log_before
+                phases.append(phase)
+                print(row(phase), flush=True)
+            player.hang_up()
+        finally:
+            memory.stop()
+            server.stop()
+    return phases
+
+
+def _ms(value: float) -> str:
+    return f"{value * 1000:8.1f}"
+
+
+HEADER = (
+    "phase          plays  p50 ms  p95 ms  worst ms  welcomes  worst wait ms  failed"
+    "  log KB   RSS MB  flood"
+)
+
+
+def row(phase: Phase) -> str:
+    plays = sorted(phase.plays)
+    flood = ", ".join(f"{key} {value}" for key, value in phase.flood.items())
+    return (
+        f"{phase.name:<12} {len(plays):7d} {_ms(statistics.median(plays) if plays else 0)}"
+        f" {_ms(percentile(plays, 0.95))} {_ms(max(plays, default=0)):>9}"
+        f" {len(phase.welcomes):9d} {_ms(max(phase.welcomes, default=0)):>14}"
+        f" {phase.welcome_failures:7d} {phase.log_growth / 1024:7.1f}"
+        f" {phase.rss_kb / 1024:8.1f}  {flood}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument("--rate", type=int, default=1000, help="connections a second asked for")
+    parser.add_argument(
+        "--sources", type=int, default=16, help="addresses the short connections come from"
+    )
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/hostile.json"))
+    args = parser.parse_args()
+    print(
+        f"{args.seconds:g} s per phase; short connections asked for: {args.rate} a second "
+        f"from {args.sources} addresses"
+    )
+    print(HEADER)
+    phases = asyncio.run(run(args.seconds, args.rate, args.sources))
+    before, after = phases[0].rss_kb, phases[-1].rss_kb
+    print(f"memory after the floods: {100 * (after - before) / before:+.1f}% of before")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(
+        json.dumps(
+            {
+                "seconds": args.seconds,
+                "rate": args.rate,
+                "sources": args.sources,
+                "phases": [asdict(p) for p in phases],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
