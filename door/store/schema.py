@@ -172,6 +172,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_4,
     _VERSION_5,
     _VERSION_6,
+    _VERSION_7,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 
