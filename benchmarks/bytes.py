@@ -4,12 +4,15 @@ A caller signs up, starts deal 1 at level 1 and plays a winning line found by th
 with a refused command every so often; every byte the door sends for each command (the echo
 of the caller's typing included) is counted until the door has answered it. Beside it: what
 a full redraw of the same board would cost. A second table splits the figures by the kind of
-command: deck turns, plays to a foundation, column to column, refusals, the rest.
+command: deck turns, plays to a foundation, column to column, refusals, the rest. A third
+plays the winning line again by hot keys (no Enter) and by the pointer, whose every arrow
+step is also counted on its own.
 
     python benchmarks/bytes.py [--commands 200] [--json FILE]
 
 Targets: a deck turn at most 70 bytes (median) and every command at most 80 bytes (mean)
-for ANSI callers; at most 120 bytes (mean) for plain callers, who get a line per play.
+for ANSI callers; at most 120 bytes (mean) for plain callers, who get a line per play; at
+most 40 bytes (mean) per pointer step.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from client import Caller  # noqa: E402
 from conftest import door_config, open_door  # noqa: E402
+from keyplay import Player, key_bytes  # noqa: E402
 
 from ansi.charset import encode  # noqa: E402
 from ansi.screen import ScreenBuffer  # noqa: E402
@@ -39,6 +43,7 @@ from door.engine.solver import solve  # noqa: E402
 from door.views.board import REFUSAL, Look, draw_board  # noqa: E402
 
 TURN_TARGET, ANSI_TARGET, LINES_TARGET = 70, 80, 120
+POINTER_TARGET = 40
 DEAL, LEVEL = 1, 1
 REFUSE_EVERY = 15
 # Commands a caller might mistype; the first that the position refuses is sent.
@@ -147,6 +152,58 @@ async def measure(door, steps: list[Step], ansi: bool, board: bool = True) -> li
     return sizes
 
 
+async def changed(caller: Caller, before: int) -> None:
+    """Wait until the door has sent something since ``before`` bytes, then until it stops."""
+    for _ in range(500):
+        if len(caller.received) > before:
+            break
+        await asyncio.sleep(0.01)
+    size = -1
+    while size != len(caller.received):
+        size = len(caller.received)
+        await asyncio.sleep(0.03)
+
+
+async def measure_keys(door, line: list[str], method: str) -> tuple[list[int], list[int]]:
+    """Play ``line`` as an ANSI caller by hot keys or by the pointer: bytes per play, and
+    per pointer step (each arrow key alone)."""
+    caller = await Caller.connect(door.port, term="xterm", charset="utf-8")
+    for prompt, answer in (
+        ("Your alias", method),
+        ("Sign up", "Y"),
+        ("Password:", "secret1"),
+        ("Password again", "secret1"),
+    ):
+        await settle(caller, prompt, False)
+        await caller.type(answer)
+    await settle(caller, "Your choice", False)
+    await caller.key("#")
+    await settle(caller, "Deal number", False)
+    await caller.type(str(DEAL))
+    await settle(caller, "Level:", False)
+    await caller.key(str(LEVEL))
+    await settle(caller, "Command", False)
+    game = Game.deal(door.config.level(LEVEL).variant, DEAL)
+    player = Player(method, game)
+    plays, steps = [], []
+    for move, command in enumerate(line, start=1):
+        start = len(caller.received)
+        for key in player.keys_for(command):
+            data = key_bytes(key)
+            if data.startswith(b"\x1b"):  # an arrow: one pointer step
+                before = len(caller.received)
+                await caller.key(data.decode())
+                await changed(caller, before)
+                steps.append(len(caller.received) - before)
+            else:
+                await caller.key(data.decode())
+        game.play(command)
+        await settle(caller, rf"Moves\s+{move}\b|You won", False)
+        plays.append(len(caller.received) - start)
+    await caller.hang_up()
+    return plays, steps
+
+
 def full_redraws(variant, steps: list[Step]) -> list[int]:
     game = Game.deal(variant, DEAL)
     sizes = []
@@ -229,12 +286,29 @@ async def main() -> None:
                 "plain ASCII, board reprinted": await measure(door, steps, ansi=False),
                 "ANSI, full redraw (for scale)": full_redraws(variant, steps),
             }
+            line = [step.command for step in steps if step.refusal is None]
+            hot, _ = await measure_keys(door, line, "hot")
+            pointer_plays, pointer_steps = await measure_keys(door, line, "pointer")
         finally:
             await door.server.close("done", grace=1.0)
             await door.store.close()
     rows = [row(name, sizes) for name, sizes in callers.items()]
     kinds = by_kind(steps, callers)
     print_tables(rows, kinds)
+    key_rows = [
+        row("ANSI, plays by hot keys", hot),
+        row("ANSI, plays by the pointer", pointer_plays),
+        row("ANSI, pointer steps (per key)", pointer_steps),
+    ]
+    print()
+    print(
+        f"{'by key (no Enter)':<32} {'count':>8} {'mean':>8} {'median':>8} {'max':>6} {'total':>8}"
+    )
+    for item in key_rows:
+        print(
+            f"{item['caller']:<32} {item['commands']:>8} {item['mean']:>8} {item['median']:>8} "
+            f"{item['max']:>6} {item['total']:>8}"
+        )
     ansi = callers["ANSI, only what changed"]
     lines = callers["plain ASCII, a line per play"]
     turns = [size for size, step in zip(ansi, steps, strict=True) if step.kind == "turn"]
@@ -242,12 +316,16 @@ async def main() -> None:
         ("deck turn, ANSI, median", statistics.median(turns), TURN_TARGET, "at most"),
         ("every command, ANSI, mean", round(statistics.mean(ansi), 1), ANSI_TARGET, "at most"),
         ("every command, plain, mean", round(statistics.mean(lines), 1), LINES_TARGET, "at most"),
+        ("pointer step, ANSI, mean", key_rows[2]["mean"], POINTER_TARGET, "at most"),
     ):
         verdict_text = "meets" if figure <= target else "misses"
         print(f"target: {name} {what} {target} bytes: {figure}, {verdict_text}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(
-        json.dumps({"deal": DEAL, "level": LEVEL, "rows": rows, "kinds": kinds}, indent=2)
+        json.dumps(
+            {"deal": DEAL, "level": LEVEL, "rows": rows, "kinds": kinds, "keys": key_rows},
+            indent=2,
+        )
     )
 
 

@@ -61,6 +61,7 @@ from door.engine import Game
 from door.engine.status import PLAYING
 from door.store import Store
 from door.views.board import LAST_COLUMN_ROW, Look, draw_board
+from door.views.pointer import draw_keys_reminder
 
 PASSWORD = "crash-secret"
 RESUME_OFFER = b"Resume your saved game"
@@ -123,6 +124,7 @@ def expected_board(level: Level, game: Game) -> list[str]:
     buffer = ScreenBuffer(80, 24)
     caption = f"Practice deal {game.deal_number}"
     draw_board(buffer, game, level.name, Look(ansi=True), caption=caption)
+    draw_keys_reminder(buffer, len(game.tableau), hot=True)
     return [buffer.text_at(row).rstrip() for row in BOARD_ROWS]
 
 
@@ -146,7 +148,7 @@ async def come_in(seat: CrashCaller, port: int, level: Level, stored: Game | Non
         await sign_up(caller, seat.alias, PASSWORD)
         seat.signed_up = True
     if RESUME_OFFER in caller.buffer:
-        await caller.ask(b"R", GAME_PROMPT, STEP_TIMEOUT)
+        await caller.ask(b"R\r\n", GAME_PROMPT, STEP_TIMEOUT)
     else:
         await start_game(caller, level, seat.rng, STEP_TIMEOUT)
     deal = caller.deal_number()

@@ -26,6 +26,7 @@ from door.views.board import (
     card_text,
     draw_board,
 )
+from door.views.pointer import draw_keys_reminder
 from door.visit.play import PRACTICE_NOTE
 
 PROMPT_COL = 2 + len(PROMPT)
@@ -211,6 +212,7 @@ def redrawn_screen(game: Game, level_name: str, message: str, style) -> Screen:
         caption=f"Practice deal {game.deal_number}",
         footnote=PRACTICE_NOTE,
     )
+    draw_keys_reminder(buffer, len(game.tableau), hot=True)
     fresh = Screen("utf-8")
     fresh.receive(buffer.render_full())
     return fresh

@@ -92,7 +92,7 @@ def test_door_mode_behind_a_bbs_that_reencodes_cp437_as_utf8_shows_a_suit_on_eve
     call, slave = DoorCall.on_pty(door_args(dropfile, config), relay=True)
     try:
         call.wait_for("Your choice:")
-        call.send("P")
+        call.send("P\r")  # a key and its Enter, as a client that sends lines does
         call.wait_for("Choose a level")
         call.send("\r")
         call.wait_for(r"Command \(\? for help\):")

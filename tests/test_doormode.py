@@ -111,7 +111,7 @@ def door_args(dropfile: Path, config: Path, *extra: str) -> list[str]:
 def play_a_move_and_quit(call: DoorCall) -> None:
     """From the main menu: play a game, turn the deck once, leave it saved, say goodbye."""
     call.wait_for("Your choice:")
-    call.send("P")
+    call.send("P\r")  # a key and its Enter, as a client that sends lines does
     call.wait_for("Choose a level")
     call.send("\r")
     call.wait_for(r"Command( \(\? for help\))?:")
@@ -255,7 +255,7 @@ def test_carrier_lost_mid_game_keeps_the_game(tmp_path, config):
     call, slave = DoorCall.on_pty(door_args(dropfile, config), controlling=True)
     try:
         call.wait_for("Your choice:")
-        call.send("P")
+        call.send("P\r")
         call.wait_for("Choose a level")
         call.send("\r")
         call.send("V\r")
@@ -275,7 +275,7 @@ def test_time_left_runs_out(tmp_path, config):
     try:
         call.wait_for("Your choice:")
         assert "You have 6 seconds left." in call.text
-        call.send("P")
+        call.send("P\r")
         call.wait_for("Choose a level")
         call.send("\r")
         call.send("V\r")

@@ -69,7 +69,7 @@ async def test_a_caller_at_the_board_holds_one_screen(tmp_path: Path) -> None:
             await caller.wait_for(then, WAIT)
         await caller.type("secret-one1")
         await caller.wait_for("Your choice", WAIT)
-        await caller.key("P")
+        await caller.type("P")  # P and Enter: the Enter is the key's own, swallowed
         await caller.wait_for("Level:", WAIT)
         await caller.key("\r")
         await caller.wait_for("Command", WAIT)

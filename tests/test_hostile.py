@@ -573,7 +573,7 @@ async def test_aliases_reach_the_standings_without_controls(
         for _ in range(2):
             await caller.type("secret-one1")
             await caller.wait_for("Password again|Your choice", WAIT)
-        await caller.key("P")  # a game, so as to be on the standings
+        await caller.type("P")  # a game, so as to be on the standings
         await caller.wait_for("Level:", WAIT)
         await caller.key("\r")
         await caller.wait_for("Command", WAIT)

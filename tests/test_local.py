@@ -46,7 +46,7 @@ def test_local_play_starts_at_the_main_menu_and_restores_the_console(tmp_path):
         raw = termios.tcgetattr(console)
         assert not raw[3] & (termios.ICANON | termios.ECHO)
         assert raw[3] & termios.ISIG  # Ctrl-C still interrupts on the sysop's console
-        call.send("P")
+        call.send("P\r")  # a key and its Enter, as a client that sends lines does
         call.wait_for("Choose a level")
         call.send("\r")
         call.wait_for(r"Command \(\? for help\):")
@@ -72,7 +72,7 @@ def test_ctrl_c_ends_local_play_with_the_game_saved(tmp_path):
     before = termios.tcgetattr(console)
     try:
         call.wait_for("Hello, Jane.")
-        call.send("P")
+        call.send("P\r")
         call.wait_for("Choose a level")
         call.send("\r")
         call.send("V\r")

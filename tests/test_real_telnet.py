@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from test_screens_visit import words_of
 
-from door.config import load_config
+from door.config import SHIPPED_LEVELS, load_config
+from door.engine import Game
+from door.engine.solver import solve
 from door.views.pages import welcome_lines
 from door.views.texts import help_lines, rules_lines
 
@@ -220,3 +222,70 @@ def test_telnet_in_tmux_shows_the_welcome_the_rules_and_the_help_with_no_word_cu
                 door.kill()
     assert door.stderr is not None
     assert "listening on" not in door.stderr.read()  # said once, before the port was read
+
+
+def test_telnet_in_tmux_plays_by_hot_keys(tmp_path):
+    """Keys reach the door one by one (telnet in character mode) and act without Enter."""
+    variant = SHIPPED_LEVELS[1].variant
+    verdict = solve(Game.deal(variant, 10), max_seconds=20)
+    assert verdict.result == "won"
+    door, port = start_door(tmp_path)
+    tmux = Tmux()
+    try:
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                "door",
+                "-x",
+                "80",
+                "-y",
+                "24",
+                f"telnet 127.0.0.1 {port}; sleep 30",
+            ],
+            check=True,
+            env={**os.environ, "TERM": "xterm-256color"},
+            timeout=10,
+        )
+        tmux.wait_for("Your alias")
+        tmux.type("Cat")
+        tmux.wait_for(r"Sign up\?")
+        tmux.key("Y")  # one key, no Enter
+        tmux.wait_for("Password:")
+        tmux.type("hunter22")
+        tmux.wait_for("Password again")
+        tmux.type("hunter22")
+        tmux.wait_for("Your choice")
+        tmux.key("#")
+        tmux.wait_for("Deal number")
+        tmux.type("10")
+        tmux.wait_for("Choose a level")
+        tmux.key("2")
+        tmux.wait_for(r"Command \(\? for help\)")
+        game = Game.deal(variant, 10)
+        for move, command in enumerate(verdict.line[:25], start=1):
+            tmux.key(command.replace(" ", "").lower())
+            game.play(command)
+            tmux.wait_for(rf"Moves\s+{move}\b")
+        screen = tmux.screen()
+        assert f"Up        {game.cards_on_foundations} of 52" in screen
+        tmux.key("s")
+        tmux.wait_for("S → \\?")  # half typed: the prompt shows it
+        tmux.run("send-keys", "-t", "door", "Escape")
+        tmux.key("q")
+        tmux.wait_for("Your game is saved")
+        tmux.key("g")
+        tmux.wait_for("Connection closed by foreign host")
+    finally:
+        subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], timeout=10, check=False)
+        door.send_signal(signal.SIGTERM)
+        try:
+            door.wait(timeout=15)
+        finally:
+            if door.poll() is None:
+                door.kill()
+    assert door.returncode == 0

@@ -138,14 +138,14 @@ async def test_who_lists_each_caller_with_what_they_are_doing(live):
 async def test_a_message_reaches_the_game_line_without_disturbing_typing(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)
-    await alice.type("V", enter=False)  # typing, not yet sent
-    await alice.wait_for(r"Command \(\? for help\): V")
+    await alice.type("D", enter=False)  # half typed: D, then a target (or Enter: turn)
+    await alice.wait_for(r"Command \(\? for help\): D → \?")
     status, out, err = await sysop(live, "send", "1", "Back in \x1b[2Jfive minutes")
     assert status == 0, err
     assert out.strip() == "Sent to node 1."
     await alice.wait_for("Sysop: Back in five minutes")
     assert alice.row(22).strip() == "Sysop: Back in five minutes"
-    assert alice.row(23).endswith("Command (? for help): V")
+    assert alice.row(23).endswith("Command (? for help): D → ?")
     await alice.type("")  # the Enter that ends what was typed: the play goes through
     await alice.wait_for(r"Moves\s+1\b")
     await alice.hang_up()

@@ -354,9 +354,10 @@ async def test_broken_connection_is_caller_gone() -> None:
 
 async def test_read_key() -> None:
     terminal, line = make()
-    line.type(b"q\x1b[A\x1bOP\x08z\r\n\x00x\n")
-    keys = [await asyncio.wait_for(terminal.read_key(), WAIT) for _ in range(5)]
-    assert keys == ["Q", "Z", "\r", "X", "\r"]
+    line.type(b"q\x1b[A\x1bOP\x08z\r\n\x00x\n\r\r")
+    keys = [await asyncio.wait_for(terminal.read_key(), WAIT) for _ in range(4)]
+    # The Enter right behind a key is that key's line end, swallowed; later ones count.
+    assert keys == ["Q", "Z", "X", "\r"]
     await terminal.flush()
     assert line.sent == b""  # keys are not echoed
 

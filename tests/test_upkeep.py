@@ -55,7 +55,7 @@ async def test_the_door_rewrites_its_bulletins_when_a_game_ends(tmp_path):
         alice = await sign_up(door)
         await alice.key("P")
         await alice.wait_for("Level:")
-        await alice.key("\r")
+        await alice.key("2")
         await alice.wait_for(r"Command \(\? for help\)")
         await play(alice, "V", 1)
         await alice.type("N")

@@ -51,7 +51,10 @@ TIME_WARNINGS = (300.0, 120.0, 60.0)
 ENTER = "\r"
 ERASE = "\b"
 KILL = "\x15"  # Ctrl-U
-SEQUENCE = "\x1b"  # a whole escape sequence (arrow or function key), already swallowed
+ESCAPE = "\x1b"  # the Escape key on its own
+SEQUENCE = "\x1b["  # any other whole escape sequence (function keys, Home, End, keypad)
+ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
+ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
 
 _READ_SIZE = 512  # bytes taken from the reader at a time: what is held stays small
 _TAIL_LIMIT = 160  # longest prompt line redrawn after a warning
@@ -232,90 +235,193 @@ def _columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-_TEXT, _ESC, _CSI, _SS3 = range(4)
+_TEXT, _ESC, _CSI, _SS3, _X10 = range(5)
+
+# Arrow keys as KeyParser reports them (CSI and SS3 forms alike).
+UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
+_ARROWS = {"A": UP, "B": DOWN, "C": RIGHT, "D": LEFT}
+
+# Asking a terminal for mouse reports (xterm's press and release, SGR coordinates), and
+# stopping them.
+MOUSE_ON = "\x1b[?1000h\x1b[?1006h"
+MOUSE_OFF = "\x1b[?1006l\x1b[?1000l"
+_MOUSE_ON_BYTES, _MOUSE_OFF_BYTES = MOUSE_ON.encode("ascii"), MOUSE_OFF.encode("ascii")
+
+
+@dataclass(frozen=True, slots=True)
+class Mouse:
+    """A mouse report: a button pressed or released at screen ``row``, ``col`` (1-based).
+
+    ``button`` is 0, 1 or 2 (left, middle, right); a release in the old X10 form does not
+    say which button, and has ``button`` -1.
+    """
+
+    row: int
+    col: int
+    pressed: bool
+    button: int = 0
+
+
+Key = str | Mouse
+"""What :class:`KeyParser` reports: a one-character key (see :data:`ENTER` and the others),
+an arrow (:data:`UP` ...), :data:`SEQUENCE`, :data:`ESCAPE` or a :class:`Mouse` report."""
 
 
 class KeyParser:
-    """Turns decoded input into keys, keeping its state across packets.
+    """Turns the caller's bytes into keys, keeping its state across packets.
 
     A key is a printable character, :data:`ENTER`, :data:`ERASE` (BS or DEL), :data:`KILL`
-    (Ctrl-U) or :data:`SEQUENCE` (a whole escape sequence: an arrow or function key). Enter is
-    CR LF, CR NUL, a lone CR or a lone LF; the LF or NUL after a CR is swallowed even when it
-    arrives in the next packet. Other control characters are dropped.
+    (Ctrl-U), an arrow (:data:`UP`, :data:`DOWN`, :data:`LEFT`, :data:`RIGHT`, as ``ESC [``
+    or ``ESC O``), :data:`SEQUENCE` (any other escape sequence: Home, End, the keypad in
+    application mode, function keys), :data:`ESCAPE` or a :class:`Mouse` report (SGR
+    ``ESC [ < b ; x ; y M``/``m``, or the old ``ESC [ M b x y`` whose coordinates may be
+    bytes over 127). Escape sequences are read as bytes, before the text is decoded in the
+    caller's charset. Enter is CR LF, CR NUL, a lone CR or a lone LF; the LF or NUL after a
+    CR is swallowed even when it arrives in the next packet. Other control characters are
+    dropped.
 
-    >>> parser = KeyParser()
-    >>> parser.feed("ab\\x1b[Ac\\x1bOB\\x1b[15~\\r")
-    ['a', 'b', '\\x1b', 'c', '\\x1b', '\\x1b', '\\r']
-    >>> parser.feed("\\nd\\x00\\x07\\x7f\\n")
+    >>> parser = KeyParser("utf-8")
+    >>> parser.feed(b"ab\\x1b[Ac\\x1bOB\\x1b[15~\\r") == ["a", "b", UP, "c", DOWN, SEQUENCE, "\\r"]
+    True
+    >>> parser.feed(b"\\nd\\x00\\x07\\x7f\\n")
     ['d', '\\x08', '\\r']
+    >>> parser.feed(b"\\x1b[<0;12;4M\\x1b[M#\\xe1%")
+    [Mouse(row=4, col=12, pressed=True, button=0), Mouse(row=5, col=193, pressed=False, button=-1)]
 
-    A lone ESC followed by anything but ``[`` or ``O`` is dropped and the next key kept, so a
-    caller who presses Escape and then a menu key gets the menu key.
+    An ESC with nothing after it is held: :meth:`expire` makes it the key :data:`ESCAPE` once
+    the caller's terminal has had time to send the rest of a sequence. An ESC followed by
+    anything but ``[`` or ``O`` is :data:`ESCAPE`, then that key.
     """
 
     _LONGEST = 32  # a "sequence" longer than this is garbage, not a key
 
-    def __init__(self) -> None:
+    def __init__(self, charset: str = "ascii") -> None:
+        self._decoder = InputDecoder(charset)
         self._state = _TEXT
         self._after_cr = False
-        self._length = 0
+        self._sequence_bytes = bytearray()
 
-    def feed(self, text: str) -> list[str]:
-        """The keys completed by ``text``."""
-        keys = []
-        for char in text:
-            key = self._step(char)
+    @property
+    def charset(self) -> str:
+        return self._decoder.charset
+
+    @charset.setter
+    def charset(self, charset: str) -> None:
+        if charset != self._decoder.charset:
+            self._decoder = InputDecoder(charset)
+
+    @property
+    def holding_escape(self) -> bool:
+        """Whether an ESC came last, which :meth:`expire` would make a key."""
+        return self._state == _ESC
+
+    def expire(self) -> list[Key]:
+        """No more bytes came in time: a held ESC is the Escape key."""
+        if self._state != _ESC:
+            return []
+        self._state = _TEXT
+        return [ESCAPE]
+
+    def feed(self, data: bytes) -> list[Key]:
+        """The keys completed by ``data``."""
+        keys: list[Key] = []
+        text = bytearray()
+        for byte in data:
+            if self._state == _TEXT:
+                if byte == 0x1B:
+                    self._text(text, keys)
+                    self._state = _ESC
+                    self._sequence_bytes.clear()
+                else:
+                    text.append(byte)
+                continue
+            belongs, key = self._sequence(byte)
             if key is not None:
                 keys.append(key)
+            if not belongs:
+                if byte == 0x1B:
+                    self._state = _ESC
+                    self._sequence_bytes.clear()
+                else:
+                    text.append(byte)
+        self._text(text, keys)
         return keys
 
-    def _step(self, char: str) -> str | None:
-        if self._state != _TEXT:
-            belongs, key = self._sequence(char)
-            if belongs:
-                return key
-        return self._text(char)
+    def _text(self, data: bytearray, keys: list[Key]) -> None:
+        if not data:
+            return
+        for char in self._decoder.feed(bytes(data)):
+            key = self._char(char)
+            if key is not None:
+                keys.append(key)
+        data.clear()
 
-    def _text(self, char: str) -> str | None:
+    def _char(self, char: str) -> str | None:
         after_cr, self._after_cr = self._after_cr, char == "\r"
         if char == "\r":
             return ENTER
         if char == "\n":
             return None if after_cr else ENTER
-        if char == "\x1b":
-            self._state, self._length = _ESC, 0
-            return None
         if char in ("\b", "\x7f"):
             return ERASE
         if char == KILL:
             return KILL
         return char if _printable(char) else None
 
-    def _sequence(self, char: str) -> tuple[bool, str | None]:
-        """Whether ``char`` belongs to the escape sequence under way, and the key it ends."""
+    def _sequence(self, byte: int) -> tuple[bool, Key | None]:
+        """Whether ``byte`` belongs to the escape sequence under way, and the key it ends."""
+        self._after_cr = False
         if self._state == _ESC:
-            if char in "[O":
-                self._state = _CSI if char == "[" else _SS3
+            if byte in b"[O":
+                self._state = _CSI if byte == ord("[") else _SS3
                 return True, None
             self._state = _TEXT
-            if char == "\x1b":  # the first ESC was lone; this one may start a sequence
-                self._state = _ESC
+            return False, ESCAPE  # a lone ESC, then a key of its own
+        held = self._sequence_bytes
+        if self._state == _X10:
+            held.append(byte)
+            if len(held) < 3:
                 return True, None
-            return False, None
-        self._length += 1
-        code = ord(char)
-        if self._state == _CSI and self._length == 1 and char == "[":
+            self._state = _TEXT
+            return True, _x10_mouse(held)
+        if self._state == _CSI and not held and byte == ord("["):
             self._state = _SS3  # Linux console F1-F5: ESC [ [ A, one more byte ends it
             return True, None
-        if 0x40 <= code <= 0x7E:  # the final byte
-            self._state = _TEXT
-            return True, SEQUENCE
-        if 0x20 <= code <= 0x3F and self._length < self._LONGEST:  # parameters
+        if self._state == _CSI and not held and byte == ord("M"):
+            self._state = _X10  # an old-style mouse report: three bytes follow
+            return True, None
+        if 0x40 <= byte <= 0x7E:  # the final byte
+            kind, self._state = self._state, _TEXT
+            return True, _sequence_key(kind == _SS3, bytes(held), chr(byte))
+        if 0x20 <= byte <= 0x3F and len(held) < self._LONGEST:  # parameters
+            held.append(byte)
             return True, None
         # Not a sequence after all (a control character, or garbage): read it as typed, so
         # that ESC [ followed by Enter is still Enter.
         self._state = _TEXT
         return False, None
+
+
+def _sequence_key(ss3: bool, params: bytes, final: str) -> Key:
+    """The key a whole escape sequence stands for."""
+    if final in _ARROWS and (ss3 or not params or params.startswith(b"1;")):
+        return _ARROWS[final]
+    if not ss3 and final in "Mm" and params.startswith(b"<"):
+        fields = params[1:].split(b";")
+        if len(fields) == 3 and all(field.isdigit() for field in fields):
+            code, col, row = (int(field) for field in fields)
+            if code < 32 and col >= 1 and row >= 1:  # no motion, no wheel
+                return Mouse(row, col, final == "M", code & 3)
+    return SEQUENCE
+
+
+def _x10_mouse(data: bytearray) -> Key:
+    """An old-style report: button, column and row, each plus 32, one byte each."""
+    code, col, row = (byte - 32 for byte in data)
+    if code < 0 or code & 96 or col < 1 or row < 1:  # motion, wheel or nonsense
+        return SEQUENCE
+    button = code & 3
+    return Mouse(row, col, button != 3, -1 if button == 3 else button)
 
 
 class Terminal:
@@ -374,9 +480,11 @@ class Terminal:
         self.deadline = deadline
         self._idle_warned = False
         self._last_key = time.monotonic()
-        self._decoder = InputDecoder(info.charset)
-        self._parser = KeyParser()
-        self._keys: deque[str] = deque()
+        self._parser = KeyParser(info.charset)
+        self._keys: deque[tuple[Key, float]] = deque()  # each key with when it came
+        self._escape_since: float | None = None  # when a held ESC came
+        self._swallow_until = 0.0  # an Enter that comes by then ends a one-key answer
+        self._mouse_asked = False
         self._out = bytearray()
         self._tail = ""  # the text written since the last line break: the prompt
         self._tail_lost = False
@@ -395,8 +503,7 @@ class Terminal:
     def info(self, info: TerminalInfo) -> None:
         if info.charset not in CHARSETS:
             raise ValueError(f"unknown charset {info.charset!r}; expected one of {CHARSETS}")
-        if info.charset != self._info.charset:
-            self._decoder = InputDecoder(info.charset)
+        self._parser.charset = info.charset
         self._info = info
 
     @property
@@ -549,6 +656,8 @@ class Terminal:
         """
         if self._closed:
             return
+        if self._mouse_asked:  # however the visit ended, the terminal stops reporting clicks
+            self.report_mouse(False)
         if self.ansi:  # the caller's colours and cursor back, below the door's last screen
             self.write(reset() + show_cursor() + move(DEFAULT_HEIGHT, 1) + "\r\n")
         if message:
@@ -560,6 +669,19 @@ class Terminal:
             pass
         finally:
             self.close()
+
+    def report_mouse(self, on: bool) -> None:
+        """Ask an ANSI terminal for mouse reports, or tell it to stop (written, not flushed).
+
+        Plain terminals are never asked. Once asked, :meth:`hang_up` always ends with the
+        request to stop, so a caller's terminal (and the BBS they return to) is never left
+        reporting clicks, whichever way the visit ends.
+        """
+        if on and self.ansi:
+            self._mouse_asked = True
+            self._out += MOUSE_ON.encode("ascii")
+        elif not on and self._mouse_asked:
+            self._out += MOUSE_OFF.encode("ascii")
 
     def close(self) -> None:
         """Close the connection; anything not flushed is lost."""
@@ -583,6 +705,8 @@ class Terminal:
         self._mirror(data)
 
     def _mirror(self, data: bytes) -> None:
+        if self.watchers and self._mouse_asked:  # the caller's mouse, not the watcher's
+            data = data.replace(_MOUSE_ON_BYTES, b"").replace(_MOUSE_OFF_BYTES, b"")
         for watcher in self.watchers:
             watcher(data, self.charset)
 
@@ -649,7 +773,7 @@ class Terminal:
                     while chars:
                         self._erase(chars.pop(), shown, mask)
                     rang = False
-                elif len(key) == 1 and _printable(key):
+                elif isinstance(key, str) and len(key) == 1 and _printable(key):
                     if len(chars) < max_length:
                         self._active()
                         chars.append(key)
@@ -664,8 +788,9 @@ class Terminal:
     async def read_key(self) -> str:
         """Wait for one key: a printable character, upper-cased, or ``"\\r"`` for Enter.
 
-        Editing keys, arrow and function keys and the LF of a CR LF are skipped. Nothing is
-        echoed.
+        Editing keys, arrow and function keys, Escape, mouse reports and the LF of a CR LF
+        are skipped. Nothing is echoed. An Enter that follows the key at once (a caller who
+        presses Enter out of habit, or a client that sends whole lines) is swallowed.
         """
         since = time.monotonic()
         while True:
@@ -673,9 +798,27 @@ class Terminal:
             if key == ENTER:
                 self._active()
                 return ENTER
-            if len(key) == 1 and _printable(key):
+            if isinstance(key, str) and len(key) == 1 and _printable(key):
                 self._active()
+                self.expect_enter()
                 return key.upper()
+
+    async def read_event(self, timeout: float | None = None) -> Key | None:
+        """The next key of any kind (see :class:`KeyParser`); None if ``timeout`` seconds
+        pass first. Nothing is echoed."""
+        key = await self._next_key(time.monotonic(), timeout)
+        if key is not None:
+            self._active()  # on the board every key moves, picks up or plays
+        return key
+
+    def keys_waiting(self) -> bool:
+        """Whether keys the caller sent are already here, unread (a line sent at once)."""
+        return bool(self._keys)
+
+    def expect_enter(self, grace: float = ENTER_GRACE) -> None:
+        """A key has just done its work: an Enter right behind it (already here, or coming
+        within ``grace`` seconds) is swallowed."""
+        self._swallow_until = time.monotonic() + grace
 
     def _show_typed(self, char: str) -> None:
         self._emit(char)
@@ -688,25 +831,49 @@ class Terminal:
         self._emit("\b \b" * width)
         self._editing = self._editing[:-1]
 
-    async def _next_key(self, waiting_since: float) -> str:
+    async def _next_key(self, waiting_since: float, timeout: float | None = None) -> Key | None:
         """The next key, after flushing output; checks the clocks while waiting.
 
         The idle time runs from ``waiting_since`` (when the door began to wait) or the last
         key that changed something (:meth:`_active`), whichever is later: keys that change
         nothing (Ctrl-U on an empty line, an arrow at a prompt) do not keep a caller on.
+        Returns None when ``timeout`` (None: no limit) seconds pass without a key.
         """
-        while not self._keys:
+        started = time.monotonic()
+        while True:
+            while self._keys:
+                key, came = self._keys.popleft()
+                swallow = key == ENTER and came <= self._swallow_until
+                self._swallow_until = 0.0
+                if not swallow:
+                    return key
+            now = time.monotonic()
+            if timeout is not None and now - started >= timeout:
+                return None
             idle_since = max(self._last_key, waiting_since)
             self._check_clocks(idle_since)
             await self.flush(check_time=False)
+            waits = [self._until_next_check(idle_since)]
+            if timeout is not None:
+                waits.append(timeout - (now - started))
+            if self._escape_since is not None:
+                waits.append(self._escape_since + ESCAPE_WAIT - now)
+            known = [max(0.0, wait) for wait in waits if wait is not None]
             self._at_input = True
             try:
-                data = await self._read(self._until_next_check(idle_since))
+                data = await self._read(min(known) if known else None)
             finally:
                 self._at_input = False
+            now = time.monotonic()
             if data is not None:
-                self._keys.extend(self._parser.feed(self._decoder.feed(data)))
-        return self._keys.popleft()
+                self._keys.extend((key, now) for key in self._parser.feed(data))
+                if not self._parser.holding_escape:
+                    self._escape_since = None
+                elif self._escape_since is None:
+                    self._escape_since = now
+            elif self._escape_since is not None and now >= self._escape_since + ESCAPE_WAIT:
+                self._keys.extend((key, now) for key in self._parser.expire())
+                self._escape_since = None
 
     def _active(self) -> None:
         """The caller pressed a key that did something: the idle time starts again."""

@@ -40,7 +40,8 @@ class User:
     """A caller the door knows. ``bbs`` is None for callers over telnet.
 
     ``ansi`` and ``charset`` are None until the caller chooses (the door detects them);
-    ``game_view`` too (``board`` or ``terse``; until chosen, it follows ``ansi``).
+    ``game_view`` too (``board`` or ``terse``; until chosen, it follows ``ansi``), and
+    ``hot_keys`` (board commands act when complete; False: on Enter) likewise.
     """
 
     id: int
@@ -53,6 +54,7 @@ class User:
     last_seen: datetime
     real_name: str | None = None
     game_view: str | None = None
+    hot_keys: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

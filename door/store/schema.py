@@ -161,6 +161,10 @@ _VERSION_6 = (
     "CREATE INDEX sign_ups_by_address ON sign_ups (address, at)",
 )
 
+# How a caller types on the board: hot keys (1), lines ending with Enter (0), or NULL for
+# the door's default (hot keys on an ANSI screen, lines on a plain one).
+_VERSION_7 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
@@ -168,6 +172,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_4,
     _VERSION_5,
     _VERSION_6,
+    _VERSION_7,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 

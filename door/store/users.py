@@ -58,7 +58,8 @@ async def _hashing(function: Callable[..., T], *args: object) -> T:
 
 
 USER_COLUMNS = (
-    "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name, game_view"
+    "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name, game_view, "
+    "hot_keys"
 )
 
 
@@ -74,6 +75,7 @@ def to_user(row: Row) -> User:
         last_seen=moment(row[7]),
         real_name=row[8],
         game_view=row[9],
+        hot_keys=None if row[10] is None else bool(row[10]),
     )
 
 
@@ -315,6 +317,16 @@ class UserStore(LoginStore):
 
         def save(db: sqlite3.Connection) -> User:
             change_one(db, "UPDATE users SET game_view = ? WHERE id = ?", (game_view, user_id))
+            return user_by_id(db, user_id)
+
+        return await self._write(save)
+
+    async def save_hot_keys(self, user_id: int, hot_keys: bool | None) -> User:
+        """Keep the caller's choice of hot keys (or lines) on the board; None: the default."""
+        value = None if hot_keys is None else int(hot_keys)
+
+        def save(db: sqlite3.Connection) -> User:
+            change_one(db, "UPDATE users SET hot_keys = ? WHERE id = ?", (value, user_id))
             return user_by_id(db, user_id)
 
         return await self._write(save)

@@ -159,7 +159,7 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
             _put_empty(screen, CARD_ROW, col, look)
 
 
-def _column_rows(pile: Sequence[Card]) -> list[Card | None]:
+def column_rows(pile: Sequence[Card]) -> list[Card | None]:
     """What a column shows in its rows; None marks cards left out of a very tall column.
 
     Its bottom card stays in view, since a whole pile moves by it.
@@ -176,7 +176,7 @@ def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
         screen.put(COLUMN_LABEL_ROW, col + 1, str(index + 1), KEY if look.ansi else PLAIN)
         if not pile:
             _put_empty(screen, FIRST_COLUMN_ROW, col, look)
-        for offset, card in enumerate(_column_rows(pile)):
+        for offset, card in enumerate(column_rows(pile)):
             row = FIRST_COLUMN_ROW + offset
             if card is None:
                 screen.put(row, col, f"+{len(pile) - 12:<2}", INFO)

@@ -61,6 +61,17 @@ COMMANDS = (
     ("N", "resign this game (it counts as lost) and deal a new one"),
 )
 SPELLING = "A letter and a digit may stand together: S3, 2F, D1. SF, DF and 12 work too."
+KEYS = (
+    "On the board a command acts as soon as it is complete (S, then 3), with no Enter; Esc or "
+    "Backspace cancels a half-typed one. In the terminal settings, H makes Enter end every "
+    "command instead.",
+    "The arrow keys move a pointer over the piles: Space or Enter picks a card up, and drops "
+    "it on the pile the pointer is moved to; on the deck they turn it; Esc puts a card back. "
+    "At a level with partial moves, Up and Down on a column first choose how many cards to "
+    "take.",
+    "With a mouse, drag a card to where it goes, or click it and then its place; a click on "
+    "the deck turns it.",
+)
 HELP_NOTE = (
     "Columns build down in alternate colours; foundations build up in suit from the base "
     "rank. After K comes A, except that nothing goes on the base rank in a column."
@@ -101,8 +112,11 @@ def rules_lines(levels: tuple[Level, ...]) -> list[PageLine]:
         *command_lines(),
         SPELLING,
         "HINT asks for a hint at levels that offer them (the game is then marked).",
+        "",
+        "KEYS",
     ]
-    lines.append("")
+    for paragraph in KEYS:
+        lines += [paragraph, ""]
     lines.append("THIS DOOR'S LEVELS")
     for index, level in enumerate(levels):
         if index:

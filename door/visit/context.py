@@ -42,6 +42,8 @@ class Visit:
     solving: Solving | None = None
     door: RunningDoor | None = None
     nodes: Nodes | None = None
+    #: The caller's choice of keys on the board: hot keys, or lines (None: not chosen).
+    hot_keys_chosen: bool | None = None
 
     def __post_init__(self) -> None:
         letters = self.look.suit_letters or self.terminal.info.suit_letters
@@ -80,6 +82,7 @@ class Visit:
         if user.ansi is not None:
             self.terminal.ansi = user.ansi
         self.look = self._look(letters)
+        self.hot_keys_chosen = user.hot_keys
 
     def _look(self, suit_letters: bool) -> Look:
         """How the caller sees the door now: the game in lines if they chose so, or, until
@@ -87,6 +90,19 @@ class Visit:
         view = self.user.game_view if self.user is not None else None
         terse = view == "terse" if view is not None else not self.terminal.ansi
         return Look(ansi=self.terminal.ansi, suit_letters=suit_letters, terse=terse)
+
+    @property
+    def hot_keys(self) -> bool:
+        """Whether board commands act when complete (else on Enter). Until the caller
+        chooses: hot keys on an ANSI screen, lines on a plain one, whose terminals often
+        send a line at a time and could not show a half-typed command in place."""
+        return self.look.ansi if self.hot_keys_chosen is None else self.hot_keys_chosen
+
+    async def set_hot_keys(self, hot: bool) -> None:
+        """Choose hot keys or lines, and keep the choice for the caller's next call."""
+        self.hot_keys_chosen = hot
+        if self.user is not None:
+            self.user = await self.store.save_hot_keys(self.user.id, hot)
 
     async def set_look(
         self,

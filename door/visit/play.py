@@ -21,6 +21,7 @@ from door.fairness import seal
 from door.store import DiskFault, GameRecord, StoreError
 from door.views.board import (
     GOOD_NEWS,
+    INFO,
     MESSAGE,
     MESSAGE_ROW,
     PROMPT,
@@ -31,15 +32,17 @@ from door.views.board import (
     draw_board,
     plain_lines,
 )
+from door.views.pointer import draw_keys_reminder, draw_pointer
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
+from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
 from door.visit.screens import show_lines
 
 log = logging.getLogger("door")
 
-COMMAND_LENGTH = 20
+WORD_WAIT = 0.6  # seconds a complete command waits for a key that would make it longer
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
 # Commands of the screen, not of the engine (RULES.md: R ? H ANSI C Q N).
@@ -107,6 +110,10 @@ class GameScreen:
         self.hinter = Hinter(level, visit.solving)
         # Where the terminal's cursor is between draws, when the door knows.
         self.cursor_at: tuple[int, int] | None = None
+        self.keys = BoardKeys(
+            hot=visit.hot_keys, pointer=visit.look.ansi, columns=len(game.tableau)
+        )
+        self._echoed = ""  # what a plain caller has been shown of their typing
 
     @property
     def look(self) -> Look:
@@ -133,6 +140,7 @@ class GameScreen:
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
+        keys = self.keys
         prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
         if self.look.terse and not full:
             terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
@@ -140,12 +148,38 @@ class GameScreen:
             board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
             terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
         elif self.look.ansi:
+            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot)
+            shown = game or self.game
+            whole = shown.variant.moves == "whole"
+            draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
+            typed = keys.prompt_text()
+            if typed:
+                row, col = self.buffer.cursor
+                self.buffer.set_cursor(row, self.buffer.put(row, col, typed, INFO))
             if self.cursor_at is not None:
                 self.buffer.cursor_is_at(*self.cursor_at)
             terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
             self.cursor_at = self.buffer.cursor
         else:
             terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
+            self._echoed = ""
+
+    def show_typing(self) -> None:
+        """Show what the caller has typed so far: in the prompt (ANSI), or as an echo."""
+        if self.look.ansi:
+            self.draw()
+            return
+        terminal = self.visit.terminal
+        typed = self.keys.typed
+        if not terminal.echo:
+            self._echoed = typed
+            return
+        old = self._echoed
+        common = 0
+        while common < min(len(old), len(typed)) and old[common] == typed[common]:
+            common += 1
+        terminal.write("\b \b" * (len(old) - common) + typed[common:])
+        self._echoed = typed
 
     def replay(self) -> str:
         """The board as the caller sees it now, whole (for the sysop who starts watching)."""
@@ -204,28 +238,66 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
         help_hint = " Type ? for help." if screen.look.terse else ""
         opening = table_of(record, game).opening
         screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
+        if not screen.look.terse:  # a game a line per play has no board to click on
+            terminal.report_mouse(True)
         screen.draw(full=True)
+        keys = screen.keys
         while True:
             await terminal.flush()
-            line = await terminal.read_line(COMMAND_LENGTH)
-            screen.erase_typing()
-            command = " ".join(line.upper().split())
-            if _day_is_over(visit, record):
-                return await _close_the_day(visit, screen, game_id)
-            if not command:
-                if screen.look.terse:
+            if screen.look.terse:
+                line = await terminal.read_line(COMMAND_LENGTH)
+                screen.erase_typing()
+                command = " ".join(line.upper().split())
+                if _day_is_over(visit, record):
+                    return await _close_the_day(visit, screen, game_id)
+                if not command:
                     screen.say("")  # in lines, only the prompt again
-                screen.draw()
+                    screen.draw()
+                    continue
+                ended = await _command(visit, screen, game_id, command)
+                if ended is not None:
+                    return ended
                 continue
-            ended = await _command(visit, screen, game_id, command)
-            if ended is not None:
-                return ended
+            key = await terminal.read_event(WORD_WAIT if keys.waiting else None)
+            if key is None:
+                steps = keys.expire()
+            else:
+                steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
+            if any(step.command for step in steps) and _day_is_over(visit, record):
+                if any(step.hot for step in steps):
+                    terminal.expect_enter()  # the Enter sent with the key is the key's own
+                return await _close_the_day(visit, screen, game_id)
+            for step in steps:
+                ended = await _step(visit, screen, game_id, step)
+                if ended is not None:
+                    return ended
     finally:
         terminal.on_notice = None
         terminal.replay = None
+        terminal.report_mouse(False)  # the caller leaves the board, however they leave it
 
 
-async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str) -> Outcome | None:
+async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> Outcome | None:
+    """Do what a key led to: run a command, or show the typing, the pointer or a word."""
+    if step.hot:
+        visit.terminal.expect_enter()
+    if step.said and not step.command:
+        screen.say(step.said, REFUSAL if step.refused else MESSAGE)
+    if step.command is None:
+        if not visit.terminal.keys_waiting():  # the rest of a line sent at once comes first
+            screen.show_typing()
+        return None
+    if not step.command:
+        screen.draw()
+        return None
+    return await _command(visit, screen, game_id, step.command, step.said)
+
+
+async def _command(
+    visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
+) -> Outcome | None:
+    """Run one command line; ``said`` is what to show after an ordinary play (the
+    pointer's play, as a command)."""
     game = screen.game
     if command == QUIT:
         return Outcome(game.status, practice=screen.record.practice)
@@ -243,7 +315,12 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
         _look_at(screen, command[len(LOOK_AT) :].strip())
         return None
     if command == SWITCH_ANSI:
+        if visit.look.ansi:
+            visit.terminal.report_mouse(False)
         await visit.set_look(ansi=not visit.look.ansi)
+        screen.keys.pointer_allowed = visit.look.ansi
+        screen.keys.pointer = screen.keys.held = None
+        visit.terminal.report_mouse(visit.look.ansi and not visit.look.terse)
         screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
         screen.draw(full=True)
         return None
@@ -279,7 +356,7 @@ async def _command(visit: Visit, screen: GameScreen, game_id: int, command: str)
     except StoreError:
         return await _played_elsewhere(visit, screen)
     screen.tell_sysop()
-    await _show_result(visit, screen, result, before)
+    await _show_result(visit, screen, result, before, said)
     if game.status != PLAYING:
         return await _game_over(visit, screen, game_id)
     return None
@@ -295,7 +372,7 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> Outcome:
     screen.prompt = GO_ON
     screen.draw()
     await visit.terminal.flush()
-    await visit.terminal.read_line(COMMAND_LENGTH)
+    await visit.terminal.read_key()
     return Outcome(PLAYING)
 
 
@@ -347,7 +424,9 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Outc
     return Outcome(game.status, practice=screen.record.practice)
 
 
-async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult, before: Sight) -> None:
+async def _show_result(
+    visit: Visit, screen: GameScreen, result: PlayResult, before: Sight, said: str = ""
+) -> None:
     look = visit.look
     if look.terse and screen.game.status != PLAYING:
         screen.prompt = ""  # the end of the game is told next, with its own question
@@ -361,7 +440,7 @@ async def _show_result(visit: Visit, screen: GameScreen, result: PlayResult, bef
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
         screen.say(f"Move {result.moves}: sent up {sent}")
     else:
-        screen.say("")  # the board itself shows what the play did
+        screen.say(said)  # the board itself shows what the play did
     screen.draw()
 
 
@@ -410,8 +489,10 @@ async def _game_over(
     else:
         screen.say(f"This game is over ({game.status}).", REFUSAL)
     screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
+    # A new question: only an Enter sent with the last play belongs to it.
+    visit.terminal.expect_enter(0.0)
     await visit.terminal.flush()
-    await visit.terminal.read_line(COMMAND_LENGTH)
+    await visit.terminal.read_key()  # Enter, or any key, as on every page
     return Outcome(game.status, practice=screen.record.practice)
 
 
@@ -480,9 +561,12 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
 
 
 async def _help(visit: Visit, screen: GameScreen) -> None:
-    lines = help_lines(screen.level.hints)
+    terminal = visit.terminal
+    terminal.report_mouse(False)  # a page of text: clicks mean nothing here
+    lines = help_lines(screen.level.hints)  # the keys are on the board, and in the rules
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
-        await visit.terminal.read_line(COMMAND_LENGTH)
-    visit.terminal.replay = screen.replay  # a watching sysop sees the board again
+        await terminal.read_key()
+    terminal.replay = screen.replay  # a watching sysop sees the board again
+    terminal.report_mouse(not visit.look.terse)
     screen.say("")
     screen.draw(full=not visit.look.terse)

@@ -250,14 +250,10 @@ async def sign_up(visit: Visit, alias: str) -> User | None:
     ]
     message = ""  # why the last answer would not do, shown at the next question only
     if alias:
-        answer = await _ask(
-            visit,
-            "Sign up",
-            lines,
-            f"Nobody called {sanitize(alias)} is here. Sign up? (Y/N) ",
-            max_length=3,
+        answer = await _wait(
+            visit, "Sign up", lines, f"Nobody called {sanitize(alias)} is here. Sign up? (Y/N) "
         )
-        if answer.upper() not in ("Y", "YES"):
+        if answer != "Y":
             return None
     limit = visit.config.server.signups_per_hour
     if limit and await visit.store.sign_ups_lately(_address(visit)) >= limit:
@@ -433,7 +429,7 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
     saved = await visit.store.resume(visit.user.id, level.number)
     if saved is not None:
         deal = "a new deal" if number is None else f"deal {number}"
-        answer = await _ask(
+        answer = await _wait(
             visit,
             level.name,
             [
@@ -443,11 +439,10 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
                 Entry("N", f"Resign it (it counts as lost) and play {deal}"),
             ],
             "Your choice (Enter goes back): ",
-            max_length=1,
         )
-        if answer.upper() == "R":
+        if answer == "R":
             return await _play(visit, level, *saved)
-        if answer.upper() != "N":
+        if answer != "N":
             return ""
         game_id, game = saved
         game.resign()
@@ -644,6 +639,7 @@ async def settings(visit: Visit) -> None:
             ssh_key = await visit.store.ssh_key(user.id)
             lines.append(Entry("K", f"SSH key for logging in: {'added' if ssh_key else 'none'}"))
         lines += [
+            Entry("H", f"Keys on the board: {_keys_setting(visit)}"),
             Entry("Q", "Back to the menu"),
             "",
             Text("Your cards look like this (as on the game board):", LABEL),
@@ -664,6 +660,8 @@ async def settings(visit: Visit) -> None:
             continue
         elif key == "G":
             await visit.set_game_view(terse=not visit.look.terse)
+        elif key == "H":
+            await visit.set_hot_keys(not visit.hot_keys)
         elif key in ("Q", "\r"):
             return
         message = "Saved for your next call."
@@ -675,14 +673,13 @@ SSH_KEY_LENGTH = 1000  # an RSA key of 4096 bits is some 740 characters
 async def ssh_key_setting(visit: Visit, user: User, ssh_key: str | None) -> str:
     """Add the SSH public key the caller pastes, or remove theirs; the message to show."""
     if ssh_key is not None:
-        answer = await _ask(
+        answer = await _wait(
             visit,
             "SSH key",
             [Text("You log in over SSH with a key, or with your password."), ""],
             "Remove your SSH key? (Y/N) ",
-            max_length=3,
         )
-        if answer.upper() not in ("Y", "YES"):
+        if answer != "Y":
             return ""
         await visit.store.set_ssh_key(user.id, None)
         return "SSH key removed: over SSH you log in with your password."
@@ -721,3 +718,9 @@ def _suits_word(visit: Visit) -> str:
     if not visit.look.ansi or visit.terminal.charset == "ascii":
         return "symbols (letters in plain text and ASCII)"
     return "symbols"
+
+
+def _keys_setting(visit: Visit) -> str:
+    if visit.hot_keys:
+        return "hot keys (a command acts at once)"
+    return "lines (Enter ends each command)"

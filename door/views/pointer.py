@@ -1,0 +1,193 @@
+"""Where the piles are on the board: the pointer's marker, held cards, and mouse clicks.
+
+A place on the board is a :class:`Spot`: a pile by its command key (``S`` the reserve, ``V``
+the deck, ``D`` the waste, ``F`` the foundations, ``1`` to ``10`` the columns) and, in a
+column, how many cards from the top it reaches. The pointer is one marker cell to the left
+of its card, so that moving it changes two cells; a card picked up is drawn in reverse.
+
+>>> from door.engine import Game, Variant
+>>> game = Game.deal(Variant(), 48213)
+>>> spot_at(game, 4, 3), spot_at(game, 5, 48), spot_at(game, 8, 9), spot_at(game, 2, 3)
+(Spot(pile='S', depth=1), Spot(pile='F', depth=1), Spot(pile='2', depth=1), None)
+>>> marker_cell(game, Spot("2"))
+(8, 7)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ansi.screen import ScreenBuffer, Style
+from ansi.sequences import BLACK, CYAN, YELLOW
+from door.engine import Game
+from door.views.board import (
+    CARD_ROW,
+    COLUMN_LABEL_ROW,
+    COLUMN_WIDTH,
+    COUNT_ROW,
+    DECK_COL,
+    FIRST_COLUMN_ROW,
+    FOUNDATION_COL,
+    INFO,
+    LABEL_ROW,
+    LAST_COLUMN_ROW,
+    RESERVE_COL,
+    SIDEBAR,
+    WASTE_COL,
+    Look,
+    card_text,
+    column_rows,
+)
+
+TOP_ROW = ("S", "V", "D", "F")
+MARKER = "►"
+MARKER_STYLE = Style(YELLOW)  # not bold: bold costs a full reset to undo
+HELD = Style(BLACK, CYAN)
+
+
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """A pile on the board, and in a column how many cards from its top (1: the top card)."""
+
+    pile: str
+    depth: int = 1
+
+    @property
+    def column(self) -> int | None:
+        """The column's number, or None for the top piles."""
+        return int(self.pile) if self.pile.isdigit() else None
+
+
+def column_left(number: int) -> int:
+    """The screen column where column ``number``'s cards start."""
+    return RESERVE_COL + COLUMN_WIDTH * (number - 1)
+
+
+def _top_col(pile: str, game: Game) -> int:
+    if pile == "S":
+        return RESERVE_COL
+    if pile == "V":
+        return DECK_COL
+    if pile == "D":
+        shown = min(3, len(game.waste))
+        return WASTE_COL + 4 * max(0, shown - 1)  # the waste's top card is the last shown
+    return FOUNDATION_COL
+
+
+def _card_row(game: Game, number: int, depth: int) -> int | None:
+    """The screen row of the card ``depth`` from the top of column ``number`` (None: the
+    card is in the folded part of a tall column)."""
+    pile = game.tableau[number - 1]
+    if not pile:
+        return FIRST_COLUMN_ROW
+    index = len(pile) - min(depth, len(pile))  # the column may have shrunk under the pointer
+    for offset, card in enumerate(column_rows(pile)):
+        if card is not None and pile.index(card) == index:
+            return FIRST_COLUMN_ROW + offset
+    return None
+
+
+def visible_depth(game: Game, number: int) -> int:
+    """How deep into column ``number`` the pointer can reach: its shown cards."""
+    pile = game.tableau[number - 1]
+    shown = [card for card in column_rows(pile) if card is not None]
+    return len(shown) if len(shown) == len(pile) else len(shown) - 1
+
+
+def marker_cell(game: Game, spot: Spot) -> tuple[int, int]:
+    """Where the pointer's marker goes for ``spot``: the cell left of its card."""
+    number = spot.column
+    if number is None:
+        return CARD_ROW, _top_col(spot.pile, game) - 1
+    row = _card_row(game, number, spot.depth) or FIRST_COLUMN_ROW
+    return row, column_left(number) - 1
+
+
+def spot_at(game: Game, row: int, col: int) -> Spot | None:
+    """The pile under a mouse click at ``row``, ``col``; None for anywhere else."""
+    if LABEL_ROW <= row <= COUNT_ROW:
+        if col < DECK_COL - 1:
+            return Spot("S")
+        if col < WASTE_COL - 1:
+            return Spot("V")
+        if col < FOUNDATION_COL - 1:
+            return Spot("D")
+        return Spot("F") if col < SIDEBAR else None
+    if not COLUMN_LABEL_ROW <= row <= LAST_COLUMN_ROW or col < 1:
+        return None
+    number = (col - 1) // COLUMN_WIDTH + 1
+    if number > len(game.tableau) or col >= column_left(number) + COLUMN_WIDTH - 1:
+        return None
+    pile = game.tableau[number - 1]
+    for depth in range(1, len(pile) + 1):
+        if _card_row(game, number, depth) == row:
+            return Spot(str(number), depth)
+    return Spot(str(number))  # the label, or below the cards: the top card
+
+
+def spot_empty(game: Game, spot: Spot) -> bool:
+    """Whether the pile at ``spot`` has no card to pick up (or to turn, for the deck)."""
+    number = spot.column
+    if number is not None:
+        return not game.tableau[number - 1] if number <= len(game.tableau) else True
+    return not {"S": game.reserve, "V": game.deck or game.waste, "D": game.waste}.get(
+        spot.pile, [True]
+    )
+
+
+def draw_pointer(
+    screen: ScreenBuffer,
+    game: Game,
+    look: Look,
+    pointer: Spot | None,
+    held: Spot | None,
+    whole_piles: bool,
+) -> None:
+    """Draw the held cards in reverse and the pointer's marker over a drawn board."""
+    if held is not None:
+        for row, col, card in _held_cards(game, held, whole_piles):
+            screen.put(row, col, card_text(card, look), HELD)
+    if pointer is not None:
+        row, col = marker_cell(game, pointer)
+        screen.put(row, col, MARKER, MARKER_STYLE)
+
+
+def _held_cards(game: Game, held: Spot, whole_piles: bool) -> list[tuple[int, int, object]]:
+    number = held.column
+    if number is None:
+        pile = {"S": game.reserve, "D": game.waste}.get(held.pile, [])
+        return [(CARD_ROW, _top_col(held.pile, game), pile[-1])] if pile else []
+    pile = game.tableau[number - 1] if number <= len(game.tableau) else []
+    depth = len(pile) if whole_piles else min(held.depth, len(pile))
+    cells = []
+    for from_top in range(1, depth + 1):
+        row = _card_row(game, number, from_top)
+        if row is not None:
+            cells.append((row, column_left(number), pile[len(pile) - from_top]))
+    return cells
+
+
+# The keys' reminder stands in the sidebar's free rows, as BSD canfield keeps its commands
+# on screen (the row under the columns belongs to long messages).
+REMINDER_TOP, REMINDER_COL, REMINDER_WIDTH = 12, SIDEBAR, 80 - SIDEBAR
+
+
+def keys_reminder(columns: int, *, hot: bool, pointer: bool) -> list[str]:
+    """The board's reminder of the keys, a few short rows for the sidebar.
+
+    >>> keys_reminder(4, hot=True, pointer=True)[:4]
+    ['Keys', 'S D 1-4, then', '  1-4 or F', 'V turn  U undo']
+    """
+    piles = "1" if columns == 1 else f"1-{'0' if columns >= 10 else columns}"
+    lines = ["Keys", f"S D {piles}, then", f"  {piles} or F" + ("" if hot else ", Enter")]
+    lines.append("V turn  U undo")
+    if pointer:
+        lines += ["Arrows: pointer", "Space: pick, drop"]
+    lines.append("? help  Q quit")
+    return lines
+
+
+def draw_keys_reminder(screen: ScreenBuffer, columns: int, *, hot: bool) -> None:
+    """Draw the keys' reminder into the sidebar of an ANSI board."""
+    for offset, line in enumerate(keys_reminder(columns, hot=hot, pointer=True)):
+        screen.put(REMINDER_TOP + offset, REMINDER_COL, line, INFO)
