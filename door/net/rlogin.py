@@ -41,7 +41,7 @@ from door.net.telnet import (
     SHUTDOWN_MESSAGE,
     ServerSettings,
     guard_call,
-    probe_and_log,
+    settle_call,
 )
 from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
 
@@ -343,23 +343,12 @@ class RloginDoor:
             terminal.info = replace(terminal.info, width=width, height=height)
 
         async def visit() -> None:
-            info = await terminal.detect(term_type=arrival.term_type, timeout=self._detect_timeout)
+            await terminal.detect(term_type=arrival.term_type, timeout=self._detect_timeout)
             reader.on_resize = resize
-            log.info(
-                "node %d: RLOGIN from %s (%s), %s %dx%d, %s, %s",
-                call.node,
-                arrival.board.name,
-                address,
-                info.term_type,
-                info.width,
-                info.height,
-                "ANSI" if info.ansi else "no ANSI",
-                info.charset,
+            came = f"RLOGIN from {arrival.board.name} ({address})"
+            await settle_call(
+                call.node, came, terminal, self._detect_timeout, self.config.time_limit, started
             )
-            if info.ansi:  # a linked board may re-encode what the door sends
-                await probe_and_log(call.node, terminal, self._detect_timeout)
-            if self.config.time_limit > 0:
-                terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, call.node, arrival)
 
         with self.nodes.hold("rlogin", address, terminal) as call:

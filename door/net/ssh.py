@@ -39,7 +39,7 @@ from door.net.telnet import (
     SHUTDOWN_MESSAGE,
     ServerSettings,
     guard_call,
-    probe_and_log,
+    settle_call,
 )
 from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
 
@@ -369,24 +369,16 @@ class SshDoor:
             term_type = sanitize(process.get_terminal_type() or "", 40)
             width, height, _, _ = process.get_terminal_size()
             size = (width, height) if width and height else None
-            info = await terminal.detect(
-                term_type=term_type, size=size, timeout=self._detect_timeout
-            )
+            await terminal.detect(term_type=term_type, size=size, timeout=self._detect_timeout)
             reader.on_resize = resize
-            log.info(
-                "node %d: SSH connect from %s, %s %dx%d, %s, %s",
+            await settle_call(
                 node,
-                address,
-                info.term_type,
-                info.width,
-                info.height,
-                "ANSI" if info.ansi else "no ANSI",
-                info.charset,
+                f"SSH connect from {address}",
+                terminal,
+                self._detect_timeout,
+                self.config.time_limit,
+                started,
             )
-            if info.ansi:
-                await probe_and_log(node, terminal, self._detect_timeout)
-            if self.config.time_limit > 0:
-                terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)
 
         await guard_call(call, visit, lambda: self._closing)

@@ -332,21 +332,15 @@ class DoorServer:
         node, started = call.node, call.since
 
         async def visit() -> None:
-            info = await _detect(terminal, writer, self._detect_timeout)
-            log.info(
-                "node %d: connect from %s, %s %dx%d, %s, %s",
+            await _detect(terminal, writer, self._detect_timeout)
+            await settle_call(
                 node,
-                address,
-                info.term_type,
-                info.width,
-                info.height,
-                "ANSI" if info.ansi else "no ANSI",
-                info.charset,
+                f"connect from {address}",
+                terminal,
+                self._detect_timeout,
+                self.config.time_limit,
+                started,
             )
-            if info.ansi:
-                await probe_and_log(node, terminal, self._detect_timeout)
-            if self.config.time_limit > 0:
-                terminal.deadline = started + 60 * self.config.time_limit
             await self._visit(terminal, node)
 
         await guard_call(call, visit, lambda: self._closing)
@@ -428,6 +422,28 @@ async def _detect(terminal: Terminal, writer: Any, timeout: float) -> TerminalIn
     if (width, height) != (info.width, info.height):
         terminal.info = info = replace(info, width=width, height=height)
     return info
+
+
+async def settle_call(
+    node: int, came: str, terminal: Terminal, probe_timeout: float, time_limit: int, started: float
+) -> None:
+    """Log how a detected caller came and what their terminal is, ask their screen which suits
+    it draws (a BBS or client between us may re-encode), and start the call's clock."""
+    info = terminal.info
+    log.info(
+        "node %d: %s, %s %dx%d, %s, %s",
+        node,
+        came,
+        info.term_type,
+        info.width,
+        info.height,
+        "ANSI" if info.ansi else "no ANSI",
+        info.charset,
+    )
+    if info.ansi:
+        await probe_and_log(node, terminal, probe_timeout)
+    if time_limit > 0:
+        terminal.deadline = started + 60 * time_limit
 
 
 async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
