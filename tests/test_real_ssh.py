@@ -7,13 +7,12 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.test_real_telnet import Tmux
+from tests.test_real_telnet import start_door as start_telnet_door
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(
@@ -28,34 +27,7 @@ def start_door(tmp_path: Path) -> tuple[subprocess.Popen, int]:
     assert "\n# port = 2222\n" in shipped
     config = tmp_path / "sysop.toml"
     config.write_text(shipped.replace("\n# port = 2222\n", "\nport = 0\n"))
-    door = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "door",
-            "serve",
-            "--config",
-            str(config),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--database",
-            str(tmp_path / "door.db"),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    deadline = time.monotonic() + 20
-    assert door.stderr is not None
-    while time.monotonic() < deadline:
-        line = door.stderr.readline()
-        found = re.search(r"listening for SSH on \S+ port (\d+)", line)
-        if found:
-            return door, int(found.group(1))
-    door.kill()
-    raise AssertionError("the door did not say it was listening for SSH")
+    return start_telnet_door(tmp_path, config, listening="listening for SSH on")
 
 
 def ssh_command(port: int, user: str) -> str:

@@ -28,7 +28,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def start_door(tmp_path: Path) -> tuple[subprocess.Popen, int]:
+def start_door(
+    tmp_path: Path, config: Path = ROOT / "sysop.toml", listening: str = "listening on"
+) -> tuple[subprocess.Popen, int]:
+    """``serve`` on ``config``, port 0; the port from the log line that begins ``listening``."""
     door = subprocess.Popen(
         [
             sys.executable,
@@ -36,7 +39,7 @@ def start_door(tmp_path: Path) -> tuple[subprocess.Popen, int]:
             "door",
             "serve",
             "--config",
-            str(ROOT / "sysop.toml"),
+            str(config),
             "--host",
             "127.0.0.1",
             "--port",
@@ -52,11 +55,11 @@ def start_door(tmp_path: Path) -> tuple[subprocess.Popen, int]:
     assert door.stderr is not None
     while time.monotonic() < deadline:
         line = door.stderr.readline()
-        found = re.search(r"listening on \S+ port (\d+)", line)
+        found = re.search(listening + r" \S+ port (\d+)", line)
         if found:
             return door, int(found.group(1))
     door.kill()
-    raise AssertionError("the door did not say it was listening")
+    raise AssertionError(f"the door did not say {listening!r}")
 
 
 class Tmux:
