@@ -1,6 +1,6 @@
 """``canfield-door sysop``: the sysop's commands for users, scoreboards, bulletins, backups and
 the solver (``solve``, in :mod:`door.commands.solve`); and, over the running door's control
-socket, who, send, kick, watch, status and reload (in :mod:`door.commands.control`).
+socket, who, send, kick, watch, status and reload (in :mod:`door.commands.live`).
 
 Each command opens the database named in sysop.toml (or ``--database``), does one job and
 exits 0, or prints what went wrong to stderr and exits 1. The commands can run while the
@@ -81,9 +81,9 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     _add_backup(commands, common)
     _add_game(commands, common)
     solve.add_subcommand(commands)
-    from door.commands import control  # it builds on this module's tables and errors
+    from door.commands import live  # it builds on this module's tables and errors
 
-    control.add_subcommands(commands, common)
+    live.add_subcommands(commands, common)
 
 
 def _add_common(parser: argparse.ArgumentParser, default: object) -> None:

@@ -5,7 +5,7 @@ ask a :class:`Store` for what they need.
 
 - :mod:`door.store.api` the :class:`Store`: opening, backups, and the parts below
 - :mod:`door.store.base` writes, reads and the helpers every part shares
-- :mod:`door.store.threads` the writer (group commit) and the reader, each in its thread
+- :mod:`door.store.group_commit` the writer (group commit) and the reader, each in its thread
 - :mod:`door.store.users` users: create, log in, drop-file callers, rename, delete
 - :mod:`door.store.games` variants and games: deal, record every play, finish, resume
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets

@@ -20,10 +20,10 @@ from door.files import create_private, make_private, private_temp
 from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
 from door.store.daily import DailyStore
 from door.store.games import GameStore
+from door.store.group_commit import Reader, Writer
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
-from door.store.threads import Reader, Writer
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
 

@@ -47,7 +47,7 @@ from door.views.pages import (
 from door.views.texts import rules_lines
 from door.visit.context import RunningDoor, Visit
 from door.visit.daily import deal_of_the_day
-from door.visit.play import Outcome, play_game
+from door.visit.play import GameExit, play_game
 from door.visit.screens import ask_line, show_lines, wait_key, whole_number
 
 log = logging.getLogger("door")
@@ -110,9 +110,7 @@ async def linked_visit(
     """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu."""
     terminal.alias = alias
     user = await store.drop_file_user(alias, board)
-    visit = Visit(
-        terminal, store, config, node, bbs=board, solving=solving, door=door, nodes=nodes
-    )
+    visit = Visit(terminal, store, config, node, bbs=board, solving=solving, door=door, nodes=nodes)
     await run_visit(visit, user)
 
 
@@ -495,7 +493,7 @@ async def _play(visit: Visit, level: Level, game_id: int, game: Game) -> str:
     return _outcome_message(outcome)
 
 
-def _outcome_message(outcome: Outcome) -> str:
+def _outcome_message(outcome: GameExit) -> str:
     if outcome.practice and outcome.status != PLAYING:
         won = "Well played! " if outcome.status == "won" else ""
         return f"{won}That was practice: it is not on the scoreboards."
