@@ -10,6 +10,7 @@
 from door.engine.cards import CARDS, RANKS, SUITS, Card
 from door.engine.game import Game, PlayResult
 from door.engine.moves import IllegalMove, Move
+from door.engine.position import Position
 from door.engine.shuffle import shuffled_order
 from door.engine.variant import Variant, VariantError
 
@@ -22,6 +23,7 @@ __all__ = [
     "IllegalMove",
     "Move",
     "PlayResult",
+    "Position",
     "Variant",
     "VariantError",
     "shuffled_order",
