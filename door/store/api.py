@@ -52,6 +52,13 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     """Users, games, variants, scoreboards, the deals of the day and the winnable deals
     kept ready, in one SQLite file.
 
+    Each part is a mixin over :class:`~door.store.base.StoreBase` rather than an object the
+    store holds, because the parts share everything but their SQL: one writer, one reader, one
+    clock. A caller asks the store, not a part (``store.create_user``,
+    ``store.start_game``), so no caller needs to know which part answers; and a part that needs
+    another's answer (the scoreboards, the deal of the day and the winnable deals ask the
+    games part for a level's variant) calls it on ``self``, with no wiring between parts.
+
     >>> import asyncio, tempfile, pathlib
     >>> async def demo(folder):
     ...     async with Store.open(pathlib.Path(folder) / "door.db") as store:
