@@ -1,6 +1,6 @@
 """The door's memory: users, games, variants and scoreboards in SQLite (one file, WAL mode).
 
-Nothing outside this package writes SQL: the session, the game loop and the sysop's tools
+Nothing outside this package writes SQL: the visit, the game loop and the sysop's tools
 ask a :class:`Store` for what they need.
 
 - :mod:`door.store.api` the :class:`Store`: opening, backups, and the parts below
