@@ -142,4 +142,5 @@ def public_key_line(text: str) -> str | None:
         key = asyncssh.import_public_key(text.strip())
     except (asyncssh.KeyImportError, ValueError, TypeError):
         return None
+    # The line the SSH way in (door.net.ssh) checks an offered key against: type and base64.
     return " ".join(key.export_public_key("openssh").decode("ascii").split()[:2])
