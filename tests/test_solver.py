@@ -40,6 +40,7 @@ KNOBS: dict[str, list[Any]] = {
 EVERY_KNOB_VALUE = [(knob, value) for knob, values in KNOBS.items() for value in values]
 
 
+
 def confirmed(position: dict[str, Any] | Game, verdict: Verdict) -> None:
     """A 'won' verdict's line must win the game in the engine, play by play."""
     assert verdict.result == "won", verdict
@@ -67,12 +68,8 @@ def near_win(columns: int = 4, **knobs: Any) -> Game:
         reserve=["KD"],
         waste=["QH"],
         deck=["KS", "QS"],
-        foundations=[
-            climb("A", "C", "Q"),
-            climb("A", "D", "Q"),
-            climb("A", "H", "J"),
-            climb("A", "S", "J"),
-        ],
+        foundations=[climb("A", "C", "Q"), climb("A", "D", "Q"), climb("A", "H", "J"),
+                     climb("A", "S", "J")],
         base_rank="A",
         **knobs,
     )
@@ -133,12 +130,8 @@ def test_partial_moves_are_used_when_they_are_needed():
     reserve) and the whole pile from 9S fits nowhere, but 7C alone fits on 8D."""
     layout: dict[str, Any] = {
         "reserve": ["6C", "7D", "9H"],
-        "foundations": [
-            climb("A", "C", "5"),
-            climb("A", "D", "6"),
-            climb("A", "H", "7"),
-            climb("A", "S", "8"),
-        ],
+        "foundations": [climb("A", "C", "5"), climb("A", "D", "6"), climb("A", "H", "7"),
+                        climb("A", "S", "8")],
         "base_rank": "A",
         "spaces": "manual",
     }
@@ -158,12 +151,8 @@ def test_what_may_fill_a_space_after_the_reserve(rule):
         [[], ["QH"]],
         waste=["KS"],
         deck=["JS"],
-        foundations=[
-            climb("A", "C", "K"),
-            climb("A", "D", "K"),
-            climb("A", "H", "T"),
-            climb("A", "S", "T"),
-        ],
+        foundations=[climb("A", "C", "K"), climb("A", "D", "K"), climb("A", "H", "T"),
+                     climb("A", "S", "T")],
         base_rank="A",
         spaces_after_reserve=rule,
         spaces="manual",
@@ -177,12 +166,8 @@ def test_the_deck_in_passes(draw, passes):
         [["KC"]],
         reserve=["KD"],
         deck=["QD", "QC", "KH", "QH", "KS", "QS"],
-        foundations=[
-            climb("A", "C", "J"),
-            climb("A", "D", "J"),
-            climb("A", "H", "J"),
-            climb("A", "S", "J"),
-        ],
+        foundations=[climb("A", "C", "J"), climb("A", "D", "J"), climb("A", "H", "J"),
+                     climb("A", "S", "J")],
         base_rank="A",
         draw=draw,
         passes=passes,
@@ -235,15 +220,9 @@ def test_a_stuck_game_is_lost():
 
 def piles_key(game: Game) -> tuple:
     passes = game.passes_started if game.variant.passes else 0
-    return (
-        tuple(game.reserve),
-        tuple(game.deck),
-        tuple(game.waste),
-        tuple(map(tuple, game.foundations)),
-        tuple(map(tuple, game.tableau)),
-        game.base_rank,
-        passes,
-    )
+    return (tuple(game.reserve), tuple(game.deck), tuple(game.waste),
+            tuple(map(tuple, game.foundations)), tuple(map(tuple, game.tableau)),
+            game.base_rank, passes)
 
 
 def engine_winnable(game: Game, limit: int = 20_000) -> bool | None:
@@ -291,22 +270,14 @@ def small_positions(draw: st.DrawFn) -> Game:
         foundations.append([RANKS[r] + SUITS[suit] for r in ranks[: 13 - count]])
         cards += [RANKS[r] + SUITS[suit] for r in ranks[13 - count :]]
     cards = draw(st.permutations(cards))
-    places = draw(
-        st.lists(st.integers(0, 2 + variant.columns), min_size=len(cards), max_size=len(cards))
-    )
+    places = draw(st.lists(st.integers(0, 2 + variant.columns), min_size=len(cards),
+                           max_size=len(cards)))
     piles: list[list[str]] = [[] for _ in range(3 + variant.columns)]
     for card, place in zip(cards, places, strict=True):
         piles[place].append(card)
     knobs = {k: v for k, v in variant.to_dict().items() if k != "columns"}
-    return build(
-        piles[3:],
-        reserve=piles[0],
-        deck=piles[1],
-        waste=piles[2],
-        foundations=foundations,
-        base_rank=RANKS[base],
-        **knobs,
-    )
+    return build(piles[3:], reserve=piles[0], deck=piles[1], waste=piles[2],
+                 foundations=foundations, base_rank=RANKS[base], **knobs)
 
 
 @settings(max_examples=120)
@@ -404,19 +375,14 @@ def played_into(variant: Variant, number: int, choices: list[int]) -> Game:
 def engine_piles(game: Game) -> dict[str, Any]:
     position = game.to_dict()
     foundations = {pile[0][1]: pile for pile in position["foundations"] if pile}
-    piles = {
-        key: position[key]
-        for key in ("reserve", "deck", "waste", "tableau", "base_rank", "passes_started")
-    }
+    piles = {key: position[key] for key in ("reserve", "deck", "waste", "tableau", "base_rank",
+                                            "passes_started")}
     return {**piles, "foundations": foundations}
 
 
 @settings(max_examples=200)
-@given(
-    variant=variants,
-    number=st.integers(0, MAX_DEAL_NUMBER),
-    choices=st.lists(st.integers(0, 1000), min_size=5, max_size=120),
-)
+@given(variant=variants, number=st.integers(0, MAX_DEAL_NUMBER),
+       choices=st.lists(st.integers(0, 1000), min_size=5, max_size=120))
 def test_the_solver_plays_exactly_the_engine_plays(variant, number, choices):
     """From positions reached by random play, the same plays lead to the same positions."""
     game = played_into(variant, number, choices)
@@ -459,11 +425,8 @@ def turned(model: Model, state: State) -> list[State]:
 
 
 @settings(max_examples=200)
-@given(
-    variant=variants,
-    number=st.integers(0, MAX_DEAL_NUMBER),
-    choices=st.lists(st.integers(0, 1000), min_size=5, max_size=120),
-)
+@given(variant=variants, number=st.integers(0, MAX_DEAL_NUMBER),
+       choices=st.lists(st.integers(0, 1000), min_size=5, max_size=120))
 def test_the_search_plays_are_the_engine_plays_after_turning(variant, number, choices):
     """children() lists exactly the engine's plays (V and F aside): any play but a waste
     play from the position itself, and a waste play from every position turning reaches,
@@ -503,11 +466,8 @@ def test_the_search_plays_are_the_engine_plays_after_turning(variant, number, ch
 
 
 @settings(max_examples=100)
-@given(
-    variant=variants,
-    number=st.integers(0, MAX_DEAL_NUMBER),
-    choices=st.lists(st.integers(0, 1000), min_size=5, max_size=150),
-)
+@given(variant=variants, number=st.integers(0, MAX_DEAL_NUMBER),
+       choices=st.lists(st.integers(0, 1000), min_size=5, max_size=150))
 def test_a_safe_play_is_a_card_nothing_can_go_on_any_more(variant, number, choices):
     game = played_into(variant, number, choices)
     if game.is_over:
