@@ -5,6 +5,8 @@ It knows nothing of cards or of the door; the door draws its screens with it.
 - :mod:`ansi.charset`: ``encode``/``decode`` for the charsets a caller can have (CP437 with
   the BBS suit glyphs, UTF-8, plain ASCII) and an ``InputDecoder`` for input in pieces.
 - :mod:`ansi.sequences`: cursor moves, clearing, colours, the cursor position report.
+- :mod:`ansi.keys`: the input side: ``KeyParser`` turns a terminal's bytes into keys (Enter,
+  the editing keys, arrows, other escape sequences, the Escape key, mouse reports).
 - :mod:`ansi.screen`: ``ScreenBuffer``, a grid of styled cells that renders only what
   changed, and its plain-text form for callers without ANSI.
 - :mod:`ansi.text`: ``sanitize``, for text one caller typed and another will see.

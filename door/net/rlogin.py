@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 
 from ansi.text import sanitize
 from door.config import LinkedBoard
+from door.net.detection import DETECT_TIMEOUT, screen_size
 from door.net.nodes import Nodes
 from door.net.telnet import (
     CLOSE_GRACE,
@@ -43,7 +44,7 @@ from door.net.telnet import (
     guard_call,
     settle_call,
 )
-from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
+from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
 

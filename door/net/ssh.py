@@ -33,6 +33,7 @@ from typing import Any
 import asyncssh
 
 from ansi.text import sanitize
+from door.net.detection import DETECT_TIMEOUT, screen_size
 from door.net.nodes import Call, Nodes
 from door.net.telnet import (
     CLOSE_GRACE,
@@ -41,7 +42,7 @@ from door.net.telnet import (
     guard_call,
     settle_call,
 )
-from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
+from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
 

@@ -11,7 +11,7 @@ is wrapped (by :func:`guard_visit`, which door mode uses for its one caller too)
 whatever happens in it, the caller hears how it ended, the node is freed, and the server goes
 on serving:
 
-- :class:`~door.net.terminal.IdleTimeout` and :class:`~door.net.terminal.TimeUp`: a goodbye;
+- :class:`~door.net.clocks.IdleTimeout` and :class:`~door.net.clocks.TimeUp`: a goodbye;
 - :class:`~door.net.terminal.CallerGone`: nothing (nobody is listening);
 - any other exception: logged with its traceback, and an apology to the caller.
 
@@ -32,6 +32,8 @@ from typing import Any, Protocol
 import telnetlib3
 
 from ansi.text import sanitize
+from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
+from door.net.detection import DETECT_TIMEOUT, TerminalInfo, known_charset, screen_size
 from door.net.nodes import Call, Nodes
 from door.net.telnet_guard import (
     COMMAND_BURST,
@@ -43,17 +45,7 @@ from door.net.telnet_guard import (
     commands_granted,
     quiet,
 )
-from door.net.terminal import (
-    DETECT_TIMEOUT,
-    CallerGone,
-    IdleTimeout,
-    Terminal,
-    TerminalInfo,
-    TimeUp,
-    VisitEnded,
-    known_charset,
-    screen_size,
-)
+from door.net.terminal import CallerGone, Terminal
 
 log = logging.getLogger("door")
 

@@ -31,9 +31,9 @@ from typing import Any
 from ansi.text import sanitize
 from door import __version__
 from door.config import Config, ConfigError, ServerConfig
+from door.net.detection import DETECT_TIMEOUT
 from door.net.nodes import Call, Nodes
 from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer
-from door.net.terminal import DETECT_TIMEOUT
 from door.net.ways import Ways, open_ways
 from door.running.control import ControlError, ControlServer, control_path
 from door.running.reload import compare
