@@ -1,5 +1,5 @@
 """The door at work, as ``canfield-door serve`` runs it: the ways in (telnet, and SSH and
-RLOGIN when sysop.toml turns them on: :mod:`door.net.ways`), the store, the solver, the bulletin
+RLOGIN when sysop.toml turns them on: :mod:`door.running.ways`), the store, the solver, the bulletin
 and backup keepers and the sysop's control channel, for as long as it runs, and what the
 sysop can do to it meanwhile.
 
@@ -34,10 +34,10 @@ from door.config import Config, ConfigError, ServerConfig
 from door.net.detection import DETECT_TIMEOUT
 from door.net.nodes import Call, Nodes
 from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer
-from door.net.ways import Ways, open_ways
 from door.running.control import ControlError, ControlServer, control_path
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper
+from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from door.views.layout import wrap

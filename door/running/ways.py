@@ -1,6 +1,8 @@
-"""The ways in a running door listens on: telnet always, SSH and RLOGIN when sysop.toml gives
-them a port. Every way shares one table of nodes (:class:`~door.net.nodes.Nodes`), so the
-limits count every caller once, and each hands its callers to the same visit."""
+"""The ways in a running door listens on, wired to the visits: telnet always, SSH and RLOGIN
+when sysop.toml gives them a port. Every way shares one table of nodes
+(:class:`~door.net.nodes.Nodes`), so the limits count every caller once, and each hands its
+callers to the same visit (:mod:`door.visit.session`). The listeners themselves
+(:mod:`door.net`) know nothing of visits: this is where the two meet."""
 
 from __future__ import annotations
 
