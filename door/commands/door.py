@@ -39,7 +39,7 @@ from door.net.clocks import describe_seconds
 from door.net.detection import DETECT_TIMEOUT, TerminalInfo, screen_size
 from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
-from door.net.telnet import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
+from door.net.listening import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store

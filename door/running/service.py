@@ -32,8 +32,9 @@ from ansi.text import sanitize
 from door import __version__
 from door.config import Config, ConfigError, ServerConfig
 from door.net.detection import DETECT_TIMEOUT
+from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import Call, Nodes
-from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer
+from door.net.telnet import DoorServer
 from door.running.control import ControlError, ControlServer, control_path
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from door.config import Config
 from door.net.detection import DETECT_TIMEOUT
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
 from door.net.nodes import Nodes
 from door.net.rlogin import Arrival, RloginDoor, start_rlogin
 from door.net.ssh import SshDoor, start_ssh
-from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, DoorServer, start_server
+from door.net.telnet import DoorServer, start_server
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store, User
