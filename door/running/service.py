@@ -41,6 +41,7 @@ from door.running.upkeep import BackupKeeper, BulletinKeeper
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
+from door.tasks import close_in_order
 from door.views.layout import wrap
 
 log = logging.getLogger("door")
@@ -134,9 +135,7 @@ class Service:
                 await ways.close(SHUTDOWN_MESSAGE)
                 if self._control is not None:
                     await self._control.close()
-                await self._bulletins.close()
-                await self._backups.close()
-                await solving.close()
+                await close_in_order(self._bulletins, self._backups, solving)
             self._log_commits()
 
     def _interval(self) -> dict[str, float]:
