@@ -55,7 +55,6 @@ class ServerSettings(Protocol):
     def time_limit(self) -> int: ...
 
 
-
 class HasPeer(Protocol):
     """A connection that names the address it came from (asyncio, telnetlib3, asyncssh)."""
 
