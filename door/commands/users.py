@@ -26,7 +26,7 @@ from door.commands.cli import (
     when,
     who,
 )
-from door.net.terminal import describe_seconds
+from door.net.clocks import describe_seconds
 from door.store import Store, User
 from door.store.accounts import alias_key, check_new_password
 

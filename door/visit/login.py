@@ -9,7 +9,7 @@ import asyncio
 import logging
 
 from ansi.text import sanitize
-from door.net.terminal import describe_seconds
+from door.net.clocks import describe_seconds
 from door.store.accounts import (
     alias_key,
 )
