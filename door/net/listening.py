@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from ansi.text import sanitize
 from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
 from door.net.nodes import Call, Nodes
-from door.net.terminal import ByteReader, ByteWriter, CallerGone, Terminal
+from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
 
 log = logging.getLogger("door")
 
@@ -221,6 +221,8 @@ def _ending(ended: VisitEnded) -> str:
         return "time up"
     if isinstance(ended, CallerGone):
         return "caller gone"
+    if isinstance(ended, LineNoise):
+        return "line noise"
     return type(ended).__name__
 
 

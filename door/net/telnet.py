@@ -62,11 +62,13 @@ VisitHandler = Callable[[Terminal, int], Awaitable[None]]
 
 NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 # Bytes a second of a caller's input the door takes, after a first burst of INPUT_BURST;
-# a caller who sends more is hung up. Far more than anyone types or pastes, far less than a
-# flood: telnetlib3 reads telnet commands byte by byte in Python (a megabyte costs seconds of
-# CPU), so one caller flooding them would otherwise take the event loop from everyone else.
-INPUT_RATE = 4096
-INPUT_BURST = 131072
+# a caller who sends more is hung up. What a person needs: a fast typist sends 15 keys a
+# second, a held arrow key 30 (3 bytes each), a paste a few kilobytes at once (an SSH key
+# line is under one). Far less than a flood: telnetlib3 reads telnet commands byte by byte
+# in Python, and every key costs the door some work, so one caller flooding would otherwise
+# take the event loop from everyone else.
+INPUT_RATE = 512
+INPUT_BURST = 16384
 
 
 class _DoorProtocol(telnetlib3.TelnetServer):

@@ -36,6 +36,7 @@ from door.net.detection import (
     probe_suits,
     screen_size,
 )
+from door.net.telnet_guard import TokenBucket
 
 ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
 ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
@@ -43,10 +44,27 @@ ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its lin
 _READ_SIZE = 512  # bytes taken from the reader at a time: what is held stays small
 _TAIL_LIMIT = 160  # longest prompt line redrawn after a warning
 _DRAIN_TIMEOUT = 30.0  # a caller who takes no output for this long has gone
+# Bytes of input in a row that do nothing (no key the door acts on) after which the call is
+# only noise: more than any paste into the door's longest field.
+NOISE_LIMIT = 4096
+# Keys a second the board answers, after a first burst: more than anyone types or clicks.
+# Keys past these are dropped (and the caller told); a run of one key sent faster than the
+# door answers is read as one.
+KEY_RATE = 40
+KEY_BURST = 80
 
 
 class CallerGone(VisitEnded):
     """The caller hung up (end of input, or the connection broke)."""
+
+
+class LineNoise(VisitEnded):
+    """Nothing but noise came from the caller for :data:`NOISE_LIMIT` bytes."""
+
+    farewell = "Only noise came down the line. Goodbye."
+
+    def __init__(self) -> None:
+        super().__init__(f"{NOISE_LIMIT} bytes of input that did nothing")
 
 
 class ByteReader(Protocol):
@@ -138,6 +156,11 @@ class Terminal:
         self._editing = ""  # the line being typed, as echoed
         self._at_input = False  # waiting for the caller's keys, with all output sent
         self._closed = False
+        self._noise = 0  # bytes read since the last key that did something
+        #: Whether the caller has answered anything yet (a line, or a key asked for).
+        self.answered = False
+        self._key_budget = TokenBucket(KEY_RATE, KEY_BURST, time.monotonic())
+        self._dropped = 0  # keys at the board dropped as too many, not told yet
 
     # --- what the terminal is ------------------------------------------------------------
 
@@ -379,14 +402,21 @@ class Terminal:
     # --- input -----------------------------------------------------------------------------
 
     async def read_line(
-        self, max_length: int = 60, *, echo: bool = True, mask: bool = False
+        self,
+        max_length: int = 60,
+        *,
+        echo: bool = True,
+        mask: bool = False,
+        skip_blank: bool = False,
     ) -> str:
         """Read a line the caller types, with the editing keys of a BBS.
 
         Backspace and DEL erase a character, Ctrl-U the whole line; arrow and function keys
         are ignored, as are other control characters. Characters past ``max_length`` are
         dropped (with one bell). ``mask`` echoes ``*`` (passwords); ``echo=False`` echoes
-        nothing. The Enter that ends the line is echoed as CR LF.
+        nothing. The Enter that ends the line is echoed as CR LF. With ``skip_blank``, an
+        Enter on a line of nothing but spaces is no answer: the spaces are wiped and the
+        caller stays at the prompt, at no cost of asking again.
         """
         shown = echo and self.echo
         chars: list[str] = []
@@ -395,8 +425,13 @@ class Terminal:
         try:
             while True:
                 key = await self._next_key(since)
+                if key == ENTER and skip_blank and not "".join(chars).strip():
+                    while chars:  # spaces alone: wiped, and the caller is asked on
+                        self._erase(chars.pop(), shown, mask)
+                    continue  # an Enter alone answers nothing: noise, if it goes on
                 if key == ENTER:
                     self._active()
+                    self.answered = True
                     if shown:
                         self._emit("\r\n")
                     self._tail, self._tail_lost = "", False  # the caller is on a new line
@@ -434,19 +469,41 @@ class Terminal:
             key = await self._next_key(since)
             if key == ENTER:
                 self._active()
+                self.answered = True
                 return ENTER
             if isinstance(key, str) and len(key) == 1 and printable(key):
                 self._active()
+                self.answered = True
                 self.expect_enter()
                 return key.upper()
 
     async def read_event(self, timeout: float | None = None) -> Key | None:
         """The next key of any kind (see :class:`KeyParser`); None if ``timeout`` seconds
-        pass first. Nothing is echoed."""
-        key = await self._next_key(time.monotonic(), timeout)
-        if key is not None:
-            self._active()  # on the board every key moves, picks up or plays
+        pass first, or if the keys that came were all dropped. Nothing is echoed.
+
+        Keys that come faster than the door answers them cost it nothing: the same key
+        waiting behind this one is read with it, as one, and keys past :data:`KEY_RATE` a
+        second (after :data:`KEY_BURST`) are dropped and counted (:meth:`take_dropped`).
+        """
+        while True:
+            key = await self._next_key(time.monotonic(), timeout)
+            if key is None:
+                return None
+            if self._key_budget.take(1, time.monotonic()):
+                break
+            self._dropped += 1
+            self._noise = 0  # too many keys, but keys: not noise
+            if not self._keys:
+                return None  # the caller is told before the door waits again
+        self._active()  # on the board every key moves, picks up or plays
+        while self._keys and self._keys[0][0] == key:
+            self._keys.popleft()
         return key
+
+    def take_dropped(self) -> int:
+        """How many keys :meth:`read_event` dropped as too many since last asked."""
+        dropped, self._dropped = self._dropped, 0
+        return dropped
 
     def keys_waiting(self) -> bool:
         """Whether keys the caller sent are already here, unread (a line sent at once)."""
@@ -503,6 +560,9 @@ class Terminal:
                 self._at_input = False
             now = time.monotonic()
             if data is not None:
+                self._noise += len(data)
+                if self._noise > NOISE_LIMIT:
+                    raise LineNoise()
                 self._keys.extend((key, now) for key in self._parser.feed(data))
                 if not self._parser.holding_escape:
                     self._escape_since = None
@@ -513,8 +573,10 @@ class Terminal:
                 self._escape_since = None
 
     def _active(self) -> None:
-        """The caller pressed a key that did something: the idle time starts again."""
+        """The caller pressed a key that did something: the idle time starts again, and
+        what came before was not noise."""
         self._clocks.key_pressed()
+        self._noise = 0
 
     async def _read(self, timeout: float | None) -> bytes | None:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""

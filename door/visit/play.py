@@ -118,6 +118,10 @@ class GameScreen:
             hot=visit.hot_keys, pointer=visit.look.ansi, columns=len(game.tableau)
         )
         self._echoed = ""  # what a plain caller has been shown of their typing
+        # Owed to the caller once no more keys wait: the board, or what they typed. A run of
+        # keys sent at once is answered with one draw, not one a key.
+        self.owes_draw = False
+        self.owes_typing = False
 
     @property
     def look(self) -> Look:
@@ -129,6 +133,7 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
+        self.owes_draw = self.owes_typing = False
         labels = labels_of(self.record, self.game)
         draw_board(
             self.buffer,
@@ -167,6 +172,20 @@ class GameScreen:
         else:
             terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
             self._echoed = ""
+
+    def settle(self) -> None:
+        """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
+        keys dropped as too many."""
+        dropped = self.visit.terminal.take_dropped()
+        if dropped:
+            keys = "a key" if dropped == 1 else f"{dropped} keys"
+            self.say(f"Keys came faster than the door can answer: {keys} dropped.", REFUSAL)
+            self.owes_draw = True
+        if self.owes_draw:
+            self.draw()
+        elif self.owes_typing:
+            self.owes_typing = False
+            self.show_typing()
 
     def show_typing(self) -> None:
         """Show what the caller has typed so far: in the prompt (ANSI), or as an echo."""
@@ -247,6 +266,8 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
         screen.draw(full=True)
         keys = screen.keys
         while True:
+            if not terminal.keys_waiting():
+                screen.settle()
             await terminal.flush()
             if screen.look.terse:
                 line = await terminal.read_line(COMMAND_LENGTH)
@@ -288,11 +309,10 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
     if step.said and not step.command:
         screen.say(step.said, REFUSAL if step.refused else MESSAGE)
     if step.command is None:
-        if not visit.terminal.keys_waiting():  # the rest of a line sent at once comes first
-            screen.show_typing()
+        screen.owes_typing = True  # shown once the rest of a line sent at once is read
         return None
     if not step.command:
-        screen.draw()
+        screen.owes_draw = True
         return None
     return await _command(visit, screen, game_id, step.command, step.said)
 
