@@ -202,7 +202,25 @@ async def test_unterminated_subnegotiations_keep_no_memory(door: RunningDoor) ->
 
 # -- slow callers who never log in -------------------------------------------------------------
 
-LOGIN_TIMEOUT = 9  # seconds; a caller who has answered nothing may be let go after a third
+LOGIN_TIMEOUT = 12  # seconds; a caller who has answered nothing may be let go after a third
+
+
+async def guests(door: RunningDoor, answer: bytes = b"") -> list[Raw]:
+    """Four callers at the alias prompt (connected at once: each waits for negotiation),
+    each having typed ``answer``; then a third of the log-in time goes by."""
+
+    async def one(delay: float) -> Raw:
+        await asyncio.sleep(delay)
+        raw = await Raw.connect(door.port)
+        await raw.read_until(ALIAS_PROMPT)
+        if answer:
+            await raw.send(answer)
+            await raw.read_until(b"Sign up?")
+        return raw
+
+    raws = await asyncio.gather(*(one(0.1 * n) for n in range(4)))
+    await asyncio.sleep(LOGIN_TIMEOUT / 3 + 0.5)
+    return list(raws)
 
 
 @pytest.fixture
@@ -221,13 +239,7 @@ async def small_door(tmp_path, caplog) -> AsyncIterator[RunningDoor]:
 
 
 async def test_a_new_caller_ends_the_oldest_silent_call(small_door: RunningDoor) -> None:
-    silent = []
-    for _ in range(4):  # every node open to callers not yet logged in
-        raw = await Raw.connect(small_door.port)
-        await raw.read_until(ALIAS_PROMPT)
-        silent.append(raw)
-        await asyncio.sleep(0.1)
-    await asyncio.sleep(LOGIN_TIMEOUT / 3 + 0.5)
+    silent = await guests(small_door)  # every node open to callers not yet logged in
     caller = await Caller.connect(small_door.port)
     await caller.wait_for("Your alias", WAIT)  # welcomed, not refused
     ended = await silent[0].read_to_end()
@@ -239,14 +251,7 @@ async def test_a_new_caller_ends_the_oldest_silent_call(small_door: RunningDoor)
 
 
 async def test_busy_nodes_are_counted_truly(small_door: RunningDoor) -> None:
-    answering = []
-    for _ in range(4):  # callers who have answered: not to be ended for a newcomer
-        raw = await Raw.connect(small_door.port)
-        await raw.read_until(ALIAS_PROMPT)
-        await raw.send(b"Somebody\r\n")
-        await raw.read_until(b"Sign up?")
-        answering.append(raw)
-    await asyncio.sleep(LOGIN_TIMEOUT / 3 + 0.5)
+    answering = await guests(small_door, b"Somebody\r\n")  # not to be ended for a newcomer
     refused = await Raw.connect(small_door.port)
     said = await refused.read_to_end()
     assert b"All 4 nodes for callers not yet logged in are busy." in said
