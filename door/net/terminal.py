@@ -47,11 +47,10 @@ _DRAIN_TIMEOUT = 30.0  # a caller who takes no output for this long has gone
 # Bytes of input in a row that do nothing (no key the door acts on) after which the call is
 # only noise: more than any paste into the door's longest field.
 NOISE_LIMIT = 4096
-# Keys a second the board answers, after a first burst: more than anyone types or clicks.
-# Keys past these are dropped (and the caller told); a run of one key sent faster than the
-# door answers is read as one.
-KEY_RATE = 40
-KEY_BURST = 80
+# Commands a second the door acts on, after a first burst: more than anyone types or clicks.
+# Commands past these are dropped, and the caller told.
+ACTION_RATE = 40
+ACTION_BURST = 80
 
 
 class CallerGone(VisitEnded):
@@ -159,8 +158,8 @@ class Terminal:
         self._noise = 0  # bytes read since the last key that did something
         #: Whether the caller has answered anything yet (a line, or a key asked for).
         self.answered = False
-        self._key_budget = TokenBucket(KEY_RATE, KEY_BURST, time.monotonic())
-        self._dropped = 0  # keys at the board dropped as too many, not told yet
+        self._action_budget = TokenBucket(ACTION_RATE, ACTION_BURST, time.monotonic())
+        self._dropped = 0  # commands dropped as too many, not told yet
 
     # --- what the terminal is ------------------------------------------------------------
 
@@ -479,29 +478,26 @@ class Terminal:
 
     async def read_event(self, timeout: float | None = None) -> Key | None:
         """The next key of any kind (see :class:`KeyParser`); None if ``timeout`` seconds
-        pass first, or if the keys that came were all dropped. Nothing is echoed.
-
-        Keys that come faster than the door answers them cost it nothing: the same key
-        waiting behind this one is read with it, as one, and keys past :data:`KEY_RATE` a
-        second (after :data:`KEY_BURST`) are dropped and counted (:meth:`take_dropped`).
-        """
-        while True:
-            key = await self._next_key(time.monotonic(), timeout)
-            if key is None:
-                return None
-            if self._key_budget.take(1, time.monotonic()):
-                break
-            self._dropped += 1
-            self._noise = 0  # too many keys, but keys: not noise
-            if not self._keys:
-                return None  # the caller is told before the door waits again
-        self._active()  # on the board every key moves, picks up or plays
-        while self._keys and self._keys[0][0] == key:
-            self._keys.popleft()
+        pass first. Nothing is echoed."""
+        key = await self._next_key(time.monotonic(), timeout)
+        if key is not None:
+            self._active()  # on the board every key moves, picks up or plays
         return key
 
+    def may_act(self) -> bool:
+        """Whether the door may act on one more of the caller's commands now.
+
+        Past :data:`ACTION_RATE` a second (after :data:`ACTION_BURST`) the answer is no: the
+        command is dropped, and counted for :meth:`take_dropped`. Keys sent faster than the
+        door can answer them cost it one answer each only up to what a person could ask.
+        """
+        if self._action_budget.take(1, time.monotonic()):
+            return True
+        self._dropped += 1
+        return False
+
     def take_dropped(self) -> int:
-        """How many keys :meth:`read_event` dropped as too many since last asked."""
+        """How many commands :meth:`may_act` refused since last asked."""
         dropped, self._dropped = self._dropped, 0
         return dropped
 

@@ -178,8 +178,8 @@ class GameScreen:
         keys dropped as too many."""
         dropped = self.visit.terminal.take_dropped()
         if dropped:
-            keys = "a key" if dropped == 1 else f"{dropped} keys"
-            self.say(f"Keys came faster than the door can answer: {keys} dropped.", REFUSAL)
+            what = "a command" if dropped == 1 else f"{dropped} commands"
+            self.say(f"Keys came faster than the door can answer: {what} dropped.", REFUSAL)
             self.owes_draw = True
         if self.owes_draw:
             self.draw()
@@ -321,7 +321,10 @@ async def _command(
     visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
 ) -> GameExit | None:
     """Run one command line; ``said`` is what to show after an ordinary play (the
-    pointer's play, as a command)."""
+    pointer's play, as a command). Past what a person could ask for, it is dropped."""
+    if not visit.terminal.may_act():
+        screen.owes_draw = True  # the caller is told once the keys that came are read
+        return None
     game = screen.game
     if command == QUIT:
         return GameExit(game.status, practice=screen.record.practice)
