@@ -162,7 +162,8 @@ async def test_enter_at_the_board_draws_it_once(
 
 
 async def held_by(door: RunningDoor, first: bytes) -> int:
-    """Memory the door holds for 24 connections that each sent ``first``, while they last."""
+    """Memory the door holds for 24 connections that each sent ``first``, while they last
+    (or once it has hung up on them)."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -171,7 +172,8 @@ async def held_by(door: RunningDoor, first: bytes) -> int:
         for raw in raws:
             await raw.send(first)
         for raw in raws:  # the door has read it all by the time it welcomes the caller
-            await raw.read_until(ALIAS_PROMPT)
+            seen = await raw.read_until(ALIAS_PROMPT) if not first else await raw.read_to_end()
+            assert first or ALIAS_PROMPT in seen
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - start
     finally:
@@ -182,11 +184,14 @@ async def held_by(door: RunningDoor, first: bytes) -> int:
     return held
 
 
-async def test_unterminated_subnegotiations_keep_no_memory(door: RunningDoor) -> None:
+async def test_unterminated_subnegotiations_keep_no_memory(
+    door: RunningDoor, caplog: pytest.LogCaptureFixture
+) -> None:
     plain = await held_by(door, b"")
     body = b"x" * (INPUT_BURST * 3 // 4)  # within the input allowance, and no IAC SE, ever
     endless = await held_by(door, bytes([IAC, SB, TTYPE]) + body)
     assert endless - plain < 24 * 16384, (plain, endless)  # cut short: a few KB a caller
+    assert "hung up on 127.0.0.1: a sub-negotiation that never ends" in caplog.text
 
 
 # -- slow callers who never log in -------------------------------------------------------------
@@ -227,13 +232,16 @@ async def small_door(tmp_path, caplog) -> AsyncIterator[RunningDoor]:
         yield running
 
 
-async def test_a_new_caller_ends_the_oldest_silent_call(small_door: RunningDoor) -> None:
+async def test_a_new_caller_ends_the_oldest_silent_call(
+    small_door: RunningDoor, caplog: pytest.LogCaptureFixture
+) -> None:
     silent = await guests(small_door)  # every node open to callers not yet logged in
     caller = await Caller.connect(small_door.port)
     await caller.wait_for("Your alias", WAIT)  # welcomed, not refused
     ended = await silent[0].read_to_end()
     assert ended.endswith(b"A new caller needed your node. Goodbye.\r\n")
     assert len(small_door.server.nodes.calls) == 4
+    assert "hang-up (ended for a new caller)" in caplog.text
     await caller.hang_up()
     for raw in silent:
         raw.reset()

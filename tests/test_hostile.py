@@ -309,7 +309,10 @@ async def test_telnet_command_flood(
         await nodes_settle(door, 1)
         await next_caller(door)
     flood_of = "telnet commands" if commands else "input"
-    assert f"hung up on 127.0.0.1: a flood of {flood_of}" in caplog.text
+    if flood.startswith(bytes([IAC, SB])):  # cut short at its first few hundred bytes
+        assert "hung up on 127.0.0.1: a sub-negotiation that never ends" in caplog.text
+    else:
+        assert f"hung up on 127.0.0.1: a flood of {flood_of}" in caplog.text
     # Each DO ECHO after a DONT ECHO earns a WILL ECHO: the answers count what was read.
     read_at_most = INPUT_BURST + INPUT_RATE * seconds
     assert 6 * seen.count(bytes([IAC, WILL, ECHO])) <= read_at_most + 6

@@ -137,7 +137,7 @@ async def guard_call(
         call.terminal,
         visit,
         on_cancel=lambda: call.farewell or closing() or "",
-        cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
+        cancelled=lambda: call.ending if call.farewell is not None else "shut down",
     )
 
 

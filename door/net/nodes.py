@@ -98,6 +98,7 @@ class Call:
     terminal: Terminal
     since: float = field(default_factory=time.monotonic)
     farewell: str | None = None  # set when the call is ended: what the caller is told
+    ending: str = "ended by the sysop"  # why it was ended, for the log
     user_id: int | None = None
     _login_timer: asyncio.TimerHandle | None = None
 
@@ -110,11 +111,11 @@ class Call:
     def logged_in(self) -> bool:
         return self.user_id is not None
 
-    def end(self, farewell: str) -> None:
+    def end(self, farewell: str, ending: str = "ended by the sysop") -> None:
         """End the call (the sysop's kick, a take-over): the visit is cancelled, so it saves
-        and says ``farewell``, as at a shutdown."""
+        and says ``farewell``, as at a shutdown; ``ending`` is why, for the log."""
         if self.farewell is None:
-            self.farewell = farewell
+            self.farewell, self.ending = farewell, ending
             self.task.cancel()
 
 
@@ -177,7 +178,7 @@ class Nodes:
             oldest.node,
             now - oldest.since,
         )
-        oldest.end(MADE_ROOM_MESSAGE)
+        oldest.end(MADE_ROOM_MESSAGE, "ended for a new caller")
         return True
 
     def _too_often(self, key: str, now: float) -> bool:

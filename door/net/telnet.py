@@ -85,7 +85,8 @@ class _DoorProtocol(telnetlib3.TelnetServer):
       much, and telnetlib3 reads telnet commands byte by byte in Python, so a flood of them
       would take the event loop from everyone else.
     - Sub-negotiations are checked before telnetlib3 reads them, and faults are logged a line
-      per kind, then counted (:mod:`door.net.telnet_guard`).
+      per kind, then counted (:mod:`door.net.telnet_guard`); a caller sending one longer than
+      :data:`~door.net.telnet_guard.SUBNEGOTIATION_LIMIT` is hung up.
     - MCCP3 (compressed input) is refused: the door offers no compression, and inflating
       what a client sends would turn a few kilobytes into megabytes of telnet commands.
     - Once the connection is lost and its shell has ended, the reference cycles telnetlib3's
@@ -132,7 +133,10 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         within = commands_granted(data[:granted], self._commands, now)
         if within:
             super().data_received(data if within == len(data) else data[:within])
-        if within < len(data) and self._transport is not None:
+        if self.writer.cut_short and self._transport is not None:
+            log.info("hung up on %s: a sub-negotiation that never ends", self._address)
+            self._transport.abort()
+        elif within < len(data) and self._transport is not None:
             flood = "telnet commands" if within < granted else "input"
             log.info("hung up on %s: a flood of %s", self._address, flood)
             self._transport.abort()

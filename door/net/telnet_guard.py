@@ -203,6 +203,8 @@ class DoorWriter(telnetlib3.TelnetWriter):
 
     faults: FaultLog
     _terminal_types = 0
+    #: A sub-negotiation ran past :data:`SUBNEGOTIATION_LIMIT`: the caller is to be hung up.
+    cut_short = False
 
     def handle_subnegotiation(self, buf: deque[bytes]) -> None:
         if not buf or not buf[0]:
@@ -225,10 +227,11 @@ class DoorWriter(telnetlib3.TelnetWriter):
             and not self._sb_overflow
             and len(self._sb_buffer) >= SUBNEGOTIATION_LIMIT
         ):
-            # Cut short: what was kept is let go, the rest is dropped until its IAC SE.
+            # Cut short: what was kept is let go, the rest is dropped (until its IAC SE, or
+            # the hang-up the protocol gives a client that sends such a thing).
             option = self._sb_buffer[0][0]
             self._sb_buffer.clear()
-            self._sb_overflow = True
+            self._sb_overflow = self.cut_short = True
             self.faults.note("a sub-negotiation too long to keep", f"option {option}")
         try:
             return super().feed_byte(byte)
