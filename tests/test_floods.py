@@ -14,6 +14,7 @@ import tracemalloc
 from collections.abc import AsyncIterator
 
 import pytest
+import test_hostile
 from client import Caller
 from conftest import RunningDoor
 from test_hostile import (
@@ -25,7 +26,6 @@ from test_hostile import (
     Raw,
     hostile_door,
     nodes_settle,
-    player,
 )
 
 from door.net.telnet import INPUT_BURST
@@ -35,13 +35,8 @@ ALIAS_PROMPT = b"Your alias (or NEW):"
 PASTE = 2000  # bytes: a long paste, typed in one go
 NOISE = 6000  # bytes of input that do nothing: more than any paste
 
-
-@pytest.fixture
-async def door(tmp_path, caplog) -> AsyncIterator[RunningDoor]:
-    async with hostile_door(
-        tmp_path, caplog, max_nodes=64, max_per_address=64, idle_timeout=120
-    ) as running:
-        yield running
+door = test_hostile.door  # a door with room for many calls from 127.0.0.1
+alice = test_hostile.alice  # a player at the board of deal 1
 
 
 async def quiet_screen(caller: Caller, still: float = 1.0) -> str:
@@ -116,14 +111,6 @@ async def test_a_call_of_only_noise_is_hung_up(
 
 
 # -- keys at the board ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def alice(door: RunningDoor) -> AsyncIterator[Player]:
-    alice = await player(door)
-    await alice.play()
-    yield alice
-    await alice.caller.hang_up()
 
 
 async def test_plays_faster_than_a_person_are_dropped_with_a_word(

@@ -46,6 +46,7 @@ from door.net.nodes import Call, Nodes
 from door.net.telnet_guard import (
     COMMAND_BURST,
     COMMAND_RATE,
+    SUBNEGOTIATION_LIMIT,
     DoorWriter,
     FaultLog,
     RefusalLog,
@@ -69,6 +70,7 @@ NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 # take the event loop from everyone else.
 INPUT_RATE = 512
 INPUT_BURST = 16384
+_PIECE = 2 * SUBNEGOTIATION_LIMIT  # bytes handed to telnetlib3 at a time
 
 
 class _DoorProtocol(telnetlib3.TelnetServer):
@@ -131,8 +133,12 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         now = asyncio.get_running_loop().time()
         granted = self._budget.take(len(data), now)
         within = commands_granted(data[:granted], self._commands, now)
-        if within:
-            super().data_received(data if within == len(data) else data[:within])
+        # Read a piece at a time: telnetlib3 reads a sub-negotiation byte by byte, and one cut
+        # short ends the reading (and the call) at once, not at the end of a long chunk.
+        for start in range(0, within, _PIECE):
+            super().data_received(data[start : min(start + _PIECE, within)])
+            if self.writer.cut_short:
+                break
         if self.writer.cut_short and self._transport is not None:
             log.info("hung up on %s: a sub-negotiation that never ends", self._address)
             self._transport.abort()
