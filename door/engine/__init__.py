@@ -7,7 +7,7 @@
 ('V', 1, 1)
 """
 
-from door.engine.cards import CARDS, RANKS, SUITS, Card
+from door.engine.cards import CARDS, RANKS, SUITS, Card, Suit
 from door.engine.game import Game, PlayResult
 from door.engine.moves import IllegalMove, Move
 from door.engine.shuffle import shuffled_order
@@ -22,6 +22,7 @@ __all__ = [
     "IllegalMove",
     "Move",
     "PlayResult",
+    "Suit",
     "Variant",
     "VariantError",
     "shuffled_order",
