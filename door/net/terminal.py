@@ -116,7 +116,8 @@ class TerminalInfo:
     height: int
     ansi: bool
     charset: str
-    #: The screen showed no suit glyph in any charset tried: draw suits as letters.
+    #: The screen was not seen drawing CP437's glyphs for 0x01-0x1F (the suits, ►, ▲ ...), or
+    #: the caller chose suits as letters: each of those glyphs is sent as an ASCII stand-in.
     suit_letters: bool = False
 
 
@@ -620,7 +621,7 @@ class Terminal:
 
     def write(self, text: str) -> None:
         """Queue ``text`` for the caller, encoded in their charset; :meth:`flush` sends it."""
-        self._out += encode(text, self.charset)
+        self._out += self._encode(text)
         self._remember_tail(text)
 
     async def flush(self, *, check_time: bool = True) -> None:
@@ -712,7 +713,10 @@ class Terminal:
 
     def _emit(self, text: str) -> None:
         """Queue text that is not part of the door's page (echo, warnings)."""
-        self._out += encode(text, self.charset)
+        self._out += self._encode(text)
+
+    def _encode(self, text: str) -> bytes:
+        return encode(text, self.charset, low_glyphs=not self._info.suit_letters)
 
     def _remember_tail(self, text: str) -> None:
         """Keep the current line (the prompt) so a warning can redraw it under itself."""
