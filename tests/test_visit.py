@@ -335,3 +335,16 @@ async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
     finally:
         await running.server.close("bye", grace=1.0)
         await running.store.close()
+
+
+async def test_goodbye_leaves_the_last_menu_in_place(door):
+    caller = await sign_up(door)
+    title = caller.row(1)
+    assert "Canfield - " in title
+    await caller.key("G")
+    await caller.wait_closed()
+    # The farewell takes the prompt's row and the cursor waits on the row below it: nothing
+    # scrolled, so the menu the caller left is still on their screen, title and all.
+    assert caller.row(1) == title
+    assert caller.row(23).strip() == "Thanks for playing Canfield. Goodbye!"
+    assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)

@@ -34,6 +34,8 @@ from typing import Protocol
 
 from ansi.charset import CHARSETS, InputDecoder, encode
 from ansi.sequences import (
+    clear_to_end_of_line,
+    clear_to_end_of_screen,
     cursor_position_request,
     move,
     parse_cursor_position_report,
@@ -652,17 +654,28 @@ class Terminal:
     async def hang_up(self, message: str = "", *, timeout: float = 5.0) -> None:
         """Say ``message`` (if any) on a line of its own, then close; never raises.
 
-        An ANSI caller's colours are reset and the cursor shown and put below the door's
-        screen, so what comes next (the BBS, or the sysop's shell) starts on a clean line.
+        An ANSI caller's colours are reset and the cursor shown and put on the bottom row of
+        the door's screen, on a clean line, so what comes next (the BBS, or the sysop's
+        shell) starts there, with no scrolling that would push the door's last screen away.
         """
         if self._closed:
             return
         if self._mouse_asked:  # however the visit ended, the terminal stops reporting clicks
             self.report_mouse(False)
-        if self.ansi:  # the caller's colours and cursor back, below the door's last screen
-            self.write(reset() + show_cursor() + move(DEFAULT_HEIGHT, 1) + "\r\n")
-        if message:
-            self.write(f"{message}\r\n" if self.ansi else f"\r\n{message}\r\n")
+        if self.ansi:
+            # The caller's colours and cursor back; the message on the last rows of the
+            # door's screen and the cursor on its bottom row, on a line of its own: nothing
+            # scrolls the door's last screen away.
+            self.write(reset() + show_cursor())
+            if message:
+                rows = -(-len(message) // DEFAULT_WIDTH)
+                self.write(
+                    move(DEFAULT_HEIGHT - rows, 1) + clear_to_end_of_screen() + message + "\r\n"
+                )
+            else:
+                self.write(move(DEFAULT_HEIGHT, 1) + clear_to_end_of_line())
+        elif message:
+            self.write(f"\r\n{message}\r\n")
         try:
             async with asyncio.timeout(timeout):
                 await self.flush(check_time=False)

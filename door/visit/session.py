@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from ansi.sequences import reset, show_cursor
+from ansi.sequences import clear_to_end_of_line, move, reset, show_cursor
 from ansi.text import sanitize
 from door.config import Config, Level
 from door.engine import Card, Game
@@ -33,7 +33,7 @@ from door.store.accounts import (
     check_reserved,
 )
 from door.store.records import User
-from door.views.board import LABEL, VALUE, Look, card_text
+from door.views.board import LABEL, PROMPT_ROW, VALUE, Look, card_text
 from door.views.pages import (
     Entry,
     PageLine,
@@ -51,6 +51,8 @@ from door.visit.play import Outcome, play_game
 from door.visit.screens import ask_line, show_lines, wait_key, whole_number
 
 log = logging.getLogger("door")
+
+GOODBYE = "Thanks for playing Canfield. Goodbye!"
 
 LOGIN_TRIES = 3
 LOGIN_DELAY = 1.0  # seconds after the first wrong password; doubled after each one
@@ -136,9 +138,14 @@ async def run_visit(visit: Visit, user: User) -> None:
     await close_past_days(visit.store, today)
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
-    # The caller's own colours back (ESC[0m), not the door's white on black.
-    reset_colours = reset() + show_cursor() if visit.look.ansi else ""
-    visit.terminal.write(f"{reset_colours}\r\nThanks for playing Canfield. Goodbye!\r\n")
+    if visit.look.ansi:
+        # On the prompt's row, in the caller's own colours (ESC[0m), not the door's white on
+        # black: the last menu stays on the screen, nothing scrolled.
+        visit.terminal.write(
+            f"{reset()}{show_cursor()}{move(PROMPT_ROW, 1)}{clear_to_end_of_line()}{GOODBYE}"
+        )
+    else:
+        visit.terminal.write(f"\r\n{GOODBYE}\r\n")
     await visit.terminal.flush(check_time=False)
 
 
