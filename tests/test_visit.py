@@ -348,3 +348,26 @@ async def test_goodbye_leaves_the_last_menu_in_place(door):
     assert caller.row(1) == title
     assert caller.row(23).strip() == "Thanks for playing Canfield. Goodbye!"
     assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)
+
+
+async def test_the_keys_panel_names_hint_at_a_level_that_offers_hints(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL, "1")  # level 1 offers hints
+    panel = [row[61:].strip() for row in caller.display().splitlines()[11:20]]
+    assert "HINT  a hint" in panel, panel
+    await caller.type("Q")
+    await caller.wait_for("Your choice")
+    await start_deal(caller, DEAL, "3")  # level 3 does not
+    assert "HINT" not in caller.display()
+    await caller.hang_up()
+
+
+async def test_one_card_on_the_waste_is_one_card(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL, "1")  # level 1 draws one
+    assert sidebar(caller, "Waste") == "0 cards"
+    await play(caller, "V", 1)
+    assert sidebar(caller, "Waste") == "1 card"
+    await play(caller, "V", 2)
+    assert sidebar(caller, "Waste") == "2 cards"
+    await caller.hang_up()
