@@ -166,27 +166,33 @@ def choose_charset(term_type: str, *, ansi: bool = True) -> str:
 # What the charset probe sends before each cursor position request: a suit in one charset.
 CP437_SUIT = b"\x03"  # ♥ on a BBS terminal; a control code that draws nothing elsewhere
 UTF8_SUIT = "♥".encode()
+# Around the suit, in the same write: concealed, then wiped before the terminal shows the
+# write (the request is answered in the middle of it, with the column the suit moved to).
+# Three cells are wiped: a UTF-8 suit read as CP437 takes three.
+_HIDE, _WIPE = b"\x1b[8m", b"\r   \r\x1b[0m"
 
 
 def charset_from_probe(
     cp437_column: int | None, utf8_column: int | None, current: str
-) -> tuple[str, bool] | None:
-    """The charset a screen draws suits in, and whether it draws none (letters then), from
-    where its cursor stood after a carriage return and CP437's ♥, then UTF-8's ♥; None when
-    the answers tell nothing (no answer, or the same one whatever was drawn).
+) -> tuple[str, bool]:
+    """The charset a screen draws suits in, and whether suits (and every other glyph of
+    CP437's control range) are to be letters, from where its cursor stood after a carriage
+    return and CP437's ♥, then UTF-8's ♥ (None: no answer).
 
     Column 2 means the glyph took one column: that charset draws suits. A screen on which
     CP437's byte moved nothing and UTF-8's three bytes moved three columns reads single bytes
     but shows no suit there: a BBS between the door and the caller that re-encodes CP437 and
-    drops 0x03-0x06, as ENiGMA½ does for UTF-8 callers. Suits are letters then, in CP437 if
-    that is what the line carries (``current``), else in ASCII.
+    passes 0x03-0x06 on as control bytes, as ENiGMA½ does for UTF-8 callers. Suits are
+    letters then, in CP437 if that is what the line carries (``current``), else in ASCII.
+    A screen that answered nothing, or the same whatever was drawn, has not been seen drawing
+    a suit: letters, in ``current``, so the worst case is a letter, never a blank.
 
     >>> charset_from_probe(2, None, "cp437"), charset_from_probe(1, 2, "cp437")
     (('cp437', False), ('utf-8', False))
     >>> charset_from_probe(1, 4, "cp437"), charset_from_probe(1, 4, "utf-8")
     (('cp437', True), ('ascii', True))
-    >>> charset_from_probe(None, None, "utf-8"), charset_from_probe(80, 80, "cp437")
-    (None, None)
+    >>> charset_from_probe(None, None, "cp437"), charset_from_probe(80, 80, "utf-8")
+    (('cp437', True), ('utf-8', True))
     """
     if cp437_column == 2:
         return "cp437", False
@@ -194,7 +200,7 @@ def charset_from_probe(
         return "utf-8", False
     if cp437_column == 1 and utf8_column == 4:
         return ("cp437" if current == "cp437" else "ascii"), True
-    return None
+    return current, True
 
 
 def screen_size(size: tuple[int, int] | None) -> tuple[int, int]:
@@ -583,24 +589,22 @@ class Terminal:
         can re-encode the door's output. So a suit is drawn after a carriage return, and the
         cursor position asked for (``ESC[6n``): CP437's ♥ first, then UTF-8's; the charset
         whose ♥ moved the cursor one column is the caller's (see :func:`charset_from_probe`),
-        and with neither, suits are drawn as letters. What the probe drew is wiped. Sets
-        :attr:`info` and returns True when the screen told; else changes nothing.
+        and with neither, suits and the rest of CP437's control range are drawn as letters.
+        Each suit is drawn concealed and wiped in the same write that asks where it left the
+        cursor, so it is never in view. Sets :attr:`info`; returns whether the screen
+        answered at all (a screen that did not gets letters).
         """
         cp437 = await self._column_after(CP437_SUIT, timeout)
         utf8 = None
         if cp437 is not None and cp437 != 2:
             utf8 = await self._column_after(UTF8_SUIT, timeout)
-        self._out += b"\r    \r"
-        seen = charset_from_probe(cp437, utf8, self.charset)
-        if seen is None:
-            return False
-        charset, letters = seen
+        charset, letters = charset_from_probe(cp437, utf8, self.charset)
         self.info = replace(self._info, charset=charset, suit_letters=letters)
-        return True
+        return cp437 is not None
 
     async def _column_after(self, glyph: bytes, timeout: float) -> int | None:
         """The cursor's column after a carriage return and ``glyph``; None: no answer."""
-        self._out += b"\r" + glyph + cursor_position_request().encode("ascii")
+        self._out += b"\r" + _HIDE + glyph + cursor_position_request().encode("ascii") + _WIPE
         await self.flush(check_time=False)
         position = await self._await_position_report(timeout)
         return None if position is None else position[1]
