@@ -18,6 +18,12 @@ b'\\x1b[2J\\xda\\xc4\\xbf'
 >>> decode(b"caf\\x82\\r\\n", "cp437")
 'café\\r\\n'
 
+The glyphs of CP437's bytes 0x01-0x1F are sent only to a screen seen drawing them: for any
+other, ``encode(..., low_glyphs=False)`` sends each of them as an ASCII stand-in:
+
+>>> encode("► 7♥", "cp437", low_glyphs=False)
+b'> 7H'
+
 Encoding never raises: a character with no byte in the caller's charset is drawn as the
 closest one it has, or ``?``. In CP437 and ASCII every character that takes one column on the
 screen becomes exactly one byte, so a screen laid out in ``str`` stays laid out on the wire.

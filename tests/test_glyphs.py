@@ -19,7 +19,7 @@ import re
 import pyte
 from client import Caller
 from test_charset_probe import DroppingCaller
-from test_visit import DEAL
+from test_visit import DEAL, sign_up_on
 
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
@@ -109,19 +109,28 @@ async def refused_commands() -> list[str]:
     return list(kinds.values())
 
 
+# The main menu's other pages: the key, the page's name (None: not kept) and what it shows.
+MENU_PAGES = (
+    ("T", "terminal settings", "Terminal settings"),
+    ("Q", None, "Your choice"),
+    ("S", "scoreboards", "Which board"),
+    ("1", "high scores", "High scores - "),
+    (" ", None, "Which board"),
+    ("A", "standings", "Won %"),
+    (" ", None, "Which board"),
+    ("Q", None, "Your choice"),
+    ("M", "statistics", "Your statistics"),
+    ("Q", None, "Your choice"),
+)
+
+
 async def tour(door, kind: str, alias: str) -> Tour:
     make, term, charset = CALLERS[kind]
     reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", door.port), 5)
     caller = make(reader, writer, term=term, charset=charset)
     visit = Tour(caller)
     await visit.wait("welcome", "Your alias")
-    await caller.type(alias)
-    await caller.wait_for("Sign up\\?")
-    await caller.type("Y")
-    await caller.wait_for("Password:")
-    await caller.type("secret-one1")
-    await caller.wait_for("Password again")
-    await caller.type("secret-one1")
+    await sign_up_on(caller, alias)
     await visit.wait("main menu", "Your choice")
 
     # A won game: the last play of a winning line, then the banner.
@@ -174,26 +183,12 @@ async def tour(door, kind: str, alias: str) -> Tour:
             break
         await caller.wait_for(rf"The rules of Canfield \({page + 1}/")
     await caller.wait_for("Your choice")
-    await caller.key("T")
-    await visit.wait("terminal settings", "Terminal settings")
-    await caller.key("Q")
-    await caller.wait_for("Your choice")
-    await caller.key("S")
-    await visit.wait("scoreboards", "Which board")
-    await caller.key("1")
-    await visit.wait("high scores", "High scores - ")
-    await caller.key(" ")
-    await caller.wait_for("Which board")
-    await caller.key("A")
-    await visit.wait("standings", "Won %")
-    await caller.key(" ")
-    await caller.wait_for("Which board")
-    await caller.key("Q")
-    await caller.wait_for("Your choice")
-    await caller.key("M")
-    await visit.wait("statistics", "Your statistics")
-    await caller.key("Q")
-    await caller.wait_for("Your choice")
+    for key, name, pattern in MENU_PAGES:
+        await caller.key(key)
+        if name:
+            await visit.wait(name, pattern)
+        else:
+            await caller.wait_for(pattern)
     await caller.key("G")
     await caller.wait_closed()
     visit.keep("goodbye")

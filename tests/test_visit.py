@@ -16,7 +16,13 @@ DEAL = 48213
 
 async def sign_up(door, alias="Alice", password="secret-one1", **options) -> Caller:
     caller = await Caller.connect(door.port, **options)
-    in_text = not options.get("ansi", True)
+    await sign_up_on(caller, alias, password)
+    return caller
+
+
+async def sign_up_on(caller: Caller, alias="Alice", password="secret-one1") -> None:
+    """Sign up as a new user on a caller's line that has just connected."""
+    in_text = not caller.ansi
     await caller.wait_for("Your alias", in_text=in_text)
     await caller.type(alias)
     await caller.wait_for("Sign up\\?", in_text=in_text)
@@ -26,7 +32,6 @@ async def sign_up(door, alias="Alice", password="secret-one1", **options) -> Cal
     await caller.wait_for("Password again", in_text=in_text)
     await caller.type(password)
     await caller.wait_for("Your choice", in_text=in_text)
-    return caller
 
 
 async def log_in(door, alias="Alice", password="secret-one1", **options) -> Caller:

@@ -35,7 +35,7 @@ from door.views.board import (
 )
 from door.views.pointer import draw_keys_reminder, draw_pointer
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
-from door.views.texts import HINT_HELP, help_lines
+from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
 from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
@@ -153,7 +153,7 @@ class GameScreen:
             board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
             terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
         elif self.look.ansi:
-            hints = self.level.hints in HINT_HELP
+            hints = self.level.hints != "off"
             draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot, hints=hints)
             shown = game or self.game
             whole = shown.variant.moves == "whole"
