@@ -23,11 +23,12 @@ from test_visit import DEAL, sign_up_on
 
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
+from door.config import SHIPPED_LEVELS
 from door.engine import Game, IllegalMove, Variant
 from door.engine.solver import solve
 from door.views.board import REFUSAL, Look, draw_board, part_words
 
-UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
+DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
 WON_DEAL, WON_LEVEL = 10, 2  # a deal whose winning line at level 2 is short
 QUIET = 0.3  # seconds without a byte after which a screen is taken as drawn
 
@@ -43,7 +44,7 @@ REFERENCE = "utf-8"
 
 @functools.cache
 def winning_line() -> tuple[str, ...]:
-    variant = Variant(draw=3, passes=0, multiplier=2)
+    variant = SHIPPED_LEVELS[WON_LEVEL - 1].variant
     verdict = solve(Game.deal(variant, WON_DEAL), max_seconds=20)
     assert verdict.result == "won"
     return tuple(verdict.line)
@@ -93,9 +94,9 @@ def kind_of(refusal: IllegalMove) -> str:
     return re.sub(r"[A2-9TJQK][♣♦♥♠]|[♣♦♥♠]|\b(?:10|\d|[AJQK])\b|(?<=\")\w+", "#", str(refusal))
 
 
-async def refused_commands() -> list[str]:
-    """Commands the deal refuses at its start, one of each kind of refusal."""
-    game = Game.deal(Variant(draw=3, passes=0, multiplier=2), DEAL)
+def refused_commands() -> list[str]:
+    """Commands the practice deal refuses at its start, one of each kind of refusal."""
+    game = Game.deal(SHIPPED_LEVELS[1].variant, DEAL)
     kinds: dict[str, str] = {}
     candidates = ["U", "F", "D 1", "S 9", "XX", "1 1"]
     candidates += [f"{source} {target}" for source in "S1234" for target in "F1234"]
@@ -161,7 +162,7 @@ async def tour(door, kind: str, alias: str) -> Tour:
         await visit.press(f"the pointer on {pile}", key)
     await visit.press("column 1's card held", " ")
     await visit.press(None, "\x1b")  # put back
-    for command in await refused_commands():
+    for command in refused_commands():
         await visit.press(f"the refusal of {command}", command + "\r")
     await visit.press("a half-typed command", "S")
     await visit.press(None, "\x7f")

@@ -28,8 +28,8 @@ class Suit(int):
     """One of the four suits, 0 clubs to 3 spades, for a screen to draw as it can: as a
     symbol or as a letter.
 
-    >>> Suit(2).symbol, Suit(2).char, Suit(2).word
-    ('♥', 'H', 'hearts')
+    >>> Suit(2).symbol, Suit(2).char
+    ('♥', 'H')
     """
 
     __slots__ = ()
@@ -41,10 +41,6 @@ class Suit(int):
     @property
     def char(self) -> str:
         return SUITS[self]
-
-    @property
-    def word(self) -> str:
-        return SUIT_NAMES[self]
 
     def __repr__(self) -> str:
         return f"Suit({int(self)})"
