@@ -34,6 +34,7 @@ from door.views.board import (
     card_text,
     draw_banner,
     draw_board,
+    part_words,
     plain_lines,
 )
 from door.views.pointer import draw_keys_reminder, draw_pointer
@@ -157,7 +158,8 @@ class GameScreen:
             board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
             terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
         elif self.look.ansi:
-            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot)
+            hints = self.level.hints != "off"
+            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot, hints=hints)
             shown = game or self.game
             whole = shown.variant.moves == "whole"
             draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
@@ -175,7 +177,7 @@ class GameScreen:
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
-        keys dropped as too many."""
+        commands dropped as too many (``Terminal.may_act``)."""
         dropped = self.visit.terminal.take_dropped()
         if dropped:
             what = "a command" if dropped == 1 else f"{dropped} commands"
@@ -184,7 +186,6 @@ class GameScreen:
         if self.owes_draw:
             self.draw()
         elif self.owes_typing:
-            self.owes_typing = False
             self.show_typing()
 
     def show_typing(self) -> None:
@@ -192,6 +193,7 @@ class GameScreen:
         if self.look.ansi:
             self.draw()
             return
+        self.owes_typing = False
         terminal = self.visit.terminal
         typed = self.keys.typed
         if not terminal.echo:
@@ -235,10 +237,12 @@ class GameScreen:
 
     def notice(self, text: str) -> str:
         """A warning from the terminal (idle, time left) or a line from the sysop, shown on
-        the message line; a plain board gets it on a line of its own, then the prompt and
-        what the caller has typed so far."""
+        the message line, where it stays until the caller's next play or a newer message; a
+        plain board gets it on a line of its own, then the prompt and what the caller has
+        typed so far."""
         if not self.look.ansi or self.look.terse:
             return f"\r\n{text}\r\n{self.visit.terminal.prompt_line}"
+        self.say(text)  # the board's message now: the next draw keeps it
         self.buffer.invalidate(MESSAGE_ROW)
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
 
@@ -372,7 +376,7 @@ async def _command(
     try:
         result = game.play(SPELLINGS.get(command, command))
     except IllegalMove as refusal:
-        screen.say(sanitize(str(refusal), 140), REFUSAL)
+        screen.say(sanitize(part_words(refusal.parts, visit.look), 140), REFUSAL)
         screen.draw()
         return None
     try:
