@@ -54,10 +54,11 @@ _DRAIN_TIMEOUT = 30.0  # a caller who takes no output for this long has gone
 # Bytes of input in a row that do nothing (no key the door acts on) after which the call is
 # only noise: more than any paste into the door's longest field.
 NOISE_LIMIT = 4096
-# Commands a second the door acts on, after a first burst: more than anyone types or clicks.
-# Commands past these are dropped, and the caller told.
-ACTION_RATE = 40
-ACTION_BURST = 80
+# Commands a second the door acts on, after a first burst: more than anyone types or clicks,
+# and a whole game's commands pasted at once. Commands past these are dropped, and the
+# caller told.
+ACTION_RATE = 50
+ACTION_BURST = 500
 
 
 class CallerGone(VisitEnded):
