@@ -26,10 +26,11 @@ door tells apart:
   call may be ended for a new caller after 10 s);
 - ``settle``: nothing again, to see the memory come back.
 
-For each phase: the plays' median, 95th percentile and worst latency, the worst wait for a
-welcome (and how many welcomes failed), how much the door's log grew, the door's CPU
-seconds in the phase, and its resident memory at the phase's end (its peak within the phase
-for the floods). All traffic goes to 127.0.0.1, is bounded in time, and stops by itself.
+For each phase: the plays' median, 95th percentile and worst latency (a play with no answer
+within 30 s counts as 30 s, and as lost), the worst wait for a welcome (and how many
+welcomes failed), how much the door's log grew, the door's CPU seconds in the phase, and its
+resident memory at the phase's end (its peak within the phase for the floods). All traffic
+goes to 127.0.0.1, is bounded in time, and stops by itself.
 
     python benchmarks/hostile.py [--seconds 20] [--rate 1000] [--sources 16]
         [--json benchmarks/results/hostile.json]
