@@ -32,7 +32,6 @@ from door.net.telnet import INPUT_BURST
 from door.visit.play import GameScreen
 
 ALIAS_PROMPT = b"Your alias (or NEW):"
-PASTE = 2000  # bytes: a long paste, typed in one go
 NOISE = 6000  # bytes of input that do nothing: more than any paste
 
 door = test_hostile.door  # a door with room for many calls from 127.0.0.1
@@ -81,14 +80,6 @@ async def test_more_than_a_paste_at_once_is_a_flood(
     await raw.read_to_end()
     assert "hung up on 127.0.0.1: a flood of input" in caplog.text
     raw.reset()
-
-
-async def test_a_paste_still_reaches_its_field(door: RunningDoor) -> None:
-    caller = await Caller.connect(door.port)
-    await caller.wait_for("Your alias", WAIT)
-    caller.writer.write(b"C" * PASTE + b"\r\n")
-    await caller.wait_for(r"Nobody called C{20} is here", WAIT)
-    await caller.hang_up()
 
 
 @pytest.mark.parametrize(
