@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from door.files import create_private, make_private, private_temp
-from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
+from door.store.base import (
+    BUSY_TIMEOUT_MS,
+    Clock,
+    configure_reader,
+    configure_writer,
+    stamp,
+    utc_now,
+)
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.group_commit import Reader, Writer
@@ -70,16 +77,24 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     """
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True, clock: Clock | None = None) -> _Opening:
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        create: bool = True,
+        clock: Clock | None = None,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> _Opening:
         """Open (and with ``create``, create) the database, migrating it to this version.
 
-        ``clock`` gives the current time (tests set it); StoreError if the file is missing
+        ``clock`` gives the current time (tests set it); ``busy_timeout_ms`` how long one
+        try waits for another program's write lock. StoreError if the file is missing
         (``create=False``), not a database, or from a newer door.
         """
-        return _Opening(cls._open(Path(path), create, clock or utc_now))
+        return _Opening(cls._open(Path(path), create, clock or utc_now, busy_timeout_ms))
 
     @classmethod
-    async def _open(cls, path: Path, create: bool, clock: Clock) -> Store:
+    async def _open(cls, path: Path, create: bool, clock: Clock, busy_timeout_ms: int) -> Store:
         if not create and not path.is_file():
             raise NotFound(f"{path}: no such database")
         # The database holds password hashes: owner-only, and SQLite gives its -wal and -shm
@@ -92,8 +107,8 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
             raise StoreError(f"{path}: can't be opened: {error.strerror or error}") from None
         writer, reader = Writer("door-store-writer"), Reader("door-store-reader")
         try:
-            await writer.open(str(path), configure_writer(path))
-            await writer.call(migrate, writer.db)
+            await writer.open(str(path), configure_writer(path, busy_timeout_ms))
+            await writer.before_writes(migrate)
             await reader.open(str(path), configure_reader)
         except StoreError:
             await _close(writer, reader)

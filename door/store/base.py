@@ -50,9 +50,11 @@ def fetch_all(db: sqlite3.Connection, sql: str, params: Iterable[Any] = ()) -> l
     return db.execute(sql, tuple(params)).fetchall()
 
 
-def configure_writer(path: Path) -> Callable[[sqlite3.Connection], None]:
+def configure_writer(
+    path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+) -> Callable[[sqlite3.Connection], None]:
     def configure(db: sqlite3.Connection) -> None:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
             raise StoreError(f"{path}: the database can't use WAL mode (got {mode})")
