@@ -27,6 +27,7 @@ from door.net.nodes import Nodes  # noqa: E402
 from door.net.telnet import DoorServer, start_server  # noqa: E402
 from door.solving.pool import Solving  # noqa: E402
 from door.store import Clock, Store  # noqa: E402
+from door.store.base import BUSY_TIMEOUT_MS  # noqa: E402
 from door.visit.session import telnet_visit  # noqa: E402
 
 SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
@@ -65,11 +66,16 @@ class RunningDoor:
 
 
 async def open_door(
-    config: Config, *, clock: Clock | None = None, background: bool = False
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    background: bool = False,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> RunningDoor:
     """A door on config's port; ``clock`` for the store, ``background`` to start the solver's
-    background search (winnable deals kept ready, the day's deal chosen) as serve does."""
-    store = await Store.open(config.server.database, clock=clock)
+    background search (winnable deals kept ready, the day's deal chosen) as serve does;
+    ``busy_timeout_ms`` how long the store's writer waits for another program's lock."""
+    store = await Store.open(config.server.database, clock=clock, busy_timeout_ms=busy_timeout_ms)
     solving = Solving(store, config)
     nodes = Nodes(config.server)
 
