@@ -32,10 +32,21 @@ def replace_file(path: Path, data: bytes) -> Path:
             file.flush()
             os.fsync(file.fileno())
         os.replace(partial, path)
+        sync_folder(path.parent)
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
     return path
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s own entries to disk: a file renamed into it stays renamed after a
+    power cut (the rename is in the folder, not in the file)."""
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def private_temp(path: Path) -> Path:

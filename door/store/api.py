@@ -12,16 +12,19 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import Coroutine
+import threading
+from collections.abc import Awaitable, Coroutine
+from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from door.files import create_private, make_private, private_temp
+from door.files import create_private, make_private, private_temp, sync_folder
 from door.store.base import (
     BUSY_TIMEOUT_MS,
     Clock,
     configure_reader,
     configure_writer,
+    snapshot,
     stamp,
     utc_now,
 )
@@ -33,6 +36,8 @@ from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
+
+T = TypeVar("T")
 
 
 class _Opening:
@@ -158,17 +163,15 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         if refusal is not None:
             raise StoreError(refusal)
         partial = private_temp(target)  # owner-only, like the database it copies
+        stop = threading.Event()
         try:
-            copy = sqlite3.connect(partial, check_same_thread=False)
-            try:
-                # From the read connection: a copy of the last commit, while writes go on.
-                await self._reading(lambda db: db.backup(copy))
-                problems = await asyncio.to_thread(_settle_copy, copy)
-            finally:
-                copy.close()
+            # From the read connection: a copy of the last commit, while writes go on.
+            await _to_the_end(self._reading(lambda db: _copy(db, partial, stop)), stop)
+            problems = await _to_the_end(asyncio.to_thread(_settle_copy, partial, stop), stop)
             if problems != ["ok"]:
                 raise StoreError(f"the copy fails SQLite's integrity check: {problems[0]}")
             os.replace(partial, target)
+            await asyncio.to_thread(sync_folder, target.parent)
         except BaseException:
             partial.unlink(missing_ok=True)
             raise
@@ -194,7 +197,49 @@ async def _close(writer: Writer, reader: Reader) -> None:
     await reader.close()
 
 
-def _settle_copy(copy: sqlite3.Connection) -> list[str]:
+BACKUP_STEP_PAGES = 256
+"""Pages a backup copies between two looks at whether it was cancelled (1 MB of 4 KB pages)."""
+
+
+class _Stopped(Exception):
+    """A backup cancelled: its thread stops copying."""
+
+
+async def _to_the_end(work: Awaitable[T], stop: threading.Event) -> T:
+    """Await ``work`` (a thread's); if cancelled meanwhile, tell the thread to ``stop`` and
+    wait until it has, so nothing is written into the copy once it is removed."""
+    running = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        stop.set()
+        with suppress(Exception):
+            await running
+        raise
+
+
+def _copy(db: sqlite3.Connection, partial: Path, stop: threading.Event) -> None:
+    """Copy the database ``db`` reads into ``partial``, a step at a time, in one read
+    transaction (one state of the database throughout); stop early once ``stop`` is set."""
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+
+    copy = sqlite3.connect(partial)
+    try:
+        snapshot(db, lambda db: db.backup(copy, pages=BACKUP_STEP_PAGES, progress=progress))
+    finally:
+        copy.close()
+
+
+def _settle_copy(partial: Path, stop: threading.Event) -> list[str]:
     """Make a fresh copy a plain single file and check it; the integrity check's lines."""
-    copy.execute("PRAGMA journal_mode = DELETE")
-    return [row[0] for row in copy.execute("PRAGMA integrity_check")]
+    copy = sqlite3.connect(partial)
+    try:
+        copy.execute("PRAGMA journal_mode = DELETE")
+        if stop.is_set():
+            return ["cancelled"]
+        return [row[0] for row in copy.execute("PRAGMA integrity_check")]
+    finally:
+        copy.close()
