@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
+import stat
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -21,6 +22,7 @@ from door.store import (
     AliasTaken,
     NotFound,
     PasswordRefused,
+    SchemaMoved,
     SchemaTooNew,
     Store,
     StoreError,
@@ -118,6 +120,47 @@ async def test_a_later_migration_step_runs_once_at_open(
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
         assert db.execute("SELECT motto FROM users").fetchall() == [("hi",)]
+
+
+async def test_a_migration_copies_the_database_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "door.db"
+    async with Store.open(path) as store:
+        await store.create_user("Bob", "secret")
+    assert not (tmp_path / f"door-schema-{SCHEMA_VERSION}.db").exists()  # none to migrate
+    step = ("ALTER TABLE users ADD COLUMN motto TEXT NOT NULL DEFAULT 'hi'",)
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, step))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    async with Store.open(path) as store:
+        await store.create_user("Ann", "secret")
+    copy = tmp_path / f"door-schema-{SCHEMA_VERSION}.db"
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    with sqlite3.connect(copy) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT alias FROM users").fetchall() == [("Bob",)]
+
+
+async def test_a_database_moved_to_a_newer_schema_under_the_door_takes_no_more_writes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A newer door (a door-mode process, say) migrated the database while this one runs:
+    this one says so and writes nothing into a schema it does not know; reads go on."""
+    path = tmp_path / "door.db"
+    async with Store.open(path) as store:
+        bob = await store.create_user("Bob", "secret")
+        with sqlite3.connect(path) as db:
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        for _ in range(2):
+            with pytest.raises(SchemaMoved, match="moved to schema version"):
+                await store.create_user("Ann", "secret")
+        with pytest.raises(SchemaMoved):
+            await store.rename_user(bob.id, "Robert")
+        assert "moved to schema version" in caplog.text
+        assert (await store.find_user("bob")) is not None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT alias FROM users").fetchall() == [("Bob",)]
 
 
 async def test_a_database_from_a_newer_door_is_refused(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.group_commit import Reader, Writer
 from door.store.records import NotFound, StoreError
-from door.store.schema import migrate
+from door.store.schema import migrate, schema_version
 from door.store.scoreboards import ScoreStore
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
@@ -114,6 +114,7 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         try:
             await writer.open(str(path), configure_writer(path, busy_timeout_ms))
             await writer.before_writes(migrate)
+            writer.expect_schema(await writer.before_writes(schema_version))
             await reader.open(str(path), configure_reader)
         except StoreError:
             await _close(writer, reader)

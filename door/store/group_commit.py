@@ -25,12 +25,16 @@ holding the write lock past the busy timeout is :class:`StoreBusy`, once ``BEGIN
 has been tried again a few times (as SQLite's busy handler would, without holding the event
 loop). The writer's connection is its own (nothing else uses it while it runs), and its task
 is supervised: anything unexpected that escapes it fails every waiting write at once with a
-:class:`WriterFailed`, is logged with its traceback, and the writer starts again.
+:class:`WriterFailed`, is logged with its traceback, and the writer starts again. Each group
+checks the schema version it finds (one ``PRAGMA``, under the write lock): a database moved
+to a newer schema under the running door (by a newer door's migration) takes no more
+writes from it, each refused as :class:`SchemaMoved`, and the log says so once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -38,8 +42,10 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from door.store.records import DiskFault, StoreBusy, StoreError, WriterFailed
+from door.store.records import DiskFault, SchemaMoved, StoreBusy, StoreError, WriterFailed
 from door.tasks import Supervised
+
+log = logging.getLogger("door")
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
@@ -160,6 +166,8 @@ class Writer(Connection):
             "the store's writer", self._commit_groups, restart_delay=WRITER_RESTART_DELAY
         )
         self._closing = False
+        self._schema: int | None = None  # the schema version every group must find
+        self._moved: SchemaMoved | None = None
         self._commits = 0
         self._writes = 0
 
@@ -174,10 +182,17 @@ class Writer(Connection):
             raise StoreError("the writer has begun taking writes")
         return await super().run(work)
 
+    def expect_schema(self, version: int) -> None:
+        """Every group from now on must find the database at schema ``version``: one moved
+        to another under the door (a newer door migrated it) takes no more writes."""
+        self._schema = version
+
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in the next group; its value once that group is committed."""
         if self._closing or self._db is None:
             raise StoreError("the store is closed")
+        if self._moved is not None:
+            raise self._moved
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(work, future))
         self._wake.set()
@@ -239,6 +254,19 @@ class Writer(Connection):
     def _begin(self) -> None:
         assert self._db is not None
         self._db.execute("BEGIN IMMEDIATE")
+        if self._schema is None:
+            return
+        found = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if found != self._schema:
+            self._db.execute("ROLLBACK")
+            if self._moved is not None:
+                raise self._moved
+            self._moved = SchemaMoved(
+                f"the database was moved to schema version {found} under this door (which "
+                f"knows version {self._schema}): no more writes until a door that knows it runs"
+            )
+            log.critical("%s", self._moved)
+            raise self._moved
 
     async def _begin_patiently(self) -> None:
         """BEGIN IMMEDIATE, tried again while another program holds the write lock past
@@ -275,7 +303,7 @@ class Writer(Connection):
         """``work`` in a transaction of its own."""
         try:
             await self._begin_patiently()
-        except sqlite3.Error as error:
+        except (sqlite3.Error, SchemaMoved) as error:
             return WriteResult(error=error)
         return await self._commit_one(work)
 
