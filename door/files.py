@@ -49,6 +49,28 @@ def sync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
+def create_once(path: Path, data: bytes) -> bytes:
+    """Make ``path`` owner-only holding ``data``, unless it is there already; what it holds.
+
+    The file appears whole (written beside it, flushed, then linked in place), and if two
+    processes make it at once, one wins and both read its ``data``.
+    """
+    descriptor, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(partial, path)  # never replaces: FileExistsError if one was made first
+            sync_folder(path.parent)
+        except FileExistsError:
+            pass
+    finally:
+        Path(partial).unlink(missing_ok=True)
+    return path.read_bytes()
+
+
 def private_temp(path: Path) -> Path:
     """A new empty owner-only file beside ``path``, for a copy to be renamed over it later.
 
