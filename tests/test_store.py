@@ -4,10 +4,12 @@ statistics, both scoreboards, resume, the daily count, resets, backups and migra
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sqlite3
 import stat
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -483,6 +485,44 @@ async def test_games_started_today(store: Store, clock: Clock) -> None:
     for number in (4, 5, 6):
         await deal_and_play(store, bob.id, LEVEL_3, number)
     assert await store.games_started_today(bob.id) == 3
+
+
+@pytest.fixture
+def london() -> Iterator[None]:
+    """The server's clock on London time, which moves to summer time on 29 March 2026."""
+    was = os.environ.get("TZ")
+    os.environ["TZ"] = "Europe/London"
+    time.tzset()
+    yield
+    if was is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = was
+    time.tzset()
+
+
+async def test_the_day_the_clocks_go_forward_starts_at_its_own_midnight(
+    store: Store, clock: Clock, london: None
+) -> None:
+    """On 29 March 2026 London's midnight is 00:00 GMT; by noon the clock reads BST (UTC+1):
+    a game at 23:30 on the 28th is yesterday's, not today's."""
+    bob = await store.create_user("Bob", "secret")
+    clock.now = datetime(2026, 3, 28, 23, 30, tzinfo=UTC)
+    await deal_and_play(store, bob.id, LEVEL_3, 1)
+    clock.now = datetime(2026, 3, 29, 0, 30, tzinfo=UTC)
+    await deal_and_play(store, bob.id, LEVEL_3, 2)
+    clock.now = datetime(2026, 3, 29, 11, 0, tzinfo=UTC)
+    assert await store.games_started_today(bob.id) == 1
+    assert await store.games_today() == 1
+
+
+async def test_games_today_reads_an_index_not_every_game(store: Store) -> None:
+    """`sysop status` asks for today's games: SQLite finds them by the start time's index."""
+    with sqlite3.connect(store.path) as db:
+        plan = db.execute(
+            "EXPLAIN QUERY PLAN SELECT count(*) FROM games WHERE started >= ?", ("2026",)
+        ).fetchall()
+    assert any("USING COVERING INDEX games_by_start" in row[-1] for row in plan), plan
 
 
 async def test_mark_assisted(store: Store) -> None:

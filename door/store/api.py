@@ -24,6 +24,7 @@ from door.store.base import (
     Clock,
     configure_reader,
     configure_writer,
+    local_midnight,
     snapshot,
     stamp,
     utc_now,
@@ -144,7 +145,7 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
 
     async def games_today(self) -> int:
         """Games started since midnight, the server's local time, by anyone."""
-        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        midnight = local_midnight(self._clock())
         rows = await self._read("SELECT count(*) FROM games WHERE started >= ?", (stamp(midnight),))
         return int(rows[0][0])
 

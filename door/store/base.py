@@ -30,6 +30,20 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def local_midnight(now: datetime) -> datetime:
+    """The last midnight before ``now`` on the server's local clock, with the offset the
+    clock had then (on the days the clocks change, not the offset it has now).
+
+    >>> import os, time
+    >>> os.environ["TZ"] = "Europe/London"; time.tzset()
+    >>> local_midnight(datetime(2026, 3, 29, 11, 0, tzinfo=UTC)).isoformat()
+    '2026-03-29T00:00:00+00:00'
+    >>> del os.environ["TZ"]; time.tzset()
+    """
+    midnight = now.astimezone().replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    return midnight.astimezone()  # a naive time is read as local, with that moment's offset
+
+
 def stamp(when: datetime) -> str:
     """A time as stored: UTC ISO 8601 with microseconds, so that text order is time order."""
     return when.astimezone(UTC).isoformat(timespec="microseconds")

@@ -18,6 +18,7 @@ from door.store.base import (
     change_one,
     execute,
     fetch_all,
+    local_midnight,
     moment,
     snapshot,
     stamp,
@@ -314,7 +315,7 @@ class GameStore(VariantStore):
 
     async def games_started_today(self, user_id: int) -> int:
         """Games the user has started since midnight, the server's local time."""
-        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        midnight = local_midnight(self._clock())
         rows = await self._read(
             "SELECT count(*) FROM games WHERE user_id = ? AND started >= ?",
             (user_id, stamp(midnight)),

@@ -168,6 +168,9 @@ _VERSION_6 = (
 # the door's default (hot keys on an ANSI screen, lines on a plain one).
 _VERSION_7 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
 
+# What `sysop status` and the daily limit read: the games started since midnight.
+_VERSION_8 = ("CREATE INDEX games_by_start ON games (started)",)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
@@ -176,6 +179,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_5,
     _VERSION_6,
     _VERSION_7,
+    _VERSION_8,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 
