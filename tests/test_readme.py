@@ -38,7 +38,3 @@ def test_the_test_command_needs_no_sudo_as_root_and_uses_it_otherwise(tmp_path):
     )
     assert as_user.stdout.strip() == "sudo echo apt-get update"
 
-
-def test_the_readme_says_how_long_the_suite_takes():
-    section = README.read_text(encoding="utf-8").split("## Run the tests", 1)[1].split("##")[0]
-    assert "about eight minutes" in section
