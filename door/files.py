@@ -25,18 +25,29 @@ def replace_file(path: Path, data: bytes) -> Path:
     disk, then renamed over ``path`` (a symlink at ``path`` is replaced, not followed).
     OSError if the folder can't be written.
     """
+    partial = _written_beside(path, data)
+    try:
+        os.replace(partial, path)
+        sync_folder(path.parent)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _written_beside(path: Path, data: bytes) -> Path:
+    """A new owner-only file beside ``path`` under a name nobody can guess, holding
+    ``data`` flushed to disk; the caller renames or removes it."""
     descriptor, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        os.replace(partial, path)
-        sync_folder(path.parent)
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
-    return path
+    return Path(partial)
 
 
 def sync_folder(folder: Path) -> None:
@@ -55,19 +66,14 @@ def create_once(path: Path, data: bytes) -> bytes:
     The file appears whole (written beside it, flushed, then linked in place), and if two
     processes make it at once, one wins and both read its ``data``.
     """
-    descriptor, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    partial = _written_beside(path, data)
     try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(partial, path)  # never replaces: FileExistsError if one was made first
-            sync_folder(path.parent)
-        except FileExistsError:
-            pass
+        os.link(partial, path)  # never replaces: FileExistsError if one was made first
+        sync_folder(path.parent)
+    except FileExistsError:
+        pass
     finally:
-        Path(partial).unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
     return path.read_bytes()
 
 

@@ -6,12 +6,11 @@ write lock a second connection holds."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 
 import pytest
 from conftest import RunningDoor, door_config, open_door
+from test_group_commit import write_lock_held
 from test_visit import sign_up, start_deal
 
 BUSY = "the database is busy with another program"
@@ -25,18 +24,6 @@ async def door(tmp_path) -> AsyncIterator[RunningDoor]:
     await running.close()
 
 
-@contextmanager
-def write_lock_held(door: RunningDoor) -> Iterator[None]:
-    """Another program holds the database's write lock meanwhile."""
-    other = sqlite3.connect(door.store.path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-
-
 async def statuses(door: RunningDoor) -> list[str]:
     user = await door.store.find_user("Alice")
     assert user is not None
@@ -46,7 +33,7 @@ async def statuses(door: RunningDoor) -> list[str]:
 async def test_resigning_while_the_database_is_busy(door: RunningDoor, caplog) -> None:
     caller = await sign_up(door)
     await start_deal(caller, 7)
-    with write_lock_held(door):
+    with write_lock_held(door.store.path):
         await caller.type("N")
         await caller.wait_for("Resign this game")
         await caller.key("Y")
@@ -64,13 +51,8 @@ async def test_resigning_while_the_database_is_busy(door: RunningDoor, caplog) -
 
 async def test_a_new_deal_while_the_database_is_busy(door: RunningDoor) -> None:
     caller = await sign_up(door)
-    with write_lock_held(door):
-        await caller.key("#")
-        await caller.wait_for("Deal number")
-        await caller.type("7")
-        await caller.wait_for("Choose a level")
-        await caller.key("\r")
-        await caller.wait_for(f"The new game could not be stored \\({BUSY}\\)")
+    with write_lock_held(door.store.path):
+        await start_deal(caller, 7, then=f"The new game could not be stored \\({BUSY}\\)")
     assert "saved game" not in caller.display()
     assert await statuses(door) == []
     await start_deal(caller, 7)
@@ -85,13 +67,8 @@ async def test_resigning_a_saved_game_from_the_chooser_while_the_database_is_bus
     await start_deal(caller, 7, "2")
     await caller.type("Q")
     await caller.wait_for("Your game is saved")
-    with write_lock_held(door):
-        await caller.key("#")
-        await caller.wait_for("Deal number")
-        await caller.type("8")
-        await caller.wait_for("Choose a level")
-        await caller.key("2")
-        await caller.wait_for("You have a saved game at this level")
+    with write_lock_held(door.store.path):
+        await start_deal(caller, 8, "2", then="You have a saved game at this level")
         await caller.type("N")
         await caller.wait_for("Your saved game was not resigned")
     assert "busy with another program" in caller.display()
@@ -105,7 +82,7 @@ async def test_a_hint_while_the_database_is_busy_is_not_given_and_the_visit_goes
 ) -> None:
     caller = await sign_up(door)
     await start_deal(caller, 7, "1")  # level 1 gives hints from the cards in view
-    with write_lock_held(door):
+    with write_lock_held(door.store.path):
         await caller.type("HINT")
         await caller.wait_for(f"No hint now \\({BUSY}\\)")
     assert "Hint:" not in caller.display()

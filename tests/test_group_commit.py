@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,18 @@ async def dealt(store: Store, count: int) -> list[tuple[int, int, Game]]:
         game = Game.deal(LEVEL.variant, 1000 + number)
         tables.append((user.id, await store.start_game(user.id, LEVEL, game), game))
     return tables
+
+
+@contextmanager
+def write_lock_held(path: Path) -> Iterator[None]:
+    """Another program holds the database's write lock meanwhile."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
 
 
 def stored_moves(path: Path) -> dict[int, int]:
@@ -187,14 +200,9 @@ async def test_a_write_lock_held_past_the_busy_timeout_is_tried_again(tmp_path: 
     async with Store.open(tmp_path / "door.db", busy_timeout_ms=300) as store:
         ((_, game_id, game),) = await dealt(store, 1)
         game.play(game.legal()[0])
-        other = sqlite3.connect(store.path, isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
-        try:
+        with write_lock_held(store.path):
             play = asyncio.create_task(store.record_play(game_id, game))
             await asyncio.sleep(0.4)
-        finally:
-            other.execute("ROLLBACK")
-            other.close()
         await asyncio.wait_for(play, 10)
         assert (await store.game_record(game_id)).moves == 1
 
@@ -205,14 +213,9 @@ async def test_a_write_lock_held_for_good_is_called_busy_not_a_disk_fault(
     async with Store.open(tmp_path / "door.db", busy_timeout_ms=100) as store:
         ((_, game_id, game),) = await dealt(store, 1)
         game.play(game.legal()[0])
-        other = sqlite3.connect(store.path, isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
-        try:
-            with pytest.raises(StoreBusy, match="another program holds") as fault:
-                await asyncio.wait_for(store.record_play(game_id, game), 10)
-            assert not isinstance(fault.value, DiskFault)
-        finally:
-            other.execute("ROLLBACK")
-            other.close()
+        with write_lock_held(store.path), pytest.raises(StoreBusy) as fault:
+            await asyncio.wait_for(store.record_play(game_id, game), 10)
+        assert "another program holds" in str(fault.value)
+        assert not isinstance(fault.value, DiskFault)
         await store.record_play(game_id, game)
         assert (await store.game_record(game_id)).moves == 1

@@ -39,13 +39,16 @@ async def log_in(door, alias="Alice", password="secret-one1", **options) -> Call
     return caller
 
 
-async def start_deal(caller: Caller, number: int, level_key: str = "\r") -> None:
+async def start_deal(
+    caller: Caller, number: int, level_key: str = "\r", then: str = "Command \\(\\? for help\\)"
+) -> None:
+    """Deal ``number`` at a level from the main menu, and wait for ``then`` (the board)."""
     await caller.key("#")
     await caller.wait_for("Deal number")
     await caller.type(str(number))
     await caller.wait_for("Choose a level")
     await caller.key(level_key)
-    await caller.wait_for("Command \\(\\? for help\\)")
+    await caller.wait_for(then)
 
 
 async def scored_deal(
