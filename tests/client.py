@@ -46,7 +46,7 @@ class Caller:
         self.received = bytearray()  # every byte after telnet commands were taken out
         self.text = ""  # everything received, decoded, for plain-text callers
         self._pending = b""
-        self._arrived = asyncio.Event()  # set when bytes are shown, or the line drops
+        self._arrived = asyncio.Event()  # set when bytes have been shown, or the line drops
         self._reader_task = asyncio.create_task(self._read_forever())
         self.closed = asyncio.Event()
 
@@ -123,6 +123,7 @@ class Caller:
                     if index < len(pieces) - 1 and self.ansi:
                         cursor = self.screen.cursor
                         self.writer.write(f"\x1b[{cursor.y + 1};{cursor.x + 1}R".encode())
+                self._arrived.set()
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -136,7 +137,6 @@ class Caller:
             text = decode(text_bytes, self.charset, glyphs=True)
         self.text += text
         self.stream.feed(text)
-        self._arrived.set()
 
     # -- what a test does ---------------------------------------------------------------------
 
