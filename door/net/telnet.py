@@ -205,7 +205,9 @@ class _DoorProtocol(telnetlib3.TelnetServer):
 
 
 class DoorServer:
-    """A listening door: made by :func:`start_server`, ended by :meth:`close`."""
+    """A listening door: made by :func:`start_server`, ended by :meth:`close`. Made with
+    another ``way`` and never listening, it serves a way in that carries telnet inside
+    another protocol (:meth:`connection`), its callers shown under that way."""
 
     def __init__(
         self,
@@ -215,6 +217,7 @@ class DoorServer:
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
         nodes: Nodes | None = None,
+        way: str = "telnet",
     ) -> None:
         self.config = config
         self.nodes = nodes if nodes is not None else Nodes(config)
@@ -226,25 +229,38 @@ class DoorServer:
         self._port = 0
         self._closing: str | None = None  # the reason, once close() has begun
         self._closed = asyncio.Event()
-
-    async def _listen(self) -> None:
-        protocol = type(
+        self.way = way
+        self._protocol = type(
             "DoorProtocol", (_DoorProtocol,), {"nodes": self.nodes, "refusals": RefusalLog()}
         )
+
+    def _protocol_options(self) -> dict[str, Any]:
+        """What telnetlib3 makes each connection's protocol with."""
+        return {
+            "shell": self._shell,
+            "encoding": False,
+            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
+            # negotiation need not wait for BINARY to be agreed.
+            "force_binary": True,
+            "connect_maxwait": self._negotiate_timeout,
+            "timeout": 0,  # the door keeps its own idle time, with a warning first
+            "compression": False,
+            "cols": 0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
+            "rows": 0,
+        }
+
+    def connection(self) -> asyncio.Protocol:
+        """A telnet connection's protocol, as the listener makes one, for a way in that
+        carries the telnet stream itself (the web's WebSocket): the same negotiation, guards
+        and visit; its transport names the caller's address as ``peername``."""
+        return self._protocol(**self._protocol_options())
+
+    async def _listen(self) -> None:
         self._telnet = await telnetlib3.create_server(
             host=self.config.host,
             port=self.config.port,
-            protocol_factory=protocol,
-            shell=self._shell,
-            encoding=False,
-            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
-            # negotiation need not wait for BINARY to be agreed.
-            force_binary=True,
-            connect_maxwait=self._negotiate_timeout,
-            timeout=0,  # the door keeps its own idle time, with a warning first
-            compression=False,
-            cols=0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
-            rows=0,
+            protocol_factory=self._protocol,
+            **self._protocol_options(),
         )
         assert self._telnet.sockets
         self._port = int(self._telnet.sockets[0].getsockname()[1])
@@ -276,7 +292,7 @@ class DoorServer:
             await self._closed.wait()
             return
         self._closing = self.nodes.closing = reason
-        calls = [call for call in self.nodes.calls if call.way == "telnet"]
+        calls = [call for call in self.nodes.calls if call.way == self.way]
         log.info("closing with %d caller(s) on: %s", len(calls), reason)
         tasks = [call.task for call in calls]
         for task in tasks:
@@ -324,7 +340,7 @@ class DoorServer:
 
     async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
         """Hold a node for the length of one call."""
-        with self.nodes.hold("telnet", address, terminal) as call:
+        with self.nodes.hold(self.way, address, terminal) as call:
             await self._visit_node(call, terminal, writer, address)
 
     async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:
@@ -335,7 +351,7 @@ class DoorServer:
             await _detect(terminal, writer, self._detect_timeout)
             await settle_call(
                 node,
-                f"connect from {address}",
+                f"{'' if self.way == 'telnet' else self.way + ' '}connect from {address}",
                 terminal,
                 self._detect_timeout,
                 self.config.time_limit,
