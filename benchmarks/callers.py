@@ -322,6 +322,7 @@ def write_config(
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
     ``if_present`` are changed only where the file has them."""
     text = SHIPPED_CONFIG.read_text(encoding="utf-8")
+    text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
     server = {**LOOPBACK_LIMITS, **server}
     changes = [(key, value, True) for key, value in server.items()]
     changes += [(key, value, False) for key, value in (if_present or {}).items()]

@@ -123,9 +123,9 @@ async def test_an_oversized_message_closes_that_connection_only(web):
 
 
 async def test_the_telnet_path_refuses_anything_but_an_upgrade_and_fTelnet_s_root_upgrades(web):
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"http://127.0.0.1:{web.web_port}/telnet") as response:
-            assert response.status == 426
+    url = f"http://127.0.0.1:{web.web_port}/telnet"
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        assert response.status == 426
     # fTelnet connects to ws://host:port/ with its subprotocols in its order of preference.
     caller = await web_caller(web.web_port, None, path="/")
     await caller.wait_for("Your alias")
@@ -141,7 +141,8 @@ async def test_the_telnet_path_refuses_anything_but_an_upgrade_and_fTelnet_s_roo
 
 async def test_the_caller_s_address_comes_from_a_listed_proxy_only(tmp_path):
     config = web_config(tmp_path, proxies=(ipaddress.ip_network("127.0.0.1/32"),))
-    config = dataclasses.replace(config, server=dataclasses.replace(config.server, max_per_address=1))
+    server = dataclasses.replace(config.server, max_per_address=1)
+    config = dataclasses.replace(config, server=server)
     door = await WebDoor.open(config)
     try:
         forwarded = {"X-Forwarded-For": "203.0.113.7, 127.0.0.1"}
