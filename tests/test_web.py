@@ -11,6 +11,7 @@ import ipaddress
 import json
 import logging
 import re
+import ssl
 from base64 import b64encode
 
 import aiohttp
@@ -273,3 +274,36 @@ async def test_scores_are_read_again_only_after_a_while(web):
         async with session.get(url) as response:
             assert await response.json() == first  # within the few seconds a copy is kept
     await asyncio.sleep(0)
+
+
+def test_the_readme_and_ci_fetch_the_pinned_xterm():
+    root = ASSETS.parent.parent.parent
+    wanted = " ".join(f"@xterm/{a.package}@{a.version}" for a in (PINNED[0], PINNED[2]))
+    for name in ("README.md", ".ci/run"):
+        text = (root / name).read_text(encoding="utf-8").replace("\\\n  ", "")
+        assert wanted in text, name
+
+
+async def test_tls_from_the_sysop_s_certificate_serves_https_and_wss(tmp_path):
+    certificate, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    made = await asyncio.create_subprocess_exec(
+        "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+        "-nodes", "-subj", "/CN=localhost", "-days", "1",
+        "-keyout", str(key), "-out", str(certificate),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    assert await made.wait() == 0
+    door = await WebDoor.open(web_config(tmp_path, certificate=certificate, key=key))
+    try:
+        context = ssl.create_default_context(cafile=str(certificate))
+        context.check_hostname = False
+        async with aiohttp.ClientSession() as session:
+            url = f"https://127.0.0.1:{door.web_port}"
+            async with session.get(f"{url}/scores.json", ssl=context) as response:
+                assert response.status == 200
+            socket = await session.ws_connect(f"{url}/telnet", ssl=context, protocols=("binary",))
+            received = await socket.receive_bytes(timeout=5)
+            assert received.startswith(b"\xff")  # the telnet negotiation, over TLS
+            await socket.close()
+    finally:
+        await door.close()

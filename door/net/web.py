@@ -323,7 +323,8 @@ class WebDoor:
         self._sockets.add(socket)
         try:
             local = request.transport.get_extra_info("sockname") if request.transport else None
-            await carry(socket, self.telnet.connection(), (address, peer[1] if peer else 0), local)
+            where = (address, peer[1] if peer else 0)
+            await carry(socket, socket.ws_protocol, self.telnet.connection(), where, local)
         finally:
             self._sockets.discard(socket)
         return socket

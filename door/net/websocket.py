@@ -30,7 +30,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import ClientWebSocketResponse, WSMsgType, web
 
 log = logging.getLogger("door")
 
@@ -81,7 +81,11 @@ class WebSocketTransport(asyncio.Transport):
     """
 
     def __init__(
-        self, socket: web.WebSocketResponse, codec: Codec, peer: tuple[str, int], local: Any
+        self,
+        socket: web.WebSocketResponse | ClientWebSocketResponse,
+        codec: Codec,
+        peer: tuple[str, int],
+        local: Any,
     ) -> None:
         super().__init__()
         self._socket = socket
@@ -185,13 +189,16 @@ class WebSocketTransport(asyncio.Transport):
 
 
 async def carry(
-    socket: web.WebSocketResponse,
+    socket: web.WebSocketResponse | ClientWebSocketResponse,
+    subprotocol: str | None,
     protocol: asyncio.Protocol,
     peer: tuple[str, int],
     local: Any,
 ) -> None:
-    """Run one telnet connection over an open WebSocket until either end closes it."""
-    codec = codec_for(socket.ws_protocol)
+    """Run one telnet connection over an open WebSocket, whose agreed ``subprotocol`` says
+    how the bytes ride, until either end closes it. ``protocol`` is the telnet end (the
+    door's server, or a client's), ``peer`` the address it is told the other end has."""
+    codec = codec_for(subprotocol)
     transport = WebSocketTransport(socket, codec, peer, local)
     transport.set_protocol(protocol)
     protocol.connection_made(transport)
