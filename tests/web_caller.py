@@ -45,7 +45,8 @@ class WebSocketLine:
                 if self.protocol == "base64":
                     return base64.b64decode(message.data)
                 return message.data.encode("latin-1")
-            return b""  # closed
+            await self.session.close()  # the door hung up: nothing more comes
+            return b""
 
     # -- as an asyncio.StreamWriter ------------------------------------------------------------
 

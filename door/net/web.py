@@ -188,7 +188,6 @@ class WebDoor:
         self._page: tuple[str, bytes] | None = None  # (title, page)
         self._runner: web.AppRunner | None = None
         self._port = 0
-        self._sockets: set[web.WebSocketResponse] = set()
 
     @property
     def port(self) -> int:
@@ -217,7 +216,11 @@ class WebDoor:
         if self.settings.certificate is not None and self.settings.key is not None:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(self.settings.certificate, self.settings.key)
-        self._runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
+        # By the time the runner stops, every visit has ended (close() ends them first):
+        # what is left are connections still negotiating, cut after a moment.
+        self._runner = web.AppRunner(
+            self.application(), access_log=None, handle_signals=False, shutdown_timeout=2.0
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, self.settings.port or 0, ssl_context=context)
         await site.start()
@@ -320,13 +323,9 @@ class WebDoor:
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
-        self._sockets.add(socket)
-        try:
-            local = request.transport.get_extra_info("sockname") if request.transport else None
-            where = (address, peer[1] if peer else 0)
-            await carry(socket, socket.ws_protocol, self.telnet.connection(), where, local)
-        finally:
-            self._sockets.discard(socket)
+        local = request.transport.get_extra_info("sockname") if request.transport else None
+        where = (address, peer[1] if peer else 0)
+        await carry(socket, socket.ws_protocol, self.telnet.connection(), where, local)
         return socket
 
 
