@@ -16,7 +16,11 @@ DEAL = 48213
 
 async def sign_up(door, alias="Alice", password="secret-one1", **options) -> Caller:
     caller = await Caller.connect(door.port, **options)
-    in_text = not options.get("ansi", True)
+    return await signed_up(caller, alias, password, in_text=not options.get("ansi", True))
+
+
+async def signed_up(caller: Caller, alias: str, password: str, *, in_text: bool = False) -> Caller:
+    """The caller, from the welcome screen to the main menu as a new user."""
     await caller.wait_for("Your alias", in_text=in_text)
     await caller.type(alias)
     await caller.wait_for("Sign up\\?", in_text=in_text)

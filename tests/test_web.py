@@ -17,6 +17,7 @@ from base64 import b64encode
 import aiohttp
 import pytest
 from test_visit import sign_up as telnet_sign_up
+from test_visit import signed_up
 from web_caller import ASSETS, WebDoor, web_caller, web_config
 
 from door.engine import Game
@@ -34,17 +35,7 @@ async def web(tmp_path):
 
 
 async def sign_up(port: int, alias: str = "Alice", protocol: str | None = "binary", **options):
-    caller = await web_caller(port, protocol, **options)
-    await caller.wait_for("Your alias")
-    await caller.type(alias)
-    await caller.wait_for("Sign up\\?")
-    await caller.type("Y")
-    await caller.wait_for("Password:")
-    await caller.type(PASSWORD)
-    await caller.wait_for("Password again")
-    await caller.type(PASSWORD)
-    await caller.wait_for("Your choice")
-    return caller
+    return await signed_up(await web_caller(port, protocol, **options), alias, PASSWORD)
 
 
 @pytest.mark.parametrize("protocol", ["binary", "base64", "plain", "telnet.mudstandards.org"])
