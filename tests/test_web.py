@@ -298,3 +298,28 @@ async def test_tls_from_the_sysop_s_certificate_serves_https_and_wss(tmp_path):
             await socket.close()
     finally:
         await door.close()
+
+
+async def test_a_web_caller_is_listed_messaged_and_kicked_like_any_other(tmp_path):
+    from test_sysop_live import start_live, sysop
+    from test_visit import start_deal
+
+    door = await start_live(tmp_path)
+    try:
+        web = door.service.ways.web
+        assert web is not None
+        caller = await sign_up(web.port, "Webby")
+        await start_deal(caller, 48213)
+        status, out, err = await sysop(door, "who")
+        assert status == 0, err
+        assert out.splitlines()[1].split()[:4] == ["1", "Webby", "web", "127.0.0.1"]
+        status, _, err = await sysop(door, "send", "1", "Hello on the web")
+        assert status == 0, err
+        await caller.wait_for("Sysop: Hello on the web")
+        status, _, err = await sysop(door, "kick", "1", "Closing early")
+        assert status == 0, err
+        await caller.wait_for("The sysop has ended your call: Closing early", in_text=True)
+        await caller.wait_closed()
+    finally:
+        await door.service.stop()
+        await door.task
