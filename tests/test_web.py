@@ -323,3 +323,18 @@ async def test_a_web_caller_is_listed_messaged_and_kicked_like_any_other(tmp_pat
     finally:
         await door.service.stop()
         await door.task
+
+
+async def test_a_quiet_web_caller_is_warned_then_hung_up_as_on_telnet(tmp_path):
+    config = web_config(tmp_path)
+    server = dataclasses.replace(config.server, idle_timeout=2, idle_warning=1)
+    door = await WebDoor.open(dataclasses.replace(config, server=server))
+    try:
+        caller = await web_caller(door.web_port)
+        await caller.wait_for("Your alias")
+        await caller.wait_for("Are you still there?", in_text=True)
+        await caller.wait_for("No input for 2 seconds. Goodbye.", in_text=True)
+        await caller.wait_closed()
+        assert door.ways.nodes.calls == []
+    finally:
+        await door.close()
