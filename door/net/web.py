@@ -2,7 +2,7 @@
 
 aiohttp serves HTTP and WebSocket on ``[web] port``:
 
-- ``GET /``: the page (:mod:`door.net.page`), xterm.js drawing the door's screen; a
+- ``GET /``: the page (the files in ``door/net/page/``), xterm.js drawing the door's screen; a
   WebSocket upgrade on ``/`` (where fTelnet and other web terminals connect) or on
   ``/telnet`` (where the page connects) carries a telnet call (:mod:`door.net.websocket`).
   ``/telnet`` refuses anything but an upgrade.

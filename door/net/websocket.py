@@ -153,11 +153,16 @@ class WebSocketTransport(asyncio.Transport):
         if not self._closing:
             self._closing = True
             self._queued.set()
+            self.reading.set()  # nothing more is read: the reading side must not wait
 
     def abort(self) -> None:
         """Close the WebSocket now, dropping what is queued."""
         self._pending.clear()
         self.close()
+
+    async def closed(self) -> None:
+        """Wait until what was queued is sent and the WebSocket is closed."""
+        await self._sender
 
     # --- the sending task -----------------------------------------------------------------
 
@@ -217,11 +222,9 @@ async def carry(
                 break
             if data and not transport.is_closing():
                 protocol.data_received(data)
-    except (ConnectionError, asyncio.CancelledError) as caught:
-        error = caught if isinstance(caught, ConnectionError) else None
-        if isinstance(caught, asyncio.CancelledError):
-            raise
+    except ConnectionError as lost:
+        error = lost
     finally:
         transport.close()
         protocol.connection_lost(error)
-        await transport._sender
+        await transport.closed()
