@@ -27,11 +27,11 @@ from test_play_by_key import WON_DEAL, WON_LEVEL
 from test_sysop_live import write_config
 from web_caller import ASSETS
 
+from ansi.keys import Mouse
 from ansi.screen import ScreenBuffer
 from door.config import load_config
 from door.engine import Game
 from door.engine.solver import solve
-from door.net.terminal import Mouse
 from door.store import Store
 from door.views.board import CARD_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW, Look, draw_board
 

@@ -15,7 +15,7 @@ from client import Caller
 from conftest import door_config
 
 from door.config import Config
-from door.net.ways import Ways, open_ways
+from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 

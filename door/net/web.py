@@ -37,7 +37,8 @@ from typing import Protocol
 
 from aiohttp import hdrs, web
 
-from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, DoorServer
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
+from door.net.telnet import DoorServer
 from door.net.websocket import SUBPROTOCOLS, carry
 from door.net.xterm import ASSETS
 
