@@ -39,6 +39,7 @@ from aiohttp import hdrs, web
 
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
 from door.net.telnet import DoorServer
+from door.net.telnet_guard import RefusalLog
 from door.net.websocket import SUBPROTOCOLS, carry
 from door.net.xterm import ASSETS
 
@@ -189,6 +190,7 @@ class WebDoor:
         self._page: tuple[str, bytes] | None = None  # (title, page)
         self._runner: web.AppRunner | None = None
         self._port = 0
+        self._refusals = RefusalLog()  # a line per address a minute: no flood fills the log
 
     @property
     def port(self) -> int:
@@ -315,7 +317,7 @@ class WebDoor:
         )
         origin = request.headers.get(hdrs.ORIGIN)
         if not origin_allowed(origin, request.host, self.settings.origins):
-            log.info("refused a WebSocket from %s: a page of %s", address, _clean(origin))
+            self._refusals.note(address, f"a WebSocket from a page of {_clean(origin)}")
             return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,
