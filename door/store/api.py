@@ -20,10 +20,10 @@ from door.files import create_private, make_private, private_temp
 from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
 from door.store.daily import DailyStore
 from door.store.games import GameStore
+from door.store.group_commit import Reader, Writer
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
-from door.store.threads import Reader, Writer
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
 
@@ -51,6 +51,13 @@ class _Opening:
 class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     """Users, games, variants, scoreboards, the deals of the day and the winnable deals
     kept ready, in one SQLite file.
+
+    Each part is a mixin over :class:`~door.store.base.StoreBase` rather than an object the
+    store holds, because the parts share everything but their SQL: one writer, one reader, one
+    clock. A caller asks the store, not a part (``store.create_user``,
+    ``store.start_game``), so no caller needs to know which part answers; and a part that needs
+    another's answer (the scoreboards, the deal of the day and the winnable deals ask the
+    games part for a level's variant) calls it on ``self``, with no wiring between parts.
 
     >>> import asyncio, tempfile, pathlib
     >>> async def demo(folder):
