@@ -17,7 +17,7 @@ from base64 import b64encode
 import aiohttp
 import pytest
 from test_visit import sign_up as telnet_sign_up
-from test_visit import signed_up
+from test_visit import sign_up_on
 from web_caller import ASSETS, WebDoor, web_caller, web_config
 
 from door.engine import Game
@@ -35,7 +35,9 @@ async def web(tmp_path):
 
 
 async def sign_up(port: int, alias: str = "Alice", protocol: str | None = "binary", **options):
-    return await signed_up(await web_caller(port, protocol, **options), alias, PASSWORD)
+    caller = await web_caller(port, protocol, **options)
+    await sign_up_on(caller, alias, PASSWORD)
+    return caller
 
 
 @pytest.mark.parametrize("protocol", ["binary", "base64", "plain", "telnet.mudstandards.org"])
