@@ -93,6 +93,7 @@ class Call:
     terminal: Terminal
     since: float = field(default_factory=time.monotonic)
     farewell: str | None = None  # set when the call is ended: what the caller is told
+    ending: str | None = None  # and why, for the log ("ended by the sysop", ...)
     user_id: int | None = None
     _login_timer: asyncio.TimerHandle | None = None
 
@@ -105,11 +106,12 @@ class Call:
     def logged_in(self) -> bool:
         return self.user_id is not None
 
-    def end(self, farewell: str) -> None:
-        """End the call (the sysop's kick, a take-over): the visit is cancelled, so it saves
-        and says ``farewell``, as at a shutdown."""
+    def end(self, farewell: str, ending: str) -> None:
+        """End the call (the sysop's kick, a take-over, the log-in limit): the visit is
+        cancelled, so it saves and says ``farewell``, as at a shutdown; the log gives
+        ``ending`` as the reason."""
         if self.farewell is None:
-            self.farewell = farewell
+            self.farewell, self.ending = farewell, ending
             self.task.cancel()
 
 
@@ -222,7 +224,7 @@ class Nodes:
         call._login_timer = None
         if not call.logged_in and self._calls.get(call.node) is call:
             log.info("node %d: not logged in within %d s", call.node, self.limits.login_timeout)
-            call.end(LOGIN_TIMEOUT_MESSAGE)
+            call.end(LOGIN_TIMEOUT_MESSAGE, "not logged in in time")
 
     def call(self, node: int) -> Call | None:
         """The call on ``node``, if any."""
@@ -248,7 +250,7 @@ class Nodes:
     async def take_over(self, stale: Call, *, grace: float = TAKE_OVER_GRACE) -> None:
         """End ``stale`` (its game saved, as at a shutdown), and wait until it has let go."""
         log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
-        stale.end(TAKEN_OVER_MESSAGE)
+        stale.end(TAKEN_OVER_MESSAGE, "taken over by a log-in on another node")
         if not stale.task.done():
             await asyncio.wait([stale.task], timeout=grace)
 

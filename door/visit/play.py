@@ -22,7 +22,7 @@ from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, RESIGNED, STUCK, WON
 from door.fairness import seal
-from door.store import DiskFault, GameRecord, StoreError
+from door.store import GameRecord, StoreError, StoreFault
 from door.views.board import (
     GOOD_NEWS,
     INFO,
@@ -42,6 +42,7 @@ from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
+from door.visit.faults import fault_words, log_fault
 from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
 from door.visit.screens import show_lines
 
@@ -58,6 +59,13 @@ PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
+
+
+def not_saved(fault: StoreFault) -> str:
+    """What the caller reads when a play could not be stored."""
+    return f"Your play could not be saved ({fault_words(fault)}): the game is as it was."
+
+
 NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
 
 
@@ -351,6 +359,12 @@ async def _command(
             game.resign()
             try:
                 await visit.store.finish_game(game_id, game)
+            except StoreFault as fault:
+                log_fault(visit, f"resigning game {game_id}", fault)
+                screen.game = await visit.store.load_game(game_id)
+                screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
+                screen.draw()
+                return None
             except StoreError:
                 return await _played_elsewhere(visit, screen)
             await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
@@ -367,7 +381,7 @@ async def _command(
         return None
     try:
         await visit.store.record_play(game_id, game)
-    except DiskFault as fault:
+    except StoreFault as fault:
         await _play_not_stored(visit, screen, game_id, fault)
         return None
     except StoreError:
@@ -407,18 +421,12 @@ def _look_at(screen: GameScreen, pile: str) -> None:
 
 
 async def _play_not_stored(
-    visit: Visit, screen: GameScreen, game_id: int, fault: DiskFault
+    visit: Visit, screen: GameScreen, game_id: int, fault: StoreFault
 ) -> None:
     """The play could not be stored: say so, and go back to the game as last stored."""
-    log.warning(
-        "node %d (%s): a play in game %d was not stored: %s",
-        visit.node,
-        sanitize(visit.terminal.alias or "?"),
-        game_id,
-        fault,
-    )
+    log_fault(visit, f"a play in game {game_id}", fault)
     screen.game = await visit.store.load_game(game_id)
-    screen.say(NOT_SAVED, REFUSAL)
+    screen.say(not_saved(fault), REFUSAL)
     screen.draw()
 
 
@@ -556,7 +564,14 @@ async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
         await visit.terminal.flush()
     hint = await screen.hinter.hint(screen.game)
     if hint.assisted:
-        await visit.store.mark_assisted(game_id)
+        try:
+            await visit.store.mark_assisted(game_id)
+        except StoreFault as fault:
+            # Unmarked, a hint would leave a helped game on the scoreboards: none is given.
+            log_fault(visit, f"the hint taken in game {game_id}", fault)
+            screen.say(f"No hint now ({fault_words(fault)}): try again later.", REFUSAL)
+            screen.draw()
+            return
     screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
     screen.draw()
 
