@@ -46,6 +46,7 @@ def write_config(
     text = text.replace("connections_per_minute = 20", "connections_per_minute = 10000")
     text = text.replace("signups_per_hour = 3", "signups_per_hour = 0")
     text = text.replace('database = "canfield.db"', 'database = "door.db"')
+    text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
     path = folder / "sysop.toml"
     path.write_text(text + extra)
     return path

@@ -196,7 +196,9 @@ class _DoorProtocol(telnetlib3.TelnetServer):
 
 
 class DoorServer:
-    """A listening door: made by :func:`start_server`, ended by :meth:`close`."""
+    """A listening door: made by :func:`start_server`, ended by :meth:`close`. Made with
+    another ``way`` and never listening, it serves a way in that carries telnet inside
+    another protocol (:meth:`connection`), its callers shown under that way."""
 
     def __init__(
         self,
@@ -206,6 +208,7 @@ class DoorServer:
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
         nodes: Nodes | None = None,
+        way: str = "telnet",
     ) -> None:
         self.config = config
         self.nodes = nodes if nodes is not None else Nodes(config)
@@ -214,26 +217,38 @@ class DoorServer:
         self._negotiate_timeout = negotiate_timeout
         self._telnet: telnetlib3.Server | None = None
         self._forgetting: asyncio.Task[None] | None = None
-        self._listening = Listening("telnet", self.nodes)
-
-    async def _listen(self) -> None:
-        protocol = type(
+        self._listening = Listening(way, self.nodes)
+        self._protocol = type(
             "DoorProtocol", (_DoorProtocol,), {"nodes": self.nodes, "refusals": RefusalLog()}
         )
+
+    def _protocol_options(self) -> dict[str, Any]:
+        """What telnetlib3 makes each connection's protocol with."""
+        return {
+            "shell": self._shell,
+            "encoding": False,
+            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
+            # negotiation need not wait for BINARY to be agreed.
+            "force_binary": True,
+            "connect_maxwait": self._negotiate_timeout,
+            "timeout": 0,  # the door keeps its own idle time, with a warning first
+            "compression": False,
+            "cols": 0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
+            "rows": 0,
+        }
+
+    def connection(self) -> asyncio.Protocol:
+        """A telnet connection's protocol, as the listener makes one, for a way in that
+        carries the telnet stream itself (the web's WebSocket): the same negotiation, guards
+        and visit; its transport names the caller's address as ``peername``."""
+        return self._protocol(**self._protocol_options())
+
+    async def _listen(self) -> None:
         self._telnet = await telnetlib3.create_server(
             host=self.config.host,
             port=self.config.port,
-            protocol_factory=protocol,
-            shell=self._shell,
-            encoding=False,
-            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
-            # negotiation need not wait for BINARY to be agreed.
-            force_binary=True,
-            connect_maxwait=self._negotiate_timeout,
-            timeout=0,  # the door keeps its own idle time, with a warning first
-            compression=False,
-            cols=0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
-            rows=0,
+            protocol_factory=self._protocol,
+            **self._protocol_options(),
         )
         assert self._telnet.sockets
         self._listening.port = int(self._telnet.sockets[0].getsockname()[1])
@@ -249,6 +264,11 @@ class DoorServer:
     def port(self) -> int:
         """The port listened on (the real one when the configuration said 0)."""
         return self._listening.port
+
+    @property
+    def way(self) -> str:
+        """The way in its callers are shown under: telnet, or the way that carries it."""
+        return self._listening.way
 
     async def serve_forever(self) -> None:
         """Return once the server has been closed."""
@@ -301,7 +321,7 @@ class DoorServer:
 
     async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
         """Hold a node for the length of one call."""
-        with self.nodes.hold("telnet", address, terminal) as call:
+        with self.nodes.hold(self.way, address, terminal) as call:
             await self._visit_node(call, terminal, writer, address)
 
     async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:
@@ -312,7 +332,7 @@ class DoorServer:
             await _detect(terminal, writer, self._detect_timeout)
             await settle_call(
                 node,
-                f"connect from {address}",
+                f"{'' if self.way == 'telnet' else self.way + ' '}connect from {address}",
                 terminal,
                 self._detect_timeout,
                 self.config.time_limit,
