@@ -28,6 +28,7 @@ from datetime import date
 from typing import Any
 
 from door.config import Config, Level
+from door.contests import keep_contests_on_time
 from door.engine.solver import Verdict, solve
 from door.solving.daily import choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
@@ -203,6 +204,7 @@ class Solving:
             try:
                 # A day's unfinished games of its deal are closed as soon as it is over.
                 await close_past_days(self.store, self.store.today())
+                await keep_contests_on_time(self.store)  # likewise contests open and close
                 await self.deal_of_the_day()
                 for level in self.config.levels:
                     if level.winnable_only:

@@ -11,6 +11,7 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets
 - :mod:`door.store.daily` the deal of the day: each day's deal, its games and boards
 - :mod:`door.store.winnable` deals proved winnable, kept ready for winnable-only levels
+- :mod:`door.store.contests` contests: their sealed deals, games, tables and clock
 - :mod:`door.store.schema` the tables, as migration steps applied at open
 - :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
 - :mod:`door.store.statistics` a user's record worked out from their games

@@ -3,7 +3,8 @@ database, so that nothing outside ``door.store`` writes SQL.
 
 Its methods come in parts: users (:mod:`door.store.users`), variants and games
 (:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), the
-deal of the day (:mod:`door.store.daily`) and winnable deals (:mod:`door.store.winnable`), over
+deal of the day (:mod:`door.store.daily`), winnable deals (:mod:`door.store.winnable`) and
+contests (:mod:`door.store.contests`), over
 the connection and transactions of :mod:`door.store.base`; opening and upkeep are here.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from door.files import create_private, make_private, private_temp
 from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
+from door.store.contests import ContestStore
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.records import NotFound, StoreError
@@ -48,9 +50,9 @@ class _Opening:
             await self._store.close()
 
 
-class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
-    """Users, games, variants, scoreboards, the deals of the day and the winnable deals
-    kept ready, in one SQLite file.
+class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, WinnableStore):
+    """Users, games, variants, scoreboards, the deals of the day, the winnable deals kept
+    ready and the contests, in one SQLite file.
 
     >>> import asyncio, tempfile, pathlib
     >>> async def demo(folder):

@@ -10,6 +10,7 @@ import asyncio
 import copy
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
@@ -56,6 +57,32 @@ GO_ON = "Press Enter to go on. "
 NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
 
 
+RESIGN_FOR_NEW = "Resign this game and deal a new one? (Y/N) "
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What a game's screen allows beyond the level's rules. The default is an ordinary
+    game; a contest's game sets all of them:
+
+    - ``no_hints``: why HINT is refused ("" lets the level's hints be asked);
+    - ``sealed_until``: shown in place of the deal once the game is over, while the deal
+      must stay secret still ("" shows the deal and salt at the end);
+    - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
+      caller is told then (as a deal of the day's game ends with its day);
+    - ``resign``: the question that confirms N.
+    """
+
+    no_hints: str = ""
+    sealed_until: str = ""
+    closes: datetime | None = None
+    closed: str = ""
+    resign: str = RESIGN_FOR_NEW
+
+
+ORDINARY = Terms()
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """What the game screen says of the game itself, never its deal while it is scored and
@@ -67,21 +94,23 @@ class Table:
     opening: str
 
 
-def table_of(record: GameRecord, game: Game) -> Table:
+def table_of(record: GameRecord, game: Game, terms: Terms = ORDINARY) -> Table:
     """The words for a game: a scored game by its number and seal until it ends, then its
-    deal and salt; a practice game by its deal from the start."""
+    deal and salt (or, under ``terms.sealed_until``, still its seal); a practice game by its
+    deal from the start."""
     deal = game.deal_number
     if record.practice:
         name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
         return Table(name, PRACTICE_NOTE, f"{name}.")
     caption = f"Game {record.id}"
-    if game.status != PLAYING and deal is not None:
+    if game.status != PLAYING and deal is not None and not terms.sealed_until:
         salt = f"  salt {record.salt}" if record.salt else ""
         return Table(caption, f"Deal {deal}{salt}", f"{caption}.")
     if record.salt is None or deal is None:
         return Table(caption, "", f"{caption}.")
     sealed = seal(deal, record.salt)
-    return Table(caption, f"Seal {sealed} (deal and salt shown at the end)", f"{caption}.")
+    when = terms.sealed_until or "at the end"
+    return Table(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +126,14 @@ class Outcome:
 class GameScreen:
     """The board of one game on one caller's terminal, ANSI or plain."""
 
-    def __init__(self, visit: Visit, level: Level, game: Game, record: GameRecord) -> None:
+    def __init__(
+        self, visit: Visit, level: Level, game: Game, record: GameRecord, terms: Terms = ORDINARY
+    ) -> None:
         self.visit = visit
         self.level = level
         self.game = game
         self.record = record
+        self.terms = terms
         self.buffer = ScreenBuffer(80, 24)
         self.message = ""
         self.message_style = MESSAGE
@@ -125,7 +157,7 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
-        table = table_of(self.record, self.game)
+        table = table_of(self.record, self.game, self.terms)
         draw_board(
             self.buffer,
             game or self.game,
@@ -220,12 +252,15 @@ class GameScreen:
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
 
 
-async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Outcome:
+async def play_game(
+    visit: Visit, level: Level, game_id: int, game: Game, terms: Terms = ORDINARY
+) -> Outcome:
     """Play until the game ends or the caller leaves it; every play is stored first.
 
-    A scored game's deal number is shown only once the game is over."""
+    A scored game's deal number is shown only once the game is over (or, under ``terms``,
+    not even then)."""
     record = await visit.store.game_record(game_id)
-    screen = GameScreen(visit, level, game, record)
+    screen = GameScreen(visit, level, game, record, terms)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
     terminal.replay = screen.replay
@@ -236,7 +271,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
         # The prompt says "? for help"; the message line need not say it again, but for a
         # game a line per play, whose prompt is short.
         help_hint = " Type ? for help." if screen.look.terse else ""
-        opening = table_of(record, game).opening
+        opening = table_of(record, game, terms).opening
         screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
         if not screen.look.terse:  # a game a line per play has no board to click on
             terminal.report_mouse(True)
@@ -248,7 +283,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
                 line = await terminal.read_line(COMMAND_LENGTH)
                 screen.erase_typing()
                 command = " ".join(line.upper().split())
-                if _day_is_over(visit, record):
+                if _day_is_over(visit, record) or _time_is_up(visit, terms):
                     return await _close_the_day(visit, screen, game_id)
                 if not command:
                     screen.say("")  # in lines, only the prompt again
@@ -263,7 +298,9 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Out
                 steps = keys.expire()
             else:
                 steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
-            if any(step.command for step in steps) and _day_is_over(visit, record):
+            if any(step.command for step in steps) and (
+                _day_is_over(visit, record) or _time_is_up(visit, terms)
+            ):
                 if any(step.hot for step in steps):
                     terminal.expect_enter()  # the Enter sent with the key is the key's own
                 return await _close_the_day(visit, screen, game_id)
@@ -330,7 +367,7 @@ async def _command(
         screen.draw(full=True)
         return None
     if command == RESIGN:
-        if await _confirm(visit, screen, "Resign this game and deal a new one? (Y/N) "):
+        if await _confirm(visit, screen, screen.terms.resign):
             game.resign()
             try:
                 await visit.store.finish_game(game_id, game)
@@ -410,13 +447,19 @@ def _day_is_over(visit: Visit, record: GameRecord) -> bool:
     return record.day is not None and record.day < visit.store.today().isoformat()
 
 
+def _time_is_up(visit: Visit, terms: Terms) -> bool:
+    """Has the time the game's terms give it run out (a contest's close)?"""
+    return terms.closes is not None and visit.store.now() >= terms.closes
+
+
 async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Outcome:
     """The day of this deal of the day ended while it was played: it counts as resigned."""
     game = screen.game
     game.resign()
     await visit.store.finish_game(game_id, game)  # safe if the door closed it already
     visit.game_ended()
-    screen.say(f"The day is over: this game counts as {game.status}.", REFUSAL)
+    closed = screen.terms.closed or "The day is over"
+    screen.say(f"{closed}: this game counts as {game.status}.", REFUSAL)
     screen.prompt = GO_ON
     screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
@@ -471,7 +514,12 @@ async def _game_over(
     screen.prompt = GO_ON
     if game.status == WON:
         await _celebrate(visit, screen, game_id)
-    elif game.status == STUCK and visit.solving is not None and visit.config.solver.tell_winnable:
+    elif (
+        game.status == STUCK
+        and visit.solving is not None
+        and visit.config.solver.tell_winnable
+        and not screen.terms.sealed_until  # whether a secret deal can be won is a hint
+    ):
         screen.prompt = ""
         screen.say("No play can change anything any more. Could the deal have been won? ...")
         screen.draw()
@@ -533,6 +581,10 @@ def ordinal(number: int) -> str:
 
 
 async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
+    if screen.terms.no_hints:
+        screen.say(screen.terms.no_hints, REFUSAL)
+        screen.draw()
+        return
     if screen.hinter.asks_the_solver(screen.game):
         screen.say("The solver is looking for a winning line ...")
         screen.draw()

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ansi.sequences import reset, show_cursor
 from ansi.text import sanitize
 from door.config import Config, Level
+from door.contests import keep_contests_on_time
 from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
@@ -45,6 +46,7 @@ from door.views.pages import (
     welcome_lines,
 )
 from door.views.texts import rules_lines
+from door.visit.contests import contests
 from door.visit.context import RunningDoor, Visit
 from door.visit.daily import deal_of_the_day
 from door.visit.play import Outcome, play_game
@@ -134,6 +136,7 @@ async def run_visit(visit: Visit, user: User) -> None:
     if await close_past_days(visit.store, today, user.id):
         message = "Your unfinished deal of an earlier day counts as resigned."
     await close_past_days(visit.store, today)
+    await keep_contests_on_time(visit.store)  # likewise contests that open or close
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
     # The caller's own colours back (ESC[0m), not the door's white on black.
@@ -324,6 +327,7 @@ async def main_menu(visit: Visit, message: str = "") -> None:
         if visit.solving is not None:
             entries.append(Entry("D", "Deal of the day"))
         entries += [
+            Entry("C", "Contests"),
             Entry("#", "Play a numbered deal"),
             Entry("S", "Scoreboards"),
             Entry("M", "My statistics"),
@@ -344,6 +348,8 @@ async def main_menu(visit: Visit, message: str = "") -> None:
             message = await numbered_deal(visit)
         elif key == "D" and visit.solving is not None:
             message = await deal_of_the_day(visit)
+        elif key == "C":
+            message = await contests(visit)
         elif key == "S":
             visit.doing("reading the scoreboards")
             await scoreboards(visit)
@@ -552,6 +558,8 @@ async def numbered_deal(visit: Visit) -> str:
     today = await visit.store.daily_deal(visit.store.today())
     if today is not None and today.deal == number:
         return "That is today's deal of the day: practise it from tomorrow."
+    if await visit.store.contest_holding(number) is not None:
+        return "That is a deal of a contest: practise it once the contest has closed."
     level = await choose_level(visit, f"Deal {number} (practice): at which level?")
     if level is None:
         return ""
