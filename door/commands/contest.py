@@ -251,27 +251,26 @@ def result_lines(board: ContestBoard) -> list[str]:
         return ["Nobody has played a deal of this contest yet."]
     columns = [
         Column("#", right=True),
-        Column("Alias", limit=20),
-        Column("Board", limit=18),
-        Column("Played", right=True),
-        Column("Unfinished", right=True),
+        Column("Alias", limit=16),
+        Column("Board", limit=13),
+        Column("Deals"),
         Column("Score", right=True),
         Column("Moves", right=True),
-        Column("Last finished"),
+        Column("Finished"),
         Column("Hint"),
     ]
     rows = [
         [
             f"{rank}.",
             sanitize(row.alias),
-            board_cell(row.bbs, 18),
-            str(row.played),
-            str(row.playing) if row.playing else "",
+            board_cell(row.bbs),
+            f"{row.played}" + (f" +{row.playing}" if row.playing else ""),
             str(row.score),
             str(row.moves),
-            _when(row.finished) if row.finished else "",
+            row.finished.astimezone().strftime("%m-%d %H:%M") if row.finished else "",
             "yes" if row.assisted else "",
         ]
         for rank, row in enumerate(board.rows, start=1)
     ]
-    return table(columns, rows)
+    notes = ["Deals: finished (+ begun, not finished). Finished: the last, local time."]
+    return [*table(columns, rows), *notes]

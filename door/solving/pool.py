@@ -32,7 +32,7 @@ from door.contests import keep_contests_on_time
 from door.engine.solver import Verdict, solve
 from door.solving.daily import choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
-from door.store import DailyDeal, Store
+from door.store import DailyDeal, Store, StoreError
 
 log = logging.getLogger("door")
 
@@ -44,6 +44,9 @@ CALLER_WAIT = 60.0
 
 RECHECK_SECONDS = 60.0
 """How often the background looks again without being asked (a new day, say)."""
+
+CONTEST_WAIT = 0.5
+"""Seconds, at least, between two rounds brought forward for a contest's time."""
 
 WATCH_SECONDS = 2.0
 """How often a worker checks that the door's process is still there."""
@@ -212,7 +215,19 @@ class Solving:
             except Exception:
                 log.exception("the background search failed; it tries again later")
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), RECHECK_SECONDS)
+                await asyncio.wait_for(self._wake.wait(), await self._until_next_round())
+
+    async def _until_next_round(self) -> float:
+        """Seconds to the next round: a minute, or less when a contest opens or closes
+        sooner, so that it does so on time."""
+        try:
+            change = await self.store.next_contest_change()
+        except StoreError:
+            return RECHECK_SECONDS
+        if change is None:
+            return RECHECK_SECONDS
+        seconds = (change - self.store.now()).total_seconds()
+        return min(RECHECK_SECONDS, max(seconds, CONTEST_WAIT))
 
     async def close(self) -> None:
         """Stop the background and the workers (before the store closes)."""

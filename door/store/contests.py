@@ -47,10 +47,11 @@ class Contest:
     closed: datetime | None = None
 
     def state(self, now: datetime) -> str:
-        """:data:`COMING`, :data:`OPEN` or :data:`CLOSED`, by the clock."""
-        if now < self.opens:
-            return COMING
-        return OPEN if now < self.closes else CLOSED
+        """:data:`COMING`, :data:`OPEN` or :data:`CLOSED`, by the clock, or by what the door
+        has recorded (a sysop's command may run on a clock a little behind the door's)."""
+        if self.closed is not None or now >= self.closes:
+            return CLOSED
+        return OPEN if self.opened is not None or now >= self.opens else COMING
 
     @property
     def revealed(self) -> bool:
@@ -207,9 +208,7 @@ class ContestStore(GameStore):
             )
             if overlapping:
                 other = overlapping[0]
-                raise StoreError(
-                    f"the contest {other.name!r} runs then (one contest at a time)"
-                )
+                raise StoreError(f"the contest {other.name!r} runs then (one contest at a time)")
             _, contest_id = execute(
                 db,
                 "INSERT INTO contests (name, name_key, level, variant_id, opens, closes, made) "
@@ -398,6 +397,14 @@ class ContestStore(GameStore):
                 changes.append(ContestChange(closed, "closed", resigned))
         return changes
 
+    async def next_contest_change(self) -> datetime | None:
+        """When a contest next opens or closes (a time past if one is overdue), if any."""
+        rows = await self._read(
+            "SELECT min(CASE WHEN opened IS NULL THEN opens ELSE closes END) FROM contests "
+            "WHERE closed IS NULL"
+        )
+        return None if rows[0][0] is None else moment(rows[0][0])
+
     async def _close_games(self, contest_id: int) -> int:
         rows = await self._read(
             "SELECT id, position FROM games WHERE contest_id = ? AND status = 'playing'",
@@ -421,4 +428,3 @@ class ContestStore(GameStore):
             return _contests(db, "WHERE id = ?", (contest_id,))[0]
 
         return await self._write(mark)
-

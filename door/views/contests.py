@@ -61,29 +61,40 @@ def play_text(play: ContestPlay | None) -> str:
     return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {play.moves} moves{hint}"
 
 
-def deal_lines(
-    state: str,
-    seals: Sequence[str],
-    revealed: Sequence[tuple[int, int, str]],
-    plays: Mapping[int, ContestPlay],
-    count: int,
-) -> list[PageLine]:
-    """The contest's deals by their place: while it is open, each under the key that plays
-    it, with its seal; once it has closed, each deal's number and salt and its seal."""
+def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
+    """The contest's deals by their place and what the caller made of each: while it is
+    open, each under the key that plays it."""
     if state == COMING:
         return [Text(f"{count} deals, dealt when the contest opens.")]
-    lines: list[PageLine] = []
+    texts = [f"Deal {number}: {play_text(plays.get(number))}" for number in range(1, count + 1)]
     if state == OPEN:
-        for number, sealed in enumerate(seals, start=1):
-            lines.append(Entry(str(number), f"Deal {number}: {play_text(plays.get(number))}"))
-            lines.append(Text(f"seal {sealed}", LABEL))
-        return lines
-    if not revealed:  # past its close, a moment before the door has closed its games
-        return [Text("The deals are shown once the contest's last games are closed.")]
+        return [Entry(str(number), text) for number, text in enumerate(texts, start=1)]
+    return [Text(text) for text in texts]
+
+
+def seal_lines(seals: Sequence[str], revealed: Sequence[tuple[int, int, str]]) -> list[PageLine]:
+    """The seals of the deals (from the opening), and each deal's number and salt once the
+    contest has closed, so that anyone can check any game of it."""
+    if not seals:
+        return [Text("The seals of the deals are shown when the contest opens.")]
+    if not revealed:
+        lines: list[PageLine] = [
+            "Each deal was drawn and sealed when the contest was made. Its number and salt "
+            "are shown here when the contest closes: the seal is the start of the SHA-256 "
+            "of DEAL:SALT.",
+            "",
+        ]
+        return lines + [
+            Text(f"Deal {number:>2}  seal {sealed}") for number, sealed in enumerate(seals, 1)
+        ]
+    lines = [
+        "The seal is the start (32 hex digits) of the SHA-256 of DEAL:SALT; # at the menu "
+        "replays a deal.",
+        "",
+    ]
     for number, deal, salt in revealed:
-        lines.append(Text(f"Deal {number}: {play_text(plays.get(number))}"))
-        lines.append(Text(f"deal {deal} salt {salt}", LABEL))
-        lines.append(Text(f"seal {seals[number - 1]}", LABEL))
+        lines.append(Text(f"Deal {number:>2}  deal {deal} salt {salt}"))
+        lines.append(Text(f"          seal {seals[number - 1]}", LABEL))
     return lines
 
 

@@ -16,14 +16,19 @@ from door.engine import Variant
 from door.engine.status import PLAYING
 from door.store import StoreError
 from door.store.contests import CLOSED, COMING, OPEN, Contest
-from door.views.contests import deal_lines, state_line, table_lines, when
-from door.views.pages import Entry, PageLine, Text
+from door.views.contests import deal_lines, seal_lines, state_line, table_lines, when
+from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
 from door.visit.context import Visit
 from door.visit.play import Terms, play_game
 from door.visit.screens import wait_key, whole_number
 
 TITLE = "Contest"
-TABLE_ROWS = 8
+MENU: list[PageLine] = [
+    Entry("S", "The deals' seals (and, once it has closed, deals and salts)"),
+    Entry("T", "The whole table"),
+    Entry("E", "Earlier contests"),
+    Entry("Q", "Back to the menu"),
+]
 EARLIER = 9
 WHOLE_TABLE_ROWS = 200
 
@@ -51,13 +56,7 @@ async def contests(visit: Visit) -> str:
         board = await contest_board(store, contest)
         assert board is not None
         level = await contest_level(visit, contest)
-        lines = await _page_lines(visit, board, level.name)
-        lines += [
-            "",
-            Entry("T", "The whole table"),
-            Entry("E", "Earlier contests"),
-            Entry("Q", "Back to the menu"),
-        ]
+        lines = await _page_lines(visit, board, level.name, MENU)
         visit.doing("at the contests")
         title = f"{TITLE} - {sanitize(contest.name)}"
         key = await wait_key(visit, title, lines, "Your choice: ", message)
@@ -68,6 +67,8 @@ async def contests(visit: Visit) -> str:
             await keep_contests_on_time(store)
         elif key == "T":
             await _whole_table(visit, contest)
+        elif key == "S":
+            await _seals(visit, board)
         elif key == "E":
             await _earlier_contests(visit, contest)
         elif key in ("Q", "\r"):
@@ -89,20 +90,29 @@ async def contest_level(visit: Visit, contest: Contest) -> Level:
     return Level(contest.level, name, variant)
 
 
-async def _page_lines(visit: Visit, board: ContestBoard, level_name: str) -> list[PageLine]:
+async def _page_lines(
+    visit: Visit, board: ContestBoard, level_name: str, menu: list[PageLine]
+) -> list[PageLine]:
+    """The contest's page: where it stands, the deals and the caller's games of them, the
+    table as far as one page holds it, and ``menu`` at the foot."""
     assert visit.user is not None
     contest = board.contest
     plays = await visit.store.contest_plays(visit.user.id, contest.id)
-    revealed = [(deal.number, deal.deal, deal.salt) for deal in board.deals]
     lines: list[PageLine] = [
         Text(state_line(board.state, contest.opens, contest.closes, level_name, contest.deals)),
     ]
     if board.state == OPEN:
         lines.append(Text("Each deal is played once: starting it is your attempt. No hints."))
-    lines += ["", *deal_lines(board.state, board.seals, revealed, plays, contest.deals), ""]
-    if board.state != COMING:
-        lines += table_lines(board.rows, TABLE_ROWS)
-    return lines
+    lines += ["", *deal_lines(board.state, plays, contest.deals)]
+    foot: list[PageLine] = ["", *menu]
+    if board.state == COMING:
+        return lines + foot
+    # The table below the deals, as many rows as the page has room for (T: all of them).
+    room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
+    fits = room - 1 if len(board.rows) <= room - 1 else room - 2  # and "... and N more"
+    if fits >= 1 or (room >= 2 and not board.rows):
+        return [*lines, "", *table_lines(board.rows, fits), *foot]
+    return [*lines, "", Text("T shows the table so far."), *foot]
 
 
 async def _play(visit: Visit, contest: Contest, number: int) -> str:
@@ -122,7 +132,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
             return ONCE.format(number=number)
     terms = Terms(
         no_hints=NO_HINTS,
-        sealed_until="when the contest closes",
+        sealed_until="at the close",
         closes=contest.closes,
         closed="The contest is over",
         resign=RESIGN,
@@ -138,6 +148,16 @@ async def _whole_table(visit: Visit, contest: Contest) -> None:
         visit,
         f"{TITLE} - {sanitize(contest.name)} - the table",
         table_lines(rows, WHOLE_TABLE_ROWS),
+        "Press any key. ",
+    )
+
+
+async def _seals(visit: Visit, board: ContestBoard) -> None:
+    revealed = [(deal.number, deal.deal, deal.salt) for deal in board.deals]
+    await wait_key(
+        visit,
+        f"{TITLE} - {sanitize(board.contest.name)} - the deals' seals",
+        seal_lines(board.seals, revealed),
         "Press any key. ",
     )
 
@@ -166,9 +186,17 @@ async def _earlier_contests(visit: Visit, shown: Contest) -> None:
         board = await contest_board(visit.store, contest)
         assert board is not None
         level = await contest_level(visit, contest)
-        await wait_key(
-            visit,
-            f"{TITLE} - {sanitize(contest.name)}",
-            await _page_lines(visit, board, level.name),
-            "Press any key. ",
-        )
+        while True:
+            menu = [Entry("S", "Its deals, salts and seals"), Entry("T", "Its whole table")]
+            key = await wait_key(
+                visit,
+                f"{TITLE} - {sanitize(contest.name)}",
+                await _page_lines(visit, board, level.name, [*menu, Entry("Q", "Back")]),
+                "Your choice: ",
+            )
+            if key == "S":
+                await _seals(visit, board)
+            elif key == "T":
+                await _whole_table(visit, contest)
+            else:
+                break
