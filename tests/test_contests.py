@@ -343,6 +343,14 @@ async def test_a_whole_contest_across_two_linked_boards(
             assert seal(int(deal), salt) in [d.seal for d in deals]
         await back_to_menu(alice)
         await check_table(door, bob)
+        # The scoreboards show it too.
+        await bob.key("S")
+        await bob.wait_for("Which board")
+        await bob.key("C")
+        screen = await bob.wait_for("Winter Cup - the table[\\s\\S]*Press any key")
+        assert screen_table(screen) == expected_table(database)
+        await bob.key(" ")
+        await bob.wait_for("Which board")
 
         # Every game of it can now be checked; its deals may be practised.
         checked = await run_sysop(capsys, database, "game", str(game_id))
@@ -392,3 +400,81 @@ async def test_a_contest_is_withdrawn_only_before_it_opens(tmp_path, capsys) -> 
 
 def contest_names(contests: list[Contest]) -> list[str]:
     return [contest.name for contest in contests]
+
+
+async def test_the_bulletins_carry_the_contests_table_and_its_seals_then_its_deals(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from door.bulletin import gather, render
+    from door.contests import keep_contests_on_time
+
+    config = door_config(tmp_path)
+    clock = Clock()
+    async with Store.open(config.server.database, clock=clock) as store:
+        level = config.level(1)
+        opens = clock.now + timedelta(hours=1)
+        contest = await store.declare_contest(
+            "Autumn Cup", level, 3, opens, opens + timedelta(days=7)
+        )
+        deals = await store.contest_deals(contest.id)
+        secrets = [word for deal in deals for word in (str(deal.deal), deal.salt)]
+        clock.now = opens + timedelta(minutes=1)
+        await keep_contests_on_time(store)
+        contest = await store.contest("Autumn Cup")
+        ann = await store.create_user("Ann", "secret-one1")
+        bob = await store.drop_file_user("Bob", "Another Board")
+        for user, number, plays in ((ann, 1, 6), (bob, 1, 2), (bob, 2, 1)):
+            game_id, game = await store.start_contest_game(user.id, contest, number, level)
+            for _ in range(plays):
+                legal = game.legal()
+                game.play(next((play for play in legal if play != "V"), legal[0]))
+                await store.record_play(game_id, game)
+            game.resign()
+            await store.finish_game(game_id, game)
+        clock.now += timedelta(minutes=1)
+        table = await store.contest_table(contest.id)
+
+        def check(text: str) -> None:
+            assert all(len(line) <= 79 for line in text.split("\r\n")), text
+            assert "Contest: Autumn Cup (3 deals, level 1, " in " ".join(text.split())
+            lines = text.split("\r\n")
+            start = next(i for i, line in enumerate(lines) if "Contest: Autumn Cup" in line)
+            end = next(i for i, line in enumerate(lines) if "Deals: finished (+ begun)" in line)
+            section = lines[start:end]
+            ranked = [line.split()[1] for line in section if re.match(r"\s*\d\.\s", line)]
+            assert [row.alias for row in table] == ranked
+
+        bulletin = await gather(store, config)
+        ascii_text = render(bulletin, "ascii").decode("ascii")
+        check(ascii_text)
+        ansi = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", render(bulletin, "ansi").decode("cp437"))
+        check(re.sub("[║╔╗╚╝═╟╢─]", " ", ansi))
+        for deal in deals:
+            assert deal.seal in ascii_text.replace("\r\n  ", " ")
+        document = json.loads(render(bulletin, "json"))
+        assert [row["alias"] for row in document["contest"]["table"]] == [r.alias for r in table]
+        assert document["contest"]["seals"] == [deal.seal for deal in deals]
+        assert document["contest"]["revealed"] == []
+        for fmt in ("ascii", "ansi", "json"):
+            sent = render(bulletin, fmt)
+            assert not any(word.encode() in sent for word in secrets)
+        # One board's bulletin: that board's callers only.
+        mine = await gather(store, config, bbs="Another Board")
+        assert [row.alias for row in mine.contest.rows] == ["Bob"]
+
+        # Closed: the deals and salts are in the bulletins, and they match the seals.
+        clock.now = contest.closes + timedelta(seconds=1)
+        await keep_contests_on_time(store)
+        document = json.loads(render(await gather(store, config), "json"))
+        revealed = document["contest"]["revealed"]
+        assert [(item["deal"], item["salt"]) for item in revealed] == [
+            (deal.deal, deal.salt) for deal in deals
+        ]
+        assert [seal(item["deal"], item["salt"]) for item in revealed] == document["contest"][
+            "seals"
+        ]
+        assert document["contest"]["state"] == "closed"
+        ascii_text = render(await gather(store, config), "ascii").decode("ascii")
+        assert f"{deals[0].deal} salt {deals[0].salt}" in ascii_text

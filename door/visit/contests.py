@@ -142,13 +142,29 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     return OUTCOMES.get(outcome.status, SAVED)
 
 
+async def latest_table(visit: Visit) -> None:
+    """The table of the latest contest that has opened, as the scoreboards show it."""
+    await keep_contests_on_time(visit.store)
+    board = await contest_board(visit.store)
+    if board is None:
+        await wait_key(visit, TITLE, ["No contest has opened yet."], "Press any key. ")
+        return
+    await _whole_table(visit, board.contest)
+
+
 async def _whole_table(visit: Visit, contest: Contest) -> None:
     rows = await visit.store.contest_table(contest.id)
+    state = contest.state(visit.store.now())
+    level = await contest_level(visit, contest)
+    lines: list[PageLine] = [
+        Text(state_line(state, contest.opens, contest.closes, level.name, contest.deals)),
+        "",
+        *table_lines(rows, WHOLE_TABLE_ROWS),
+        "",
+        Text("Deals: finished (+ begun). By score, then fewer moves, then who finished first."),
+    ]
     await wait_key(
-        visit,
-        f"{TITLE} - {sanitize(contest.name)} - the table",
-        table_lines(rows, WHOLE_TABLE_ROWS),
-        "Press any key. ",
+        visit, f"{TITLE} - {sanitize(contest.name)} - the table", lines, "Press any key. "
     )
 
 

@@ -46,7 +46,7 @@ from door.views.pages import (
     welcome_lines,
 )
 from door.views.texts import rules_lines
-from door.visit.contests import contests
+from door.visit.contests import contests, latest_table
 from door.visit.context import RunningDoor, Visit
 from door.visit.daily import deal_of_the_day
 from door.visit.play import Outcome, play_game
@@ -582,9 +582,15 @@ async def scoreboards(visit: Visit) -> None:
         lines: list[PageLine] = [
             Entry(str(level.number), f"High scores: {level.name}") for level in config.levels
         ]
-        lines += [Entry("A", "All callers' standings"), Entry("Q", "Back to the menu")]
+        lines += [
+            Entry("A", "All callers' standings"),
+            Entry("C", "The contest's table"),
+            Entry("Q", "Back to the menu"),
+        ]
         key = await _wait(visit, "Scoreboards", lines, "Which board? ", message)
-        if key == "A":
+        if key == "C":
+            await latest_table(visit)
+        elif key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
             await _wait(visit, "Standings", standing_lines(standings), "Press any key. ")
         elif (number := whole_number(key)) is not None and (
@@ -600,7 +606,7 @@ async def scoreboards(visit: Visit) -> None:
         elif key in ("Q", "\r"):
             return
         else:
-            message = "Press a level's number, A or Q."
+            message = "Press a level's number, A, C or Q."
             continue
         message = ""
 
