@@ -26,7 +26,14 @@ async def keep_contests_on_time(store: Store) -> None:
     for change in await store.settle_contests():
         name = sanitize(change.contest.name)
         if change.what == "opened":
-            log.info("contest %s is open until %s", name, _local(change.contest.closes))
+            deals = await store.contest_deals(change.contest.id)
+            seals = ", ".join(f"{deal.number}. {deal.seal}" for deal in deals)
+            log.info(
+                "contest %s is open until %s; the seals of its deals: %s",
+                name,
+                _local(change.contest.closes),
+                seals,
+            )
         else:
             log.info(
                 "contest %s has closed (%d unfinished games count as resigned); its deals "

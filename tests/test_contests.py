@@ -12,21 +12,21 @@ import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from client import Caller
 from conftest import SHIPPED_CONFIG, door_config
-from test_rlogin import ABC, XYZ, linked_caller
+from test_rlogin import ABC, XYZ, RloginDoor, linked_caller
 from test_visit import sign_up
 
 from door.commands.main import main
-from door.config import Config, RloginConfig
+from door.config import RloginConfig
 from door.engine.status import PLAYING
 from door.fairness import seal
-from door.net.ways import Ways, open_ways
+from door.net.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from door.store.contests import Contest
 
 BOARDS = {"Another Board", "Xylophone BBS"}
 TABLE_ROW = re.compile(
@@ -46,28 +46,15 @@ class Clock:
 
 
 @dataclasses.dataclass
-class ContestDoor:
-    """A door listening for telnet callers and for two linked boards over RLOGIN."""
+class ContestDoor(RloginDoor):
+    """A door listening for telnet callers and for two linked boards over RLOGIN, on the
+    test's clock."""
 
-    ways: Ways
-    store: Store
-    config: Config
-    solving: Solving
-    clock: Clock
+    clock: Clock = dataclasses.field(default_factory=Clock)
 
     @property
-    def port(self) -> int:  # telnet, as the helpers of test_visit expect
-        return self.ways.telnet.port
-
-    @property
-    def rlogin_port(self) -> int:
-        assert self.ways.rlogin is not None
-        return self.ways.rlogin.port
-
-    async def close(self) -> None:
-        await self.ways.close("The door is shutting down.", grace=2.0)
-        await self.solving.close()
-        await self.store.close()
+    def telnet(self) -> SimpleNamespace:  # what the helpers of test_visit call
+        return SimpleNamespace(port=self.ways.telnet.port)
 
 
 async def open_contest_door(tmp_path: Path) -> ContestDoor:
@@ -212,9 +199,9 @@ async def test_a_whole_contest_across_two_linked_boards(
         listed = await run_sysop(capsys, database, "contest", "list")
         assert "Winter Cup" in listed and "coming" in listed
 
-        alice = await sign_up(door, "Alice")
-        bob = await linked_caller(door.rlogin_port, ABC, "Bob")
-        carol = await linked_caller(door.rlogin_port, XYZ, "Carol")
+        alice = await sign_up(door.telnet, "Alice")
+        bob = await linked_caller(door.port, ABC, "Bob")
+        carol = await linked_caller(door.port, XYZ, "Carol")
         callers += [alice, bob, carol]
         for caller in (bob, carol):
             await caller.wait_for("Your choice")
@@ -241,6 +228,8 @@ async def test_a_whole_contest_across_two_linked_boards(
             assert f"Deal  {deal.number}  seal {deal.seal}" in screen
         await alice.key(" ")
         await alice.wait_for("Your choice")
+        shown = await run_sysop(capsys, database, "contest", "show", "Winter Cup")
+        assert all(f"{deal.number}. {deal.seal}" in shown for deal in deals)
 
         # Alice plays deal 1: no hints, the seal on the board, then she resigns it.
         game_id = await start(alice, 1)
@@ -268,7 +257,7 @@ async def test_a_whole_contest_across_two_linked_boards(
             if not door.ways.nodes.calls or len(door.ways.nodes.calls) < 3:
                 break
             await asyncio.sleep(0.05)
-        bob = await linked_caller(door.rlogin_port, ABC, "Bob")
+        bob = await linked_caller(door.port, ABC, "Bob")
         callers.append(bob)
         await bob.wait_for("Your choice")
         screen = await open_contests(bob)
@@ -396,10 +385,6 @@ async def test_a_contest_is_withdrawn_only_before_it_opens(tmp_path, capsys) -> 
     code = await asyncio.to_thread(sysop, database, "contest", "withdraw", "Now", "--yes")
     assert code == 1
     assert "has opened: it stands" in capsys.readouterr().err
-
-
-def contest_names(contests: list[Contest]) -> list[str]:
-    return [contest.name for contest in contests]
 
 
 async def test_the_bulletins_carry_the_contests_table_and_its_seals_then_its_deals(

@@ -182,13 +182,7 @@ async def _list(args: argparse.Namespace, context: Context, store: Store) -> int
 
 
 async def _show(args: argparse.Namespace, context: Context, store: Store) -> int:
-    await keep_contests_on_time(store)
-    board = await contest_board(store, await _find(store, args.name))
-    assert board is not None
-    _print(_heading(board))
-    _print(_deal_lines(board))
-    print()
-    _print(result_lines(board))
+    await _print_board(store, args.name, deals_first=True)
     return 0
 
 
@@ -205,16 +199,24 @@ async def _withdraw(args: argparse.Namespace, context: Context, store: Store) ->
 
 
 async def _results(args: argparse.Namespace, context: Context, store: Store) -> int:
-    await keep_contests_on_time(store)
-    board = await contest_board(store, await _find(store, args.name))
-    assert board is not None
-    _print(_heading(board))
-    print()
-    _print(result_lines(board))
-    if board.deals:
-        print()
-        _print(_deal_lines(board))
+    await _print_board(store, args.name, deals_first=False)
     return 0
+
+
+async def _print_board(store: Store, name: str, *, deals_first: bool) -> None:
+    """The contest's heading, its deals (seals, or numbers and salts) and its table: the
+    deals first for ``show``, the table first for ``results`` (which shows the deals only
+    once they are revealed)."""
+    await keep_contests_on_time(store)
+    board = await contest_board(store, await _find(store, name))
+    assert board is not None
+    sections = [_deal_lines(board), result_lines(board)]
+    if not deals_first:
+        sections = [sections[1], *([sections[0]] if board.deals else [])]
+    _print(_heading(board))
+    for section in sections:
+        print()
+        _print(section)
 
 
 def _heading(board: ContestBoard) -> list[str]:
