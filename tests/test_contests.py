@@ -463,3 +463,24 @@ async def test_the_bulletins_carry_the_contests_table_and_its_seals_then_its_dea
         assert document["contest"]["state"] == "closed"
         ascii_text = render(await gather(store, config), "ascii").decode("ascii")
         assert f"{deals[0].deal} salt {deals[0].salt}" in ascii_text
+
+
+async def test_ten_deals_fit_one_page_and_0_plays_the_tenth(tmp_path: Path) -> None:
+    door = await open_contest_door(tmp_path)
+    try:
+        level = door.config.level(1)
+        now = door.clock.now
+        await door.store.declare_contest("Ten", level, 10, now, now + timedelta(days=1))
+        for options in ({}, {"ansi": False, "term": "dumb", "charset": "ascii"}):
+            alias = "Ann" if options else "Cy"
+            caller = await sign_up(door.telnet, alias, **options)
+            in_text = bool(options)
+            caller.forget_text()
+            await caller.key("C")
+            page = await caller.wait_for(r"Contest - Ten[\s\S]*Your choice", in_text=in_text)
+            assert "0  Deal 10: not played yet" in page and "(1/2)" not in page
+            await caller.key("0")
+            await caller.wait_for(r"Ten, deal 10|Game \d+\.", in_text=in_text)
+            await caller.hang_up()
+    finally:
+        await door.close()

@@ -61,6 +61,15 @@ def play_text(play: ContestPlay | None) -> str:
     return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {play.moves} moves{hint}"
 
 
+def deal_key(number: int) -> str:
+    """The key that plays deal ``number``: its digit, and 0 for deal 10 (as for column 10).
+
+    >>> deal_key(3), deal_key(10)
+    ('3', '0')
+    """
+    return str(number % 10)
+
+
 def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
     """The contest's deals by their place and what the caller made of each: while it is
     open, each under the key that plays it."""
@@ -68,7 +77,7 @@ def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list
         return [Text(f"{count} deals, dealt when the contest opens.")]
     texts = [f"Deal {number}: {play_text(plays.get(number))}" for number in range(1, count + 1)]
     if state == OPEN:
-        return [Entry(str(number), text) for number, text in enumerate(texts, start=1)]
+        return [Entry(deal_key(number), text) for number, text in enumerate(texts, start=1)]
     return [Text(text) for text in texts]
 
 

@@ -16,7 +16,7 @@ from door.engine import Variant
 from door.engine.status import PLAYING
 from door.store import StoreError
 from door.store.contests import CLOSED, COMING, OPEN, Contest
-from door.views.contests import deal_lines, seal_lines, state_line, table_lines, when
+from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
 from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
 from door.visit.context import Visit
 from door.visit.play import Terms, play_game
@@ -61,8 +61,9 @@ async def contests(visit: Visit) -> str:
         title = f"{TITLE} - {sanitize(contest.name)}"
         key = await wait_key(visit, title, lines, "Your choice: ", message)
         message = ""
-        number = whole_number(key)
-        if number is not None and board.state == OPEN and 1 <= number <= contest.deals:
+        keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
+        number = keys.get(key)
+        if number is not None and board.state == OPEN:
             message = await _play(visit, contest, number)
             await keep_contests_on_time(store)
         elif key == "T":
@@ -101,10 +102,12 @@ async def _page_lines(
     lines: list[PageLine] = [
         Text(state_line(board.state, contest.opens, contest.closes, level_name, contest.deals)),
     ]
-    if board.state == OPEN:
-        lines.append(Text("Each deal is played once: starting it is your attempt. No hints."))
-    lines += ["", *deal_lines(board.state, plays, contest.deals)]
+    rule = Text("Each deal is played once: starting it is your attempt. No hints.")
+    deals = ["", *deal_lines(board.state, plays, contest.deals)]
     foot: list[PageLine] = ["", *menu]
+    if board.state == OPEN and len(lay_out([*lines, rule, *deals, *foot], visit.look)) <= PAGE_ROWS:
+        lines.append(rule)  # where ten deals leave room for it
+    lines += deals
     if board.state == COMING:
         return lines + foot
     # The table below the deals, as many rows as the page has room for (T: all of them).
@@ -112,7 +115,7 @@ async def _page_lines(
     fits = room - 1 if len(board.rows) <= room - 1 else room - 2  # and "... and N more"
     if fits >= 1 or (room >= 2 and not board.rows):
         return [*lines, "", *table_lines(board.rows, fits), *foot]
-    return [*lines, "", Text("T shows the table so far."), *foot]
+    return [*lines, *foot]  # no room for the table on the page: T shows it
 
 
 async def _play(visit: Visit, contest: Contest, number: int) -> str:
