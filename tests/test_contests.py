@@ -22,6 +22,7 @@ from test_visit import sign_up
 
 from door.commands.main import main
 from door.config import RloginConfig
+from door.engine import Game
 from door.engine.status import PLAYING
 from door.fairness import seal
 from door.net.ways import open_ways
@@ -484,3 +485,66 @@ async def test_ten_deals_fit_one_page_and_0_plays_the_tenth(tmp_path: Path) -> N
             await caller.hang_up()
     finally:
         await door.close()
+
+
+async def test_the_table_ranks_by_score_then_fewer_moves_then_who_finished_first(
+    tmp_path: Path,
+) -> None:
+    config = door_config(tmp_path)
+    clock = Clock()
+    async with Store.open(config.server.database, clock=clock) as store:
+        level = config.level(1)
+        contest = await store.declare_contest(
+            "Ladder", level, 3, clock.now, clock.now + timedelta(days=1)
+        )
+
+        async def finish(alias: str, plays: list[str], number: int = 1) -> None:
+            user = await store.find_user(alias) or await store.create_user(alias, "secret-one1")
+            game_id, game = await store.start_contest_game(user.id, contest, number, level)
+            for play in plays:
+                game.play(play)
+                await store.record_play(game_id, game)
+            game.resign()
+            clock.now += timedelta(minutes=1)  # each finishes a minute after the last
+            await store.finish_game(game_id, game)
+
+        first = Game.deal(level.variant, (await store.contest_deals(contest.id))[0].deal)
+        scoring = _scoring_line(first)
+        await finish("Sooner", ["V", "V"])  # 0 points in 2 moves, finished first
+        await finish("Later", ["V", "V"])  # the same, finished after: below Sooner
+        await finish("Quick", ["V"])  # 0 points in 1 move: above both
+        await finish("Best", scoring)  # points: first
+        unfinished = await store.create_user("Slow", "secret-one1")
+        await store.start_contest_game(unfinished.id, contest, 2, level)  # nothing finished
+        table = await store.contest_table(contest.id)
+        assert [(row.alias, row.played, row.playing) for row in table] == [
+            ("Best", 1, 0),
+            ("Quick", 1, 0),
+            ("Sooner", 1, 0),
+            ("Later", 1, 0),
+            ("Slow", 0, 1),
+        ]
+        # A second deal adds to the total, and its moves.
+        second = Game.deal(level.variant, (await store.contest_deals(contest.id))[1].deal)
+        await finish("Later", ["V", second.legal()[-1]], number=2)
+        later = next(row for row in await store.contest_table(contest.id) if row.alias == "Later")
+        plays = await store.games_of((await store.find_user("Later")).id)
+        assert (later.played, later.score, later.moves) == (
+            2,
+            sum(game.score for game in plays),
+            sum(game.moves for game in plays),
+        )
+
+
+def _scoring_line(game: Game) -> list[str]:
+    """Turns of the deck until a play scores, then that play: a line worth some points."""
+    trial = Game.from_dict(game.to_dict())
+    line: list[str] = []
+    while True:
+        for play in trial.legal():
+            after = Game.from_dict(trial.to_dict())
+            after.play(play)
+            if after.score > 0:
+                return [*line, play]
+        trial.play("V")
+        line.append("V")

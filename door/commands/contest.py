@@ -30,10 +30,9 @@ from door.commands.sysop import (
 )
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.store import NotFound, Store
-from door.store.contests import COMING, Contest
+from door.store.contests import COMING, MAX_DEALS, Contest
 from door.views.pages import board_cell
 
-MAX_DEALS = 10
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
 
 

@@ -24,6 +24,8 @@ from door.store.games import GameStore, game_state, order_text, rebuild
 from door.store.records import NotFound, StoreError
 
 NAME_MAX = 30
+MAX_DEALS = 10
+"""Deals a contest may have: one key each on its page (0 for the tenth)."""
 COMING, OPEN, CLOSED = "coming", "open", "closed"
 
 _CONTEST_COLUMNS = "id, name, level, variant_id, opens, closes, made, opened, closed"
@@ -192,6 +194,8 @@ class ContestStore(GameStore):
         problem = check_name(name)
         if problem:
             raise StoreError(problem)
+        if not 1 <= deals <= MAX_DEALS:
+            raise StoreError(f"a contest has 1 to {MAX_DEALS} deals")
         if closes <= opens:
             raise StoreError("a contest must close after it opens")
         if closes <= self._clock():
