@@ -801,8 +801,8 @@ def _deal_lines(record: GameRecord, in_contest: bool = False) -> list[str]:
     if record.salt is None:
         return [f"Deal {record.deal} (no seal: dealt before deals were sealed)"]
     sealed = seal(record.deal, record.salt)
-    if record.status == PLAYING:
-        return [f"Seal {sealed}; the deal is shown once the game is over"]
     if in_contest:
         return [f"Seal {sealed}; the deal is shown once the contest has closed"]
+    if record.status == PLAYING:
+        return [f"Seal {sealed}; the deal is shown once the game is over"]
     return [f"Deal {record.deal}, salt {record.salt}", f"Seal {sealed} (shown at its start)"]
