@@ -112,8 +112,8 @@ async def _page_lines(
         return lines + foot
     # The table below the deals, as many rows as the page has room for (T: all of them).
     room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
-    fits = room - 1 if len(board.rows) <= room - 1 else room - 2  # and "... and N more"
-    if fits >= 1 or (room >= 2 and not board.rows):
+    fits = room if len(board.rows) <= room else room - 1  # and a row for "... and N more"
+    if fits >= 1:
         return [*lines, "", *table_lines(board.rows, fits), *foot]
     return [*lines, *foot]  # no room for the table on the page: T shows it
 
