@@ -20,10 +20,12 @@ from door.store.contests import COMING, Contest, ContestDeal, ContestStanding
 log = logging.getLogger("door")
 
 
-async def keep_contests_on_time(store: Store) -> None:
+async def keep_contests_on_time(store: Store) -> bool:
     """Open and close the contests whose time has come, and say so in the log (seals, not
-    deals: a deal's number never reaches the log before its contest closes)."""
-    for change in await store.settle_contests():
+    deals: a deal's number never reaches the log before its contest closes). Whether any
+    did (the bulletins then show it)."""
+    changes = await store.settle_contests()
+    for change in changes:
         name = sanitize(change.contest.name)
         if change.what == "opened":
             deals = await store.contest_deals(change.contest.id)
@@ -41,6 +43,7 @@ async def keep_contests_on_time(store: Store) -> None:
                 name,
                 change.resigned,
             )
+    return bool(changes)
 
 
 @dataclass(frozen=True, slots=True)

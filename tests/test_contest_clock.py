@@ -14,7 +14,8 @@ from door_caller import DoorCall
 from door_caller import write_config as write_door_config
 from test_doormode import door32, door_args, write_dropfile
 from test_reload import serve
-from test_sysop_live import write_config
+from test_sysop_live import start_live, write_config
+from test_upkeep import BULLETIN, wait_until
 
 from door.config import load_config
 from door.engine.status import PLAYING
@@ -123,3 +124,25 @@ async def test_in_door_mode_a_contest_closes_at_the_next_call(tmp_path):
     finally:
         call.close()
         os.close(slave)
+
+
+async def test_the_bulletins_follow_a_contest_that_opens_and_closes_with_nobody_on(tmp_path):
+    (tmp_path / "bulletins").mkdir()
+    door = await start_live(tmp_path, bulletin_interval=0.05, edits=BULLETIN)
+    text_file = tmp_path / "bulletins" / "canfield.txt"
+    try:
+        await wait_until(text_file.exists, "the bulletin")
+        now = datetime.now(UTC)
+        contest = await door.store.declare_contest(
+            "Flash", door.config.level(1), 3, now + SECOND, now + 2 * SECOND
+        )
+        door.service.reload()  # the door looks again at once
+        await wait_until(lambda: "Contest: Flash" in text_file.read_text(), "it opens")
+        await wait_until(lambda: "closed" in text_file.read_text(), "it closes")
+        deals = await door.store.contest_deals(contest.id)
+        text = text_file.read_text()
+        assert all(f"{deal.deal} salt {deal.salt}" in text for deal in deals)
+    finally:
+        await door.service.stop()
+        async with asyncio.timeout(30):
+            await door.task

@@ -135,10 +135,18 @@ class SolverPool:
 class Solving:
     """The door's questions for the solver, with the sysop's budget; see the module."""
 
-    def __init__(self, store: Store, config: Config, pool: SolverPool | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        pool: SolverPool | None = None,
+        *,
+        contests_changed: Callable[[], None] | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.pool = pool or SolverPool()
+        self._contests_changed = contests_changed  # a contest opened or closed
         self._daily_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -207,7 +215,9 @@ class Solving:
             try:
                 # A day's unfinished games of its deal are closed as soon as it is over.
                 await close_past_days(self.store, self.store.today())
-                await keep_contests_on_time(self.store)  # likewise contests open and close
+                # Likewise contests open and close.
+                if await keep_contests_on_time(self.store) and self._contests_changed:
+                    self._contests_changed()
                 await self.deal_of_the_day()
                 for level in self.config.levels:
                     if level.winnable_only:

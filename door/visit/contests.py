@@ -47,7 +47,8 @@ async def contests(visit: Visit) -> str:
     """The contest's page, until the caller goes back; a message for the menu."""
     assert visit.user is not None
     store = visit.store
-    await keep_contests_on_time(store)
+    if await keep_contests_on_time(store):
+        visit.game_ended()  # for the bulletins
     message = ""
     while True:
         contest = await store.contest_now()

@@ -136,7 +136,8 @@ async def run_visit(visit: Visit, user: User) -> None:
     if await close_past_days(visit.store, today, user.id):
         message = "Your unfinished deal of an earlier day counts as resigned."
     await close_past_days(visit.store, today)
-    await keep_contests_on_time(visit.store)  # likewise contests that open or close
+    if await keep_contests_on_time(visit.store):  # likewise contests that open or close
+        visit.game_ended()  # for the bulletins
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
     # The caller's own colours back (ESC[0m), not the door's white on black.
