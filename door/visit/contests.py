@@ -19,7 +19,7 @@ from door.store.contests import CLOSED, COMING, OPEN, Contest
 from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
 from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
 from door.visit.context import Visit
-from door.visit.play import Terms, play_game
+from door.visit.play import GameTerms, play_game
 from door.visit.screens import wait_key, whole_number
 
 TITLE = "Contest"
@@ -134,7 +134,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
             game_id, game = await store.start_contest_game(visit.user.id, contest, number, level)
         except StoreError:  # begun meanwhile on another line, or the contest just closed
             return ONCE.format(number=number)
-    terms = Terms(
+    terms = GameTerms(
         no_hints=NO_HINTS,
         sealed_until="at the close",
         closes=contest.closes,

@@ -61,7 +61,7 @@ RESIGN_FOR_NEW = "Resign this game and deal a new one? (Y/N) "
 
 
 @dataclass(frozen=True, slots=True)
-class Terms:
+class GameTerms:
     """What a game's screen allows beyond the level's rules. The default is an ordinary
     game; a contest's game sets all of them:
 
@@ -80,7 +80,7 @@ class Terms:
     resign: str = RESIGN_FOR_NEW
 
 
-ORDINARY = Terms()
+ORDINARY = GameTerms()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ class Table:
     opening: str
 
 
-def table_of(record: GameRecord, game: Game, terms: Terms = ORDINARY) -> Table:
+def table_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Table:
     """The words for a game: a scored game by its number and seal until it ends, then its
     deal and salt (or, under ``terms.sealed_until``, still its seal); a practice game by its
     deal from the start."""
@@ -127,7 +127,12 @@ class GameScreen:
     """The board of one game on one caller's terminal, ANSI or plain."""
 
     def __init__(
-        self, visit: Visit, level: Level, game: Game, record: GameRecord, terms: Terms = ORDINARY
+        self,
+        visit: Visit,
+        level: Level,
+        game: Game,
+        record: GameRecord,
+        terms: GameTerms = ORDINARY,
     ) -> None:
         self.visit = visit
         self.level = level
@@ -253,7 +258,7 @@ class GameScreen:
 
 
 async def play_game(
-    visit: Visit, level: Level, game_id: int, game: Game, terms: Terms = ORDINARY
+    visit: Visit, level: Level, game_id: int, game: Game, terms: GameTerms = ORDINARY
 ) -> Outcome:
     """Play until the game ends or the caller leaves it; every play is stored first.
 
@@ -447,7 +452,7 @@ def _day_is_over(visit: Visit, record: GameRecord) -> bool:
     return record.day is not None and record.day < visit.store.today().isoformat()
 
 
-def _time_is_up(visit: Visit, terms: Terms) -> bool:
+def _time_is_up(visit: Visit, terms: GameTerms) -> bool:
     """Has the time the game's terms give it run out (a contest's close)?"""
     return terms.closes is not None and visit.store.now() >= terms.closes
 
