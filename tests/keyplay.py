@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 
+from ansi.keys import DOWN, ENTER, LEFT, RIGHT, UP, Key, Mouse
 from door.engine import Game, IllegalMove
-from door.net.terminal import DOWN, ENTER, LEFT, RIGHT, UP, Key, Mouse
 from door.views.pointer import TOP_ROW, Spot, marker_cell
 from door.visit.keys import BoardKeys
 

@@ -25,7 +25,7 @@ from door.config import RloginConfig
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.fairness import seal
-from door.net.ways import open_ways
+from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
 

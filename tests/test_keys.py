@@ -18,19 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from keyplay import METHODS, Player, key_bytes
 
+from ansi.keys import DOWN, ENTER, ESCAPE, LEFT, RIGHT, SEQUENCE, UP, KeyParser, Mouse
 from door.config import SHIPPED_LEVELS
 from door.engine import Game, Variant
-from door.net.terminal import (
-    DOWN,
-    ENTER,
-    ESCAPE,
-    LEFT,
-    RIGHT,
-    SEQUENCE,
-    UP,
-    KeyParser,
-    Mouse,
-)
 from door.store import Store
 from door.store.schema import MIGRATIONS
 from door.views.board import LAST_COLUMN_ROW

@@ -12,9 +12,9 @@ from conftest import door_config, open_door
 from keyplay import Player, key_bytes
 from test_visit import DEAL, sidebar, sign_up, start_deal
 
+from ansi.keys import MOUSE_OFF, MOUSE_ON
 from door.engine import Game
 from door.engine.solver import solve
-from door.net.terminal import MOUSE_OFF, MOUSE_ON
 
 MOUSE_ON_BYTES, MOUSE_OFF_BYTES = MOUSE_ON.encode(), MOUSE_OFF.encode()
 

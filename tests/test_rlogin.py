@@ -16,7 +16,7 @@ import pytest
 
 from door.config import Config, LinkedBoard, RloginConfig
 from door.net.rlogin import NOT_A_HANDSHAKE, NOT_LINKED, TOO_SLOW, WRONG_FIELDS
-from door.net.ways import Ways, open_ways
+from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from tests.client import Caller

@@ -20,7 +20,8 @@ from pathlib import Path
 import pyte
 import pytest
 
-from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer, Visit, run_server, start_server
+from door.net.listening import SHUTDOWN_MESSAGE
+from door.net.telnet import DoorServer, VisitHandler, run_server, start_server
 from door.net.terminal import Terminal
 
 WAIT = 5.0  # seconds any single wait may take before the test fails
@@ -221,7 +222,7 @@ async def logged_in_visit(terminal: Terminal, node: int) -> None:
 
 
 @contextlib.asynccontextmanager
-async def serving(visit: Visit = echo_visit, **changes: object) -> AsyncIterator[DoorServer]:
+async def serving(visit: VisitHandler = echo_visit, **changes: object) -> AsyncIterator[DoorServer]:
     """A door on a free port; short negotiation and detection waits for silent clients."""
     server = await start_server(
         replace(Config(), **changes), visit, detect_timeout=0.3, negotiate_timeout=0.3

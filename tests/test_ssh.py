@@ -16,7 +16,7 @@ import asyncssh
 import pytest
 
 from door.config import Config, SshConfig
-from door.net.ways import Ways, open_ways
+from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from tests.client import Caller

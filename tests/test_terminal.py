@@ -12,17 +12,9 @@ import time
 import pyte
 import pytest
 
-from door.net.terminal import (
-    UNKNOWN_TERMINAL,
-    CallerGone,
-    IdleTimeout,
-    Terminal,
-    TerminalInfo,
-    TimeUp,
-    choose_charset,
-    describe_seconds,
-    screen_size,
-)
+from door.net.clocks import IdleTimeout, TimeUp, describe_seconds
+from door.net.detection import UNKNOWN_TERMINAL, TerminalInfo, choose_charset, screen_size
+from door.net.terminal import CallerGone, Terminal
 
 WAIT = 5.0
 

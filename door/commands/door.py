@@ -35,16 +35,12 @@ from typing import Any
 from ansi.sequences import reset, show_cursor
 from door.config import DEFAULT_CONFIG_PATH, DOOR_CHARSETS, Config, ConfigError, load_config
 from door.files import create_private
+from door.net.clocks import describe_seconds
+from door.net.detection import DETECT_TIMEOUT, TerminalInfo, screen_size
 from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
-from door.net.telnet import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
-from door.net.terminal import (
-    DETECT_TIMEOUT,
-    Terminal,
-    TerminalInfo,
-    describe_seconds,
-    screen_size,
-)
+from door.net.listening import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
+from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
 from door.visit.context import Visit

@@ -22,9 +22,10 @@ from collections.abc import Mapping
 
 from door.commands.door import EXIT_FAULT, LOG_NAME, known_caller_visit, set_up_logging
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
+from door.net.detection import TerminalInfo, known_charset, screen_size
 from door.net.doorio import STDOUT, stdio_streams
 from door.net.telnet import SHUTDOWN_MESSAGE
-from door.net.terminal import Terminal, TerminalInfo, known_charset, screen_size
+from door.net.terminal import Terminal
 
 LOCAL_BBS = "local console"
 LOCAL_NODE = 0  # the console, not one of the BBS's nodes

@@ -32,7 +32,7 @@ from door.engine import Variant
 from door.engine.status import PLAYING
 from door.fairness import seal
 from door.files import replace_file
-from door.net.terminal import describe_seconds
+from door.net.clocks import describe_seconds
 from door.replay import replay
 from door.store import GameRecord, NotFound, Store, StoreError, User
 from door.store.accounts import alias_key, check_new_password

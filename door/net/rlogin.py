@@ -35,15 +35,18 @@ from dataclasses import dataclass, replace
 
 from ansi.text import sanitize
 from door.config import LinkedBoard
-from door.net.nodes import Nodes
-from door.net.telnet import (
+from door.net.detection import DETECT_TIMEOUT, screen_size
+from door.net.listening import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
+    Listening,
     ServerSettings,
-    guard_call,
+    call_terminal,
+    peer_address,
     settle_call,
 )
-from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
+from door.net.nodes import Nodes
+from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
 
@@ -238,49 +241,40 @@ class RloginDoor:
         self._detect_timeout = detect_timeout
         self._server: asyncio.Server | None = None
         self._handshaking: set[asyncio.StreamWriter] = set()
-        self._port = 0
-        self._closing: str | None = None
-        self._closed = asyncio.Event()
+        self._listening = Listening("rlogin", nodes)
 
     async def _listen(self, host: str, port: int) -> None:
         self._server = await asyncio.start_server(self._connection, host, port)
-        self._port = int(self._server.sockets[0].getsockname()[1])
+        self._listening.port = int(self._server.sockets[0].getsockname()[1])
         log.info(
             "listening for RLOGIN on %s port %d for %d linked board(s)",
             host,
-            self._port,
+            self._listening.port,
             len(self._boards()),
         )
 
     @property
     def port(self) -> int:
-        return self._port
+        """The port listened on (the real one when the configuration said 0)."""
+        return self._listening.port
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """Tell RLOGIN callers ``reason``, end their visits, and stop listening."""
-        if self._closing is not None:
-            await self._closed.wait()
+        if not await self._listening.begin_close(reason):
             return
-        self._closing = reason
         self.nodes.closing = self.nodes.closing or reason
         if self._server is not None:
             self._server.close()
         for writer in list(self._handshaking):
             writer.close()
-        tasks = [call.task for call in self.nodes.calls if call.way == "rlogin"]
-        log.info("closing RLOGIN with %d caller(s) on", len(tasks))
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=grace)
-        self._closed.set()
+        await self._listening.end_calls(grace)
+        self._listening.finish_close()
 
     # --- one connection -------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """asyncio runs this in a task of its own; nothing may escape it."""
-        peer = writer.get_extra_info("peername")
-        address = str(peer[0]) if peer else "unknown"
+        address = peer_address(writer)
         try:
             arrival, rest = await self._handshake(reader, writer, address)
             if arrival is None:
@@ -308,8 +302,8 @@ class RloginDoor:
     ) -> tuple[Arrival | None, bytes]:
         """Who the board sends, and the bytes after the handshake; None if it hung up."""
         boards = [board for board in self._boards() if board.admits(address)]
-        if self._closing is not None:
-            raise Refused(self._closing)
+        if self._listening.closing is not None:
+            raise Refused(self._listening.closing)
         if not boards:
             raise Refused(NOT_LINKED, "not the address of a linked board")
         self._handshaking.add(writer)
@@ -329,12 +323,7 @@ class RloginDoor:
     async def _call(
         self, arrival: Arrival, reader: RloginReader, writer: asyncio.StreamWriter, address: str
     ) -> None:
-        terminal = Terminal(
-            reader,
-            writer,
-            idle_timeout=self.config.idle_timeout,
-            idle_warning=self.config.idle_warning,
-        )
+        terminal = call_terminal(self.config, reader, writer)
         terminal.alias = arrival.alias
         started = time.monotonic()
 
@@ -352,7 +341,7 @@ class RloginDoor:
             await self._visit(terminal, call.node, arrival)
 
         with self.nodes.hold("rlogin", address, terminal) as call:
-            await guard_call(call, visit, lambda: self._closing)
+            await self._listening.guard(call, visit)
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

@@ -13,7 +13,7 @@ exchange or its log in only waits to be cut off after ``login_timeout`` seconds.
 TERM and window size come with its pty request, and a change of window size is followed. From
 there the caller's bytes reach the same :class:`~door.net.terminal.Terminal` as a telnet
 caller's, through :class:`SshReader` and :class:`SshWriter`, and the visit is guarded the same
-way (:func:`~door.net.telnet.guard_call`).
+way (:func:`~door.net.listening.guard_call`).
 
 The host key is made on first start (Ed25519, owner-only permissions) unless it exists, and its
 fingerprint is logged so the sysop can publish it.
@@ -33,15 +33,19 @@ from typing import Any
 import asyncssh
 
 from ansi.text import sanitize
-from door.net.nodes import Call, Nodes
-from door.net.telnet import (
+from door.net.detection import DETECT_TIMEOUT, screen_size
+from door.net.listening import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
+    SORRY_MESSAGE,
+    Listening,
     ServerSettings,
-    guard_call,
+    call_terminal,
+    peer_address,
     settle_call,
 )
-from door.net.terminal import DETECT_TIMEOUT, Terminal, screen_size
+from door.net.nodes import Call, Nodes
+from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
 
@@ -253,9 +257,7 @@ class SshDoor:
         self._detect_timeout = detect_timeout
         self._server: asyncssh.SSHAcceptor | None = None
         self._pending: set[asyncssh.SSHServerConnection] = set()
-        self._port = 0
-        self._closing: str | None = None
-        self._closed = asyncio.Event()
+        self._listening = Listening("ssh", nodes)
 
     async def _listen(self, host: str, port: int, host_key: Path) -> None:
         key = load_host_key(host_key)
@@ -275,11 +277,11 @@ class SshDoor:
             keepalive_count_max=3,
         )
         sockets = self._server.sockets
-        self._port = int(sockets[0].getsockname()[1]) if sockets else port
+        self._listening.port = int(sockets[0].getsockname()[1]) if sockets else port
         log.info(
             "listening for SSH on %s port %d; host key %s, fingerprint %s",
             host,
-            self._port,
+            self._listening.port,
             host_key,
             key.get_fingerprint("sha256"),
         )
@@ -287,44 +289,31 @@ class SshDoor:
     @property
     def port(self) -> int:
         """The port listened on (the real one when the configuration said 0)."""
-        return self._port
+        return self._listening.port
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """Tell SSH callers ``reason``, end their visits, and stop listening."""
-        if self._closing is not None:
-            await self._closed.wait()
+        if not await self._listening.begin_close(reason):
             return
-        self._closing = reason
         self.nodes.closing = self.nodes.closing or reason
         if self._server is not None:
             self._server.close()
         for connection in list(self._pending):  # not logged in yet: nothing to save
             connection.close()
-        tasks = [call.task for call in self.nodes.calls if call.way == "ssh"]
-        log.info("closing SSH with %d caller(s) on", len(tasks))
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=grace)
+        await self._listening.end_calls(grace)
         if self._server is not None:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace):
                     await self._server.wait_closed()
-        self._closed.set()
+        self._listening.finish_close()
 
     # --- one session ----------------------------------------------------------------------
 
     async def _session(self, process: asyncssh.SSHServerProcess) -> None:
         """asyncssh runs this in a task of its own per session; nothing may escape it."""
-        peer = process.get_extra_info("peername")
-        address = str(peer[0]) if peer else "unknown"
+        address = peer_address(process)
         reader, writer = SshReader(process), SshWriter(process)
-        terminal = Terminal(
-            reader,
-            writer,
-            idle_timeout=self.config.idle_timeout,
-            idle_warning=self.config.idle_warning,
-        )
+        terminal = call_terminal(self.config, reader, writer)
         try:
             if process.command is not None or process.subsystem is not None:
                 await terminal.hang_up(NO_COMMANDS_MESSAGE)
@@ -346,7 +335,7 @@ class SshDoor:
                 await self._visit_node(call, process, reader, terminal, address, who)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("SSH connection from %s failed", address)
-            await terminal.hang_up("Sorry, something went wrong. Your game is saved.")
+            await terminal.hang_up(SORRY_MESSAGE)
         finally:
             await writer.finish()
 
@@ -381,7 +370,7 @@ class SshDoor:
             )
             await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)
 
-        await guard_call(call, visit, lambda: self._closing)
+        await self._listening.guard(call, visit)
 
 
 async def start_ssh(

@@ -7,11 +7,11 @@ unicode streams raise on undecodable input. The server asks for character-at-a-t
 a bounded time for the answers; a client that answers nothing still gets its visit.
 
 Each connection gets a node, 1 to ``max_nodes``, or is told why not and hung up. Each visit
-is wrapped (by :func:`guard_visit`, which door mode uses for its one caller too) so that
+is wrapped (by :func:`~door.net.listening.guard_call`, as on every way in) so that
 whatever happens in it, the caller hears how it ended, the node is freed, and the server goes
 on serving:
 
-- :class:`~door.net.terminal.IdleTimeout` and :class:`~door.net.terminal.TimeUp`: a goodbye;
+- :class:`~door.net.clocks.IdleTimeout` and :class:`~door.net.clocks.TimeUp`: a goodbye;
 - :class:`~door.net.terminal.CallerGone`: nothing (nobody is listening);
 - any other exception: logged with its traceback, and an apology to the caller.
 
@@ -24,14 +24,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 import telnetlib3
 
 from ansi.text import sanitize
+from door.net.detection import DETECT_TIMEOUT, TerminalInfo, known_charset, screen_size
+from door.net.listening import (
+    CLOSE_GRACE,
+    SHUTDOWN_MESSAGE,
+    SORRY_MESSAGE,
+    Listening,
+    ServerSettings,
+    call_terminal,
+    peer_address,
+    settle_call,
+)
 from door.net.nodes import Call, Nodes
 from door.net.telnet_guard import (
     COMMAND_BURST,
@@ -43,51 +53,20 @@ from door.net.telnet_guard import (
     commands_granted,
     quiet,
 )
-from door.net.terminal import (
-    DETECT_TIMEOUT,
-    CallerGone,
-    IdleTimeout,
-    Terminal,
-    TerminalInfo,
-    TimeUp,
-    VisitEnded,
-    known_charset,
-    screen_size,
-)
+from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
 
-Visit = Callable[[Terminal, int], Awaitable[None]]
+#: ``visit(terminal, node)``: what a telnet caller is handed to once their terminal is known.
+VisitHandler = Callable[[Terminal, int], Awaitable[None]]
 
-SHUTDOWN_MESSAGE = "The door is shutting down. Your game is saved."
-SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
 NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
-CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
 # Bytes a second of a caller's input the door takes, after a first burst of INPUT_BURST;
 # a caller who sends more is hung up. Far more than anyone types or pastes, far less than a
 # flood: telnetlib3 reads telnet commands byte by byte in Python (a megabyte costs seconds of
 # CPU), so one caller flooding them would otherwise take the event loop from everyone else.
 INPUT_RATE = 4096
 INPUT_BURST = 131072
-
-
-class ServerSettings(Protocol):
-    """The fields of :class:`door.config.ServerConfig` the server reads."""
-
-    @property
-    def host(self) -> str: ...
-    @property
-    def port(self) -> int: ...
-    @property
-    def max_nodes(self) -> int: ...
-    @property
-    def max_per_address(self) -> int: ...
-    @property
-    def idle_timeout(self) -> float: ...
-    @property
-    def idle_warning(self) -> float: ...
-    @property
-    def time_limit(self) -> int: ...
 
 
 class _DoorProtocol(telnetlib3.TelnetServer):
@@ -210,7 +189,7 @@ class DoorServer:
     def __init__(
         self,
         config: ServerSettings,
-        visit: Visit,
+        visit: VisitHandler,
         *,
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
@@ -223,9 +202,7 @@ class DoorServer:
         self._negotiate_timeout = negotiate_timeout
         self._telnet: telnetlib3.Server | None = None
         self._forgetting: asyncio.Task[None] | None = None
-        self._port = 0
-        self._closing: str | None = None  # the reason, once close() has begun
-        self._closed = asyncio.Event()
+        self._listening = Listening("telnet", self.nodes)
 
     async def _listen(self) -> None:
         protocol = type(
@@ -247,23 +224,23 @@ class DoorServer:
             rows=0,
         )
         assert self._telnet.sockets
-        self._port = int(self._telnet.sockets[0].getsockname()[1])
+        self._listening.port = int(self._telnet.sockets[0].getsockname()[1])
         self._forgetting = asyncio.create_task(_forget_clients(self._telnet))
         log.info(
             "listening on %s port %d for %d nodes",
             self.config.host,
-            self._port,
+            self._listening.port,
             self.config.max_nodes,
         )
 
     @property
     def port(self) -> int:
         """The port listened on (the real one when the configuration said 0)."""
-        return self._port
+        return self._listening.port
 
     async def serve_forever(self) -> None:
         """Return once the server has been closed."""
-        await self._closed.wait()
+        await self._listening.wait_closed()
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """Tell every caller ``reason``, end their visits and stop listening.
@@ -272,17 +249,10 @@ class DoorServer:
         they get ``grace`` seconds. Callers connecting meanwhile hear ``reason`` too. Calling
         again waits for the first close to finish.
         """
-        if self._closing is not None:
-            await self._closed.wait()
+        if not await self._listening.begin_close(reason):
             return
-        self._closing = self.nodes.closing = reason
-        calls = [call for call in self.nodes.calls if call.way == "telnet"]
-        log.info("closing with %d caller(s) on: %s", len(calls), reason)
-        tasks = [call.task for call in calls]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=grace)
+        self.nodes.closing = reason
+        await self._listening.end_calls(grace)
         if self._forgetting is not None:
             self._forgetting.cancel()
         if self._telnet is not None:
@@ -293,7 +263,7 @@ class DoorServer:
             except TimeoutError:
                 log.warning("listener did not close within %g seconds", grace)
         log.info("closed")
-        self._closed.set()
+        self._listening.finish_close()
 
     # --- one connection -------------------------------------------------------------------
 
@@ -302,14 +272,9 @@ class DoorServer:
 
         telnetlib3 runs this in a task nobody awaits, so nothing may escape it.
         """
-        address = _peer_address(writer)
-        terminal = Terminal(
-            reader,
-            writer,
-            idle_timeout=self.config.idle_timeout,
-            idle_warning=self.config.idle_warning,
-            echo=bool(writer.will_echo),  # a client that refused WILL ECHO echoes itself
-        )
+        address = peer_address(writer)
+        # A client that refused WILL ECHO echoes itself.
+        terminal = call_terminal(self.config, reader, writer, echo=bool(writer.will_echo))
         try:
             # Counted when the connection was made; asked again, as a node may have gone.
             refusal = self.nodes.refusal(address, count=False)
@@ -343,63 +308,7 @@ class DoorServer:
             )
             await self._visit(terminal, node)
 
-        await guard_call(call, visit, lambda: self._closing)
-
-
-async def guard_call(
-    call: Call, visit: Callable[[], Awaitable[None]], closing: Callable[[], str | None]
-) -> str:
-    """:func:`guard_visit` for a caller holding a node: cancelled, they are told why, the
-    sysop's words if the sysop ended the call (:meth:`Call.end`), else ``closing()``, the
-    door's as it shuts down. Every way in that holds nodes runs its visits through this."""
-    return await guard_visit(
-        call.node,
-        call.terminal,
-        visit,
-        on_cancel=lambda: call.farewell or closing() or "",
-        cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
-    )
-
-
-async def guard_visit(
-    node: int,
-    terminal: Terminal,
-    visit: Callable[[], Awaitable[None]],
-    *,
-    on_cancel: Callable[[], str] = lambda: "",
-    cancelled: Callable[[], str] = lambda: "shut down",
-) -> str:
-    """Run one visit, then hang up telling the caller how it ended; return the ending.
-
-    The ending, also logged, is "finished", "idle", "time up", "caller gone" or "error"
-    (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
-    (a shutdown, or the sysop ending the call) is told ``on_cancel()``, its ending is
-    ``cancelled()``, and the cancellation goes on. Used for each telnet
-    caller, and for the one caller of a door run by a BBS.
-    """
-    started = time.monotonic()
-    farewell, ending = "", "finished"
-    try:
-        await visit()
-    except asyncio.CancelledError:
-        farewell, ending = on_cancel(), cancelled()
-        raise
-    except VisitEnded as ended:
-        farewell, ending = ended.farewell, _ending(ended)
-    except Exception:
-        log.exception("%s: the visit failed", _who(node, terminal))
-        farewell, ending = SORRY_MESSAGE, "error"
-    finally:
-        if terminal.alias is None:  # not logged in: no game of theirs to keep
-            farewell = farewell.replace(" Your game is saved.", "")
-        await terminal.hang_up(farewell)
-        log.info(
-            "%s: hang-up (%s) after %d s",
-            _who(node, terminal),
-            ending,
-            time.monotonic() - started,
-        )
-    return ending
+        await self._listening.guard(call, visit)
 
 
 async def _forget_clients(telnet: telnetlib3.Server) -> None:
@@ -424,63 +333,6 @@ async def _detect(terminal: Terminal, writer: Any, timeout: float) -> TerminalIn
     return info
 
 
-async def settle_call(
-    node: int, came: str, terminal: Terminal, probe_timeout: float, time_limit: int, started: float
-) -> None:
-    """Log how a detected caller came and what their terminal is, ask their screen which suits
-    it draws (a BBS or client between us may re-encode), and start the call's clock."""
-    info = terminal.info
-    log.info(
-        "node %d: %s, %s %dx%d, %s, %s",
-        node,
-        came,
-        info.term_type,
-        info.width,
-        info.height,
-        "ANSI" if info.ansi else "no ANSI",
-        info.charset,
-    )
-    if info.ansi:
-        await probe_and_log(node, terminal, probe_timeout)
-    if time_limit > 0:
-        terminal.deadline = started + 60 * time_limit
-
-
-async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
-    """Ask the caller's screen which suits it draws (see ``Terminal.probe_charset``)."""
-    if await terminal.probe_charset(timeout):
-        info = terminal.info
-        letters = ", suits as letters" if info.suit_letters else ""
-        log.info("node %d: the screen draws %s%s", node, info.charset, letters)
-    else:
-        log.info("node %d: the screen did not say which suits it draws", node)
-
-
-def _ending(ended: VisitEnded) -> str:
-    if isinstance(ended, IdleTimeout):
-        return "idle"
-    if isinstance(ended, TimeUp):
-        return "time up"
-    if isinstance(ended, CallerGone):
-        return "caller gone"
-    return type(ended).__name__
-
-
-def _alias(terminal: Terminal) -> str:
-    return sanitize(terminal.alias or "", 40)
-
-
-def _who(node: int, terminal: Terminal) -> str:
-    """``node 3`` or ``node 3 (Alias)`` for the log."""
-    alias = _alias(terminal)
-    return f"node {node} ({alias})" if alias else f"node {node}"
-
-
-def _peer_address(writer: Any) -> str:
-    peer = writer.get_extra_info("peername")
-    return str(peer[0]) if peer else "unknown"
-
-
 def _term_type(writer: Any) -> str:
     """The terminal type the client gave (TTYPE), made safe to log.
 
@@ -501,7 +353,7 @@ def _window_size(writer: Any) -> tuple[int, int] | None:
 
 async def start_server(
     config: ServerSettings,
-    visit: Visit,
+    visit: VisitHandler,
     *,
     detect_timeout: float = DETECT_TIMEOUT,
     negotiate_timeout: float = NEGOTIATE_TIMEOUT,
@@ -526,7 +378,7 @@ async def start_server(
 
 async def run_server(
     config: ServerSettings,
-    visit: Visit,
+    visit: VisitHandler,
     *,
     detect_timeout: float = DETECT_TIMEOUT,
     on_start: Callable[[DoorServer], None] | None = None,

@@ -1,5 +1,5 @@
 """The door at work, as ``canfield-door serve`` runs it: the ways in (telnet, and SSH and
-RLOGIN when sysop.toml turns them on: :mod:`door.net.ways`), the store, the solver, the bulletin
+RLOGIN when sysop.toml turns them on: :mod:`door.running.ways`), the store, the solver, the bulletin
 and backup keepers and the sysop's control channel, for as long as it runs, and what the
 sysop can do to it meanwhile.
 
@@ -31,15 +31,17 @@ from typing import Any
 from ansi.text import sanitize
 from door import __version__
 from door.config import Config, ConfigError, ServerConfig
+from door.net.detection import DETECT_TIMEOUT
+from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import Call, Nodes
-from door.net.telnet import SHUTDOWN_MESSAGE, DoorServer
-from door.net.terminal import DETECT_TIMEOUT
-from door.net.ways import Ways, open_ways
+from door.net.telnet import DoorServer
 from door.running.control import ControlError, ControlServer, control_path
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper
+from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
+from door.tasks import close_in_order
 from door.views.layout import wrap
 
 log = logging.getLogger("door")
@@ -133,9 +135,7 @@ class Service:
                 await ways.close(SHUTDOWN_MESSAGE)
                 if self._control is not None:
                     await self._control.close()
-                await self._bulletins.close()
-                await self._backups.close()
-                await solving.close()
+                await close_in_order(self._bulletins, self._backups, solving)
             self._log_commits()
 
     def _interval(self) -> dict[str, float]:

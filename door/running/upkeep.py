@@ -5,7 +5,8 @@ most once every :data:`BULLETIN_INTERVAL` seconds, each replaced whole so a BBS 
 never sees half of it. :class:`BackupKeeper` makes a backup of the database each day at
 ``[backup] time`` into ``[backup] folder`` (SQLite's online backup, checked with ``PRAGMA
 integrity_check``, owner-only) and keeps the newest ``keep``. Both read the settings afresh
-each time, so a reload counts from their next run.
+each time, so a reload counts from their next run. Each runs as a supervised job
+(:class:`door.tasks.Supervised`): a failure is logged and the job starts again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from door import bulletin
 from door.config import BackupConfig, Config
 from door.files import PRIVATE_FILE, private_folder, replace_file
 from door.store import Store, StoreError
+from door.tasks import Supervised
 
 log = logging.getLogger("door")
 
@@ -49,7 +51,7 @@ class BulletinKeeper:
         self._interval = interval
         self._due = asyncio.Event()
         self._due.set()  # the first write, at start: the files match the database at once
-        self._task: asyncio.Task[None] | None = None
+        self._job = Supervised("bulletin", self._keep)
         self.writes = 0
 
     def game_ended(self) -> None:
@@ -58,8 +60,7 @@ class BulletinKeeper:
         self._due.set()
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._keep(), name="bulletin")
+        self._job.start()
 
     async def _keep(self) -> None:
         while True:
@@ -87,11 +88,7 @@ class BulletinKeeper:
         self.writes += 1
 
     async def close(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
+        await self._job.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +153,11 @@ class BackupKeeper:
         self._settings = settings
         self._clock = clock
         self._poll = poll
-        self._task: asyncio.Task[None] | None = None
+        self._job = Supervised("backup", self._keep)
         self._lock = asyncio.Lock()
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._keep(), name="backup")
+        self._job.start()
 
     async def _keep(self) -> None:
         planned = self._settings().backup
@@ -208,8 +204,4 @@ class BackupKeeper:
         return found[-1] if found else None
 
     async def close(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
+        await self._job.close()

@@ -8,7 +8,7 @@ first time it is needed and shut down with the server.
 :class:`Solving` is what the door asks: verdicts with the sysop's budget, winnable deals for
 the levels that deal only those, and the deal of the day. Started with the server, it keeps
 a few winnable deals ready for each such level and chooses the day's deal ahead of the first
-caller, in the background.
+caller, in the background (a supervised job: :class:`door.tasks.Supervised`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from door.engine.solver import Verdict, solve
 from door.solving.daily import choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
 from door.store import DailyDeal, Store, StoreError
+from door.tasks import Supervised
 
 log = logging.getLogger("door")
 
@@ -149,7 +150,7 @@ class Solving:
         self._contests_changed = contests_changed  # a contest opened or closed
         self._daily_lock = asyncio.Lock()
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._job = Supervised("solving", self._background)
 
     @property
     def seconds(self) -> float:
@@ -206,8 +207,7 @@ class Solving:
 
     def start(self) -> None:
         """Begin keeping winnable deals ready and choosing each day's deal ahead of time."""
-        if self._task is None:
-            self._task = asyncio.create_task(self._background(), name="solving")
+        self._job.start()
 
     async def _background(self) -> None:
         while True:
@@ -241,9 +241,5 @@ class Solving:
 
     async def close(self) -> None:
         """Stop the background and the workers (before the store closes)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
+        await self._job.close()
         self.pool.close()

@@ -33,8 +33,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from ansi.keys import DOWN, ENTER, ERASE, ESCAPE, KILL, LEFT, RIGHT, UP, Key, Mouse
 from door.engine import Game, IllegalMove
-from door.net.terminal import DOWN, ENTER, ERASE, ESCAPE, KILL, LEFT, RIGHT, UP, Key, Mouse
 from door.views.pointer import (
     TOP_ROW,
     Spot,

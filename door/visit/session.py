@@ -20,9 +20,10 @@ from door.engine import Card, Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
+from door.net.clocks import describe_seconds
 from door.net.nodes import Nodes, address_key
 from door.net.ssh import public_key_line
-from door.net.terminal import Terminal, describe_seconds
+from door.net.terminal import Terminal
 from door.solving.daily import close_past_days
 from door.solving.pool import Solving
 from door.store import AliasTaken, Store, StoreError

@@ -1,6 +1,8 @@
-"""The ways in a running door listens on: telnet always, SSH and RLOGIN when sysop.toml gives
-them a port. Every way shares one table of nodes (:class:`~door.net.nodes.Nodes`), so the
-limits count every caller once, and each hands its callers to the same visit."""
+"""The ways in a running door listens on, wired to the visits: telnet always, SSH and RLOGIN
+when sysop.toml gives them a port. Every way shares one table of nodes
+(:class:`~door.net.nodes.Nodes`), so the limits count every caller once, and each hands its
+callers to the same visit (:mod:`door.visit.session`). The listeners themselves
+(:mod:`door.net`) know nothing of visits: this is where the two meet."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ import asyncio
 from dataclasses import dataclass
 
 from door.config import Config
+from door.net.detection import DETECT_TIMEOUT
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
 from door.net.nodes import Nodes
 from door.net.rlogin import Arrival, RloginDoor, start_rlogin
 from door.net.ssh import SshDoor, start_ssh
-from door.net.telnet import CLOSE_GRACE, SHUTDOWN_MESSAGE, DoorServer, start_server
-from door.net.terminal import DETECT_TIMEOUT, Terminal
+from door.net.telnet import DoorServer, start_server
+from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store, User
 from door.visit.context import RunningDoor

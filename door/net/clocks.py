@@ -1,0 +1,161 @@
+"""The two clocks of a call: how long the caller has typed nothing, and how long they have left.
+
+:class:`Clocks` says which warning is due and raises :class:`IdleTimeout` or :class:`TimeUp`
+when patience or time has run out; :class:`~door.net.terminal.Terminal` shows the warnings
+and waits no longer than :meth:`Clocks.until_next_check` between looks.
+
+>>> clocks = Clocks(idle_timeout=300, idle_warning=60)
+>>> clocks.idle_warning_due(clocks.last_key - 250)
+'Are you still there? You will be disconnected in 50 seconds.'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+# Seconds before the end of the caller's time at which they are warned, as OpenDoors does.
+TIME_WARNINGS = (300.0, 120.0, 60.0)
+
+
+class VisitEnded(Exception):
+    """The visit is over; :attr:`farewell` is what to tell the caller, if anything."""
+
+    farewell = ""
+
+
+class IdleTimeout(VisitEnded):
+    """The caller typed nothing for :attr:`seconds`."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no input for {seconds:g} seconds")
+        self.seconds = seconds
+        self.farewell = f"No input for {describe_seconds(seconds)}. Goodbye."
+
+
+class TimeUp(VisitEnded):
+    """The caller's time for this call has run out."""
+
+    farewell = "Your time is up. Your game is saved. Goodbye."
+
+
+def describe_seconds(seconds: float) -> str:
+    """A span of time as a caller reads it: seconds under two minutes, else minutes.
+
+    >>> describe_seconds(1), describe_seconds(45.2), describe_seconds(60), describe_seconds(300)
+    ('1 second', '46 seconds', '1 minute', '5 minutes')
+    """
+    whole = max(1, math.ceil(seconds - 1e-6))
+    if whole >= 120 or whole % 60 == 0:
+        minutes = round(whole / 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{whole} second{'s' if whole != 1 else ''}"
+
+
+class Clocks:
+    """The idle clock and the time-left clock of one call, on :func:`time.monotonic`.
+
+    After ``idle_timeout - idle_warning`` seconds without a key the caller is asked if they
+    are still there, and after ``idle_timeout`` (0: never) :class:`IdleTimeout` is raised.
+    :attr:`deadline` (None: never) ends the call with :class:`TimeUp`, after a warning at
+    each of ``time_warnings`` seconds before it; thresholds passed together earn one warning,
+    and none is given before the caller has logged in (the log-in limit comes first).
+    """
+
+    def __init__(
+        self,
+        *,
+        idle_timeout: float = 0.0,
+        idle_warning: float = 0.0,
+        deadline: float | None = None,
+        time_warnings: Sequence[float] = TIME_WARNINGS,
+    ) -> None:
+        self.idle_timeout = idle_timeout
+        self.idle_warning = idle_warning
+        self._time_warnings = tuple(sorted(time_warnings, reverse=True))
+        self._deadline: float | None = None
+        self._warned_at = math.inf  # smallest time-left threshold already warned about
+        self.deadline = deadline
+        self._idle_warned = False
+        #: When the caller last pressed a key that did something (or the call began).
+        self.last_key = time.monotonic()
+
+    @property
+    def deadline(self) -> float | None:
+        """When the caller's time is up, on the :func:`time.monotonic` clock; None: never."""
+        return self._deadline
+
+    @deadline.setter
+    def deadline(self, deadline: float | None) -> None:
+        self._deadline = deadline
+        self._warned_at = math.inf  # a new deadline earns its own warnings
+
+    @property
+    def idle_seconds(self) -> float:
+        """Seconds since the caller's last key (or since the call began)."""
+        return time.monotonic() - self.last_key
+
+    def seconds_left(self) -> float | None:
+        """Seconds until :attr:`deadline`, or None when there is none."""
+        return None if self._deadline is None else self._deadline - time.monotonic()
+
+    def key_pressed(self) -> None:
+        """The caller pressed a key that did something: the idle time starts again."""
+        self.last_key = time.monotonic()
+        self._idle_warned = False
+
+    def time_left_warning(self, *, logged_in: bool) -> str | None:
+        """The time-left warning now due, if any; raises :class:`TimeUp` once time is up."""
+        if self._deadline is None:
+            return None
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeUp()
+        if not logged_in:
+            return None
+        passed = [limit for limit in self._time_warnings if left <= limit < self._warned_at]
+        if not passed:
+            return None
+        self._warned_at = min(passed)
+        return f"You have {describe_seconds(left)} left."
+
+    def idle_warning_due(self, idle_since: float) -> str | None:
+        """The are-you-there warning now due, if any, the caller idle since ``idle_since``;
+        raises :class:`IdleTimeout` once patience has run out."""
+        if self.idle_timeout <= 0:
+            return None
+        idle = time.monotonic() - idle_since
+        if idle >= self.idle_timeout:
+            raise IdleTimeout(self.idle_timeout)
+        if not self._idle_warning_due(idle):
+            return None
+        self._idle_warned = True
+        return (
+            "Are you still there? You will be disconnected in "
+            f"{describe_seconds(self.idle_timeout - idle)}."
+        )
+
+    def until_next_check(self, idle_since: float) -> float | None:
+        """Seconds until a warning or an ending is due, or None if none ever is."""
+        now = time.monotonic()
+        waits = []
+        if self._deadline is not None:
+            left = self._deadline - now
+            waits.append(left)
+            waits.extend(left - limit for limit in self._time_warnings if limit < self._warned_at)
+        if self.idle_timeout > 0:
+            idle = now - idle_since
+            waits.append(self.idle_timeout - idle)
+            if self.idle_warning > 0 and not self._idle_warned:
+                waits.append(self._idle_warn_at() - idle)
+        positive = [wait for wait in waits if wait > 0]
+        if len(positive) < len(waits):
+            return 0.0
+        return min(positive) if positive else None
+
+    def _idle_warning_due(self, idle: float) -> bool:
+        return self.idle_warning > 0 and not self._idle_warned and idle >= self._idle_warn_at()
+
+    def _idle_warn_at(self) -> float:
+        return max(0.0, self.idle_timeout - self.idle_warning)

@@ -1,0 +1,234 @@
+"""What every way in shares: its settings, how a call is held, detected, run and ended, and
+how a listener closes.
+
+Each listener (:mod:`door.net.telnet`, :mod:`door.net.ssh`, :mod:`door.net.rlogin`) does
+only what its protocol needs: it accepts a connection, finds the caller's address, makes
+their :class:`~door.net.terminal.Terminal` (:func:`call_terminal`), holds a node, detects the
+terminal, and hands the rest to these:
+
+- :func:`settle_call` logs how a detected caller came, asks their screen which suits it
+  draws, and starts the call's clock;
+- :func:`guard_call` (:func:`guard_visit` for a caller without a node, as in door mode) runs
+  the visit so that whatever happens in it the caller hears how it ended, the node is freed,
+  and the listener goes on serving;
+- :class:`Listening` keeps a listener's port and whether it is closing, and ends the calls
+  that came its way when it closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ansi.text import sanitize
+from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
+from door.net.nodes import Call, Nodes
+from door.net.terminal import ByteReader, ByteWriter, CallerGone, Terminal
+
+log = logging.getLogger("door")
+
+SHUTDOWN_MESSAGE = "The door is shutting down. Your game is saved."
+SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
+CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
+
+
+class ServerSettings(Protocol):
+    """The fields of :class:`door.config.ServerConfig` the server reads."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def max_nodes(self) -> int: ...
+    @property
+    def max_per_address(self) -> int: ...
+    @property
+    def idle_timeout(self) -> float: ...
+    @property
+    def idle_warning(self) -> float: ...
+    @property
+    def time_limit(self) -> int: ...
+
+
+class HasPeer(Protocol):
+    """A connection that names the address it came from (asyncio, telnetlib3, asyncssh)."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any: ...
+
+
+def peer_address(connection: HasPeer) -> str:
+    """The caller's IP address, or ``unknown``."""
+    peer = connection.get_extra_info("peername")
+    return str(peer[0]) if peer else "unknown"
+
+
+def call_terminal(
+    settings: ServerSettings, reader: ByteReader, writer: ByteWriter, *, echo: bool = True
+) -> Terminal:
+    """A caller's terminal, with the idle time the settings give."""
+    return Terminal(
+        reader,
+        writer,
+        idle_timeout=settings.idle_timeout,
+        idle_warning=settings.idle_warning,
+        echo=echo,
+    )
+
+
+@dataclass
+class Listening:
+    """What a listener keeps of itself: the ``way`` its calls are marked with in the table of
+    ``nodes``, the port it listens on, and why it is closing once it is.
+
+    A listener's ``close`` begins with :meth:`begin_close` (only the first goes on), stops
+    taking connections, calls :meth:`end_calls`, then :meth:`finish_close`.
+    """
+
+    way: str
+    nodes: Nodes
+    port: int = 0
+    #: The reason, once closing has begun.
+    closing: str | None = None
+    _closed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    async def begin_close(self, reason: str) -> bool:
+        """Whether this is the first close; a later one waits for the first to finish."""
+        if self.closing is not None:
+            await self._closed.wait()
+            return False
+        self.closing = reason
+        return True
+
+    async def end_calls(self, grace: float) -> None:
+        """Cancel the visits of the callers who came this way, and give them ``grace``
+        seconds to save and say goodbye (they save in ``finally`` or on cancellation)."""
+        tasks = [call.task for call in self.nodes.calls if call.way == self.way]
+        log.info("closing %s with %d caller(s) on: %s", self.way, len(tasks), self.closing)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+
+    def finish_close(self) -> None:
+        """The listener has closed: a close waiting in :meth:`begin_close` returns."""
+        self._closed.set()
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
+    async def guard(self, call: Call, visit: Callable[[], Awaitable[None]]) -> str:
+        """:func:`guard_call`, a caller cancelled by this listener's close told why."""
+        return await guard_call(call, visit, lambda: self.closing)
+
+
+async def guard_call(
+    call: Call, visit: Callable[[], Awaitable[None]], closing: Callable[[], str | None]
+) -> str:
+    """:func:`guard_visit` for a caller holding a node: cancelled, they are told why, the
+    sysop's words if the sysop ended the call (:meth:`Call.end`), else ``closing()``, the
+    door's as it shuts down. Every way in that holds nodes runs its visits through this."""
+    return await guard_visit(
+        call.node,
+        call.terminal,
+        visit,
+        on_cancel=lambda: call.farewell or closing() or "",
+        cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
+    )
+
+
+async def guard_visit(
+    node: int,
+    terminal: Terminal,
+    visit: Callable[[], Awaitable[None]],
+    *,
+    on_cancel: Callable[[], str] = lambda: "",
+    cancelled: Callable[[], str] = lambda: "shut down",
+) -> str:
+    """Run one visit, then hang up telling the caller how it ended; return the ending.
+
+    The ending, also logged, is "finished", "idle", "time up", "caller gone" or "error"
+    (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
+    (a shutdown, or the sysop ending the call) is told ``on_cancel()``, its ending is
+    ``cancelled()``, and the cancellation goes on. Used for each telnet
+    caller, and for the one caller of a door run by a BBS.
+    """
+    started = time.monotonic()
+    farewell, ending = "", "finished"
+    try:
+        await visit()
+    except asyncio.CancelledError:
+        farewell, ending = on_cancel(), cancelled()
+        raise
+    except VisitEnded as ended:
+        farewell, ending = ended.farewell, _ending(ended)
+    except Exception:
+        log.exception("%s: the visit failed", _who(node, terminal))
+        farewell, ending = SORRY_MESSAGE, "error"
+    finally:
+        if terminal.alias is None:  # not logged in: no game of theirs to keep
+            farewell = farewell.replace(" Your game is saved.", "")
+        await terminal.hang_up(farewell)
+        log.info(
+            "%s: hang-up (%s) after %d s",
+            _who(node, terminal),
+            ending,
+            time.monotonic() - started,
+        )
+    return ending
+
+
+async def settle_call(
+    node: int, came: str, terminal: Terminal, probe_timeout: float, time_limit: int, started: float
+) -> None:
+    """Log how a detected caller came and what their terminal is, ask their screen which suits
+    it draws (a BBS or client between us may re-encode), and start the call's clock."""
+    info = terminal.info
+    log.info(
+        "node %d: %s, %s %dx%d, %s, %s",
+        node,
+        came,
+        info.term_type,
+        info.width,
+        info.height,
+        "ANSI" if info.ansi else "no ANSI",
+        info.charset,
+    )
+    if info.ansi:
+        await probe_and_log(node, terminal, probe_timeout)
+    if time_limit > 0:
+        terminal.deadline = started + 60 * time_limit
+
+
+async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
+    """Ask the caller's screen which suits it draws (see ``Terminal.probe_charset``)."""
+    if await terminal.probe_charset(timeout):
+        info = terminal.info
+        letters = ", suits as letters" if info.suit_letters else ""
+        log.info("node %d: the screen draws %s%s", node, info.charset, letters)
+    else:
+        log.info("node %d: the screen did not say which suits it draws", node)
+
+
+def _ending(ended: VisitEnded) -> str:
+    if isinstance(ended, IdleTimeout):
+        return "idle"
+    if isinstance(ended, TimeUp):
+        return "time up"
+    if isinstance(ended, CallerGone):
+        return "caller gone"
+    return type(ended).__name__
+
+
+def _alias(terminal: Terminal) -> str:
+    return sanitize(terminal.alias or "", 40)
+
+
+def _who(node: int, terminal: Terminal) -> str:
+    """``node 3`` or ``node 3 (Alias)`` for the log."""
+    alias = _alias(terminal)
+    return f"node {node} ({alias})" if alias else f"node {node}"
