@@ -17,7 +17,7 @@ from door.engine import RANKS, SUITS, Game, IllegalMove, Variant
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import UnconfirmedWin, Verdict, solve, wins
 from door.engine.solver.model import FOUNDATION, WASTE, Model, State
-from door.engine.solver.search import Outcome
+from door.engine.solver.search import SearchResult
 
 KNOBS: dict[str, list[Any]] = {
     "draw": [1, 3],
@@ -345,8 +345,8 @@ def test_the_budget_gives_unknown():
 
 
 def test_a_line_the_engine_refuses_is_never_a_win(monkeypatch):
-    def bogus(*args: Any, **kwargs: Any) -> Outcome:
-        return Outcome("won", ("V", "S F"), 1, 1)
+    def bogus(*args: Any, **kwargs: Any) -> SearchResult:
+        return SearchResult("won", ("V", "S F"), 1, 1)
 
     monkeypatch.setattr("door.engine.solver.explore", bogus)
     game = lost_by_burial()

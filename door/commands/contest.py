@@ -16,17 +16,17 @@ import textwrap
 from datetime import datetime, timedelta
 
 from ansi.text import sanitize
-from door.commands.sysop import (
+from door.commands.cli import (
     WIDTH,
     AdminError,
     Column,
     Context,
-    _command,
-    _confirm,
-    _level,
-    _print,
-    _when,
+    add_command,
+    confirm,
+    level_of,
+    print_lines,
     table,
+    when,
 )
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.store import NotFound, Store
@@ -48,7 +48,7 @@ def add_subcommand(commands: argparse._SubParsersAction, common: argparse.Argume
         parents=[common],
     )
     actions = contest.add_subparsers(dest="contest_action", metavar="ACTION", required=True)
-    declare = _command(
+    declare = add_command(
         actions,
         common,
         "declare",
@@ -74,15 +74,15 @@ def add_subcommand(commands: argparse._SubParsersAction, common: argparse.Argume
         metavar="TIME",
         help="how long it stays open: 7d, 36h, 90m, 1d12h",
     )
-    _command(actions, common, "list", "list the contests, with where each stands", _list)
-    show = _command(actions, common, "show", "show a contest: its deals' seals and table", _show)
+    add_command(actions, common, "list", "list the contests, with where each stands", _list)
+    show = add_command(actions, common, "show", "show a contest: its deals' seals and table", _show)
     show.add_argument("name", metavar="NAME")
-    withdraw = _command(
+    withdraw = add_command(
         actions, common, "withdraw", "withdraw a contest that has not opened yet", _withdraw
     )
     withdraw.add_argument("name", metavar="NAME")
     withdraw.add_argument("--yes", action="store_true", help="do it without asking")
-    results = _command(
+    results = add_command(
         actions, common, "results", "print a contest's table (so far, while it is open)", _results
     )
     results.add_argument("name", metavar="NAME")
@@ -133,14 +133,14 @@ async def _find(store: Store, name: str) -> Contest:
 
 
 async def _declare(args: argparse.Namespace, context: Context, store: Store) -> int:
-    level = _level(context, args.level)
+    level = level_of(context, args.level)
     assert level is not None
     opens = opening(args.opens, store.now())
     contest = await store.declare_contest(args.name, level, args.deals, opens, opens + args.length)
     await keep_contests_on_time(store)
     print(
         f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "
-        f"open {_when(contest.opens)} to {_when(contest.closes)}. Its deals are drawn and "
+        f"open {when(contest.opens)} to {when(contest.closes)}. Its deals are drawn and "
         "sealed; their seals are shown when it opens."
     )
     return 0
@@ -161,8 +161,8 @@ async def _list(args: argparse.Namespace, context: Context, store: Store) -> int
                 sanitize(contest.name),
                 str(contest.level),
                 str(contest.deals),
-                _when(contest.opens),
-                _when(contest.closes),
+                when(contest.opens),
+                when(contest.closes),
                 contest.state(now),
                 str(players),
             ]
@@ -176,7 +176,7 @@ async def _list(args: argparse.Namespace, context: Context, store: Store) -> int
         Column("State"),
         Column("Players", right=True),
     ]
-    _print(table(columns, rows))
+    print_lines(table(columns, rows))
     return 0
 
 
@@ -189,7 +189,7 @@ async def _withdraw(args: argparse.Namespace, context: Context, store: Store) ->
     contest = await _find(store, args.name)
     if contest.state(store.now()) != COMING:
         raise AdminError(f"the contest {sanitize(contest.name)!r} has opened: it stands")
-    if not _confirm(f"Withdraw the contest {sanitize(contest.name)!r} and its deals?", args.yes):
+    if not confirm(f"Withdraw the contest {sanitize(contest.name)!r} and its deals?", args.yes):
         print("Nothing was changed.")
         return 1
     await store.withdraw_contest(contest.name)
@@ -212,10 +212,10 @@ async def _print_board(store: Store, name: str, *, deals_first: bool) -> None:
     sections = [_deal_lines(board), result_lines(board)]
     if not deals_first:
         sections = [sections[1], *([sections[0]] if board.deals else [])]
-    _print(_heading(board))
+    print_lines(_heading(board))
     for section in sections:
         print()
-        _print(section)
+        print_lines(section)
 
 
 def _heading(board: ContestBoard) -> list[str]:
@@ -227,7 +227,7 @@ def _heading(board: ContestBoard) -> list[str]:
     }[board.state]
     text = (
         f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "
-        f"{words} {_when(contest.opens)} to {_when(contest.closes)}"
+        f"{words} {when(contest.opens)} to {when(contest.closes)}"
     )
     return textwrap.wrap(text, WIDTH)
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from door import __version__
 from door.commands import door as door_mode
-from door.commands import local, serve, sysop
+from door.commands import local, serve, sysop, users
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
 
 
@@ -60,7 +60,7 @@ def check_config(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(sysop.shorthand(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(users.shorthand(sys.argv[1:] if argv is None else argv))
     if args.command is None:  # no command: serve, on the shipped defaults
         args = parser.parse_args(["serve"])
     return int(args.run(args))

@@ -1,5 +1,11 @@
 """The rules of Canfield as RULES.md writes them: pure Python, no I/O.
 
+:mod:`~door.engine.game` is the :class:`Game` (plays, undo, scoring), built from a deal or
+from a position of RULES.md's JSON (:meth:`Game.from_position`, the format read and checked
+in :mod:`~door.engine.position`); :mod:`~door.engine.cards`, :mod:`~door.engine.moves`,
+:mod:`~door.engine.variant` and :mod:`~door.engine.shuffle` are what a game is made of,
+:mod:`~door.engine.hints` the hints, and :mod:`door.engine.solver` the search.
+
 >>> from door.engine import Game, Variant
 >>> game = Game.deal(Variant(draw=1), number=7)
 >>> result = game.play("v")
@@ -10,6 +16,7 @@
 from door.engine.cards import CARDS, RANKS, SUITS, Card
 from door.engine.game import Game, PlayResult
 from door.engine.moves import IllegalMove, Move
+from door.engine.position import Position
 from door.engine.shuffle import shuffled_order
 from door.engine.variant import Variant, VariantError
 
@@ -22,6 +29,7 @@ __all__ = [
     "IllegalMove",
     "Move",
     "PlayResult",
+    "Position",
     "Variant",
     "VariantError",
     "shuffled_order",

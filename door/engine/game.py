@@ -1,5 +1,11 @@
 """A game of Canfield: the piles, the plays, undo, scoring and the position JSON.
 
+Why one module of some 750 lines: :class:`Game` is one object whose plays, undo, scoring and
+the words for a refused play all read and write the same private state (the snapshots for
+undo, the points not yet settled, the cached targets). Cut into modules, each part would
+reach into the others' privates, which is what :mod:`door.engine.position` no longer does:
+it reads and checks the format, and :meth:`Game.from_position` builds the game.
+
 >>> from door.engine import Game, Variant
 >>> game = Game.deal(Variant(), number=48213)
 >>> game.legal()[0]
@@ -31,7 +37,7 @@ from door.engine.moves import (
     IllegalMove,
     Move,
 )
-from door.engine.position import read_position
+from door.engine.position import Layout, Position
 from door.engine.shuffle import shuffled_order
 from door.engine.status import PLAYING, RESIGNED, STUCK, WON
 from door.engine.variant import Variant
@@ -720,10 +726,56 @@ class Game:
         }
 
     @classmethod
-    def from_dict(cls, position: Mapping[str, Any]) -> Game:
-        """Read a position: its history is replayed from ``order``, so undo works as before.
+    def from_position(cls, position: Position) -> Game:
+        """The game at ``position``: its deal dealt and its history replayed, so undo works as
+        before it was saved; a position with no history whose piles differ from the deal
+        (one laid out by hand) is taken as it stands. ValueError if it is not a possible one.
 
-        A position with no history whose piles differ from the deal (one laid out by hand)
-        is taken as it stands. ValueError if the position is not a possible one.
+        >>> game = Game.from_position(Position.from_dict({"deal": 7, "history": ["V"]}))
+        >>> game.moves, game.history, len(game.waste)
+        (1, ['V'], 3)
         """
-        return read_position(cls, position)
+        game = cls(position.variant, position.order, position.deal)
+        for number, command in enumerate(position.history, start=1):
+            try:
+                game.play(command)
+            except IllegalMove as refusal:
+                raise ValueError(
+                    f"position: history play {number} ({command!r}) is refused: {refusal}"
+                ) from None
+        if position.differs(game.to_dict()):
+            if position.history:
+                raise ValueError("position: the piles do not match what its history gives")
+            game._lay_out(position.layout())
+        elif position.history:
+            position.check_counts(game.score, game.moves)
+        if position.resigned:
+            game.resign()
+        return game
+
+    @classmethod
+    def from_dict(cls, position: Mapping[str, Any]) -> Game:
+        """Read a position object (see :meth:`from_position`); ValueError if it is not a
+        possible one."""
+        return cls.from_position(Position.from_dict(position))
+
+    def _lay_out(self, layout: Layout) -> None:
+        """Put the piles, counts and status of ``layout`` in place, with nothing to undo."""
+        self.reserve, self.deck, self.waste = map(list, (layout.reserve, layout.deck, layout.waste))
+        self.foundations = [list(pile) for pile in layout.foundations]
+        self.tableau = [list(pile) for pile in layout.tableau]
+        self.base_rank = layout.base_rank
+        self._targets_cache = None
+        self.passes_started = layout.passes_started
+        self.moves = layout.moves
+        self.score = layout.score
+        if self.variant.scoring == "vegas":  # always a function of the foundations (fine point 1)
+            self._points = self._cards_points = 0
+            self._settle_score()
+        self.history = []
+        self._snapshots.clear()
+        self.status = layout.status
+        if self.status == PLAYING:
+            if self.cards_on_foundations == 52:
+                self.status = WON
+            self._check_stuck()

@@ -81,20 +81,6 @@ def load_host_key(path: Path) -> asyncssh.SSHKey:
     return asyncssh.read_private_key(path)
 
 
-def public_key_line(text: str) -> str | None:
-    """A public key as a caller pastes it, as the door keeps it (``type base64``), or None
-    when it is not one.
-
-    >>> public_key_line("not a key") is None
-    True
-    """
-    try:
-        key = asyncssh.import_public_key(text.strip())
-    except (asyncssh.KeyImportError, ValueError, TypeError):
-        return None
-    return _key_line(key)
-
-
 def _key_line(key: asyncssh.SSHKey) -> str:
     return " ".join(key.export_public_key("openssh").decode("ascii").split()[:2])
 

@@ -3,7 +3,7 @@
 Only the door's own user (and root) can use it: the socket is made owner-only (0600), and
 each connection's peer is checked again (``SO_PEERCRED``), which also covers the moment
 between making the socket and setting its mode. ``canfield-door sysop who|send|kick|watch|
-status|reload`` (:mod:`door.commands.control`) is the client.
+status|reload`` (:mod:`door.commands.live`) is the client.
 
 The protocol is one JSON object a line. The client sends one request::
 

@@ -1,11 +1,11 @@
 """The door's memory: users, games, variants and scoreboards in SQLite (one file, WAL mode).
 
-Nothing outside this package writes SQL: the session, the game loop and the sysop's tools
+Nothing outside this package writes SQL: the visit, the game loop and the sysop's tools
 ask a :class:`Store` for what they need.
 
 - :mod:`door.store.api` the :class:`Store`: opening, backups, and the parts below
 - :mod:`door.store.base` writes, reads and the helpers every part shares
-- :mod:`door.store.threads` the writer (group commit) and the reader, each in its thread
+- :mod:`door.store.group_commit` the writer (group commit) and the reader, each in its thread
 - :mod:`door.store.users` users: create, log in, drop-file callers, rename, delete
 - :mod:`door.store.games` variants and games: deal, record every play, finish, resume
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets
@@ -16,6 +16,13 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
 - :mod:`door.store.statistics` a user's record worked out from their games
 - :mod:`door.store.records` the frozen dataclasses the store hands back, and its errors
+
+Design notes. :class:`Store` is made of six parts (users, games, scoreboards, the deal of
+the day, winnable deals, contests), each a mixin over :class:`~door.store.base.StoreBase`, not parts it
+holds: they share the one writer, the one reader and the clock that the base keeps, and differ
+only in their SQL, so one object with one set of methods is what the door calls, and a part
+that needs another's answer (a level's variant, from the games part) asks ``self``. Each
+part's module is where a reader looks for its tables' queries.
 """
 
 from door.store.accounts import (

@@ -4,8 +4,8 @@ database, so that nothing outside ``door.store`` writes SQL.
 Its methods come in parts: users (:mod:`door.store.users`), variants and games
 (:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), the
 deal of the day (:mod:`door.store.daily`), winnable deals (:mod:`door.store.winnable`) and
-contests (:mod:`door.store.contests`), over
-the connection and transactions of :mod:`door.store.base`; opening and upkeep are here.
+contests (:mod:`door.store.contests`), over the connection and transactions of
+:mod:`door.store.base`; opening and upkeep are here.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from door.store.base import Clock, configure_reader, configure_writer, stamp, ut
 from door.store.contests import ContestStore
 from door.store.daily import DailyStore
 from door.store.games import GameStore
+from door.store.group_commit import Reader, Writer
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
-from door.store.threads import Reader, Writer
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
 
@@ -53,6 +53,13 @@ class _Opening:
 class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     """Users, games, variants, scoreboards, the deals of the day, the winnable deals kept
     ready and the contests, in one SQLite file.
+
+    Each part is a mixin over :class:`~door.store.base.StoreBase` rather than an object the
+    store holds, because the parts share everything but their SQL: one writer, one reader, one
+    clock. A caller asks the store, not a part (``store.create_user``,
+    ``store.start_game``), so no caller needs to know which part answers; and a part that needs
+    another's answer (the scoreboards, the deal of the day and the winnable deals ask the
+    games part for a level's variant) calls it on ``self``, with no wiring between parts.
 
     >>> import asyncio, tempfile, pathlib
     >>> async def demo(folder):

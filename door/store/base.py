@@ -1,7 +1,7 @@
 """The store's connections, and the helpers every part uses.
 
 Every change is a *write*: a function of the connection that :meth:`StoreBase._write` hands
-to the writer (:mod:`door.store.threads`), which commits writes in groups and returns only
+to the writer (:mod:`door.store.group_commit`), which commits writes in groups and returns only
 after the commit holding this one, so what it reports has reached the disk (WAL with
 ``synchronous = FULL``). Reads go to a second connection beside it (:meth:`StoreBase._reading`
 and :meth:`StoreBase._read`) and see the last commit.
@@ -16,8 +16,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
+from door.store.group_commit import CommitCounts, Reader, Writer
 from door.store.records import NotFound, StoreError
-from door.store.threads import CommitCounts, Reader, Writer
 
 Clock = Callable[[], datetime]
 Row = Sequence[Any]

@@ -22,8 +22,8 @@ from door.store.base import (
     snapshot,
     stamp,
 )
+from door.store.group_commit import Reader, Writer
 from door.store.records import GameRecord, NotFound, StoreError, VariantRow
-from door.store.threads import Reader, Writer
 from door.store.users import user_by_id
 
 GAME_COLUMNS = (

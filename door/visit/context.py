@@ -7,7 +7,7 @@ from typing import Protocol
 
 from ansi.screen import ScreenBuffer
 from door.config import Config
-from door.net.nodes import Nodes
+from door.net.nodes import Nodes, address_key
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
@@ -137,3 +137,9 @@ class Visit:
             page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
         self.terminal.write(page)
         self.terminal.replay = lambda: page  # the text only: the page's cells are let go
+
+
+def caller_address(visit: Visit) -> str:
+    """Where the caller is calling from, as limits per address count it; '' if unknown."""
+    call = visit.nodes.call(visit.node) if visit.nodes is not None else None
+    return address_key(call.address) if call is not None else ""

@@ -2,6 +2,10 @@
 
 Every accepted play is committed to the store before the caller sees its result, so a
 dropped line or a killed server never loses a play the caller has seen.
+
+Why one module of some 570 lines: it is one loop, a key to the engine to the store to the
+screen, and each step (a play, a refusal, a hint, the game's end) works on the one
+:class:`GameScreen`; the keys themselves are read in :mod:`door.visit.keys`.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ ORDINARY = GameTerms()
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class GameLabels:
     """What the game screen says of the game itself, never its deal while it is scored and
     being played: ``caption`` (the title's right), ``footnote`` (the row under the
     columns) and how the game starts (``opening``)."""
@@ -94,27 +98,27 @@ class Table:
     opening: str
 
 
-def table_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Table:
+def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> GameLabels:
     """The words for a game: a scored game by its number and seal until it ends, then its
     deal and salt (or, under ``terms.sealed_until``, still its seal); a practice game by its
     deal from the start."""
     deal = game.deal_number
     if record.practice:
         name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
-        return Table(name, PRACTICE_NOTE, f"{name}.")
+        return GameLabels(name, PRACTICE_NOTE, f"{name}.")
     caption = f"Game {record.id}"
     if game.status != PLAYING and deal is not None and not terms.sealed_until:
         salt = f"  salt {record.salt}" if record.salt else ""
-        return Table(caption, f"Deal {deal}{salt}", f"{caption}.")
+        return GameLabels(caption, f"Deal {deal}{salt}", f"{caption}.")
     if record.salt is None or deal is None:
-        return Table(caption, "", f"{caption}.")
+        return GameLabels(caption, "", f"{caption}.")
     sealed = seal(deal, record.salt)
     when = terms.sealed_until or "at the end"
-    return Table(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
+    return GameLabels(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class GameExit:
     """How a game screen ended: ``next_deal`` when the caller resigned for a new deal;
     ``practice`` for a game that is not scored."""
 
@@ -162,7 +166,7 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
-        table = table_of(self.record, self.game, self.terms)
+        labels = labels_of(self.record, self.game, self.terms)
         draw_board(
             self.buffer,
             game or self.game,
@@ -171,8 +175,8 @@ class GameScreen:
             self.message,
             self.message_style,
             self.prompt,
-            caption=table.caption,
-            footnote=table.footnote,
+            caption=labels.caption,
+            footnote=labels.footnote,
         )
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
@@ -259,7 +263,7 @@ class GameScreen:
 
 async def play_game(
     visit: Visit, level: Level, game_id: int, game: Game, terms: GameTerms = ORDINARY
-) -> Outcome:
+) -> GameExit:
     """Play until the game ends or the caller leaves it; every play is stored first.
 
     A scored game's deal number is shown only once the game is over (or, under ``terms``,
@@ -276,7 +280,7 @@ async def play_game(
         # The prompt says "? for help"; the message line need not say it again, but for a
         # game a line per play, whose prompt is short.
         help_hint = " Type ? for help." if screen.look.terse else ""
-        opening = table_of(record, game, terms).opening
+        opening = labels_of(record, game, terms).opening
         screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
         if not screen.look.terse:  # a game a line per play has no board to click on
             terminal.report_mouse(True)
@@ -319,7 +323,7 @@ async def play_game(
         terminal.report_mouse(False)  # the caller leaves the board, however they leave it
 
 
-async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> Outcome | None:
+async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> GameExit | None:
     """Do what a key led to: run a command, or show the typing, the pointer or a word."""
     if step.hot:
         visit.terminal.expect_enter()
@@ -337,12 +341,12 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> O
 
 async def _command(
     visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
-) -> Outcome | None:
+) -> GameExit | None:
     """Run one command line; ``said`` is what to show after an ordinary play (the
     pointer's play, as a command)."""
     game = screen.game
     if command == QUIT:
-        return Outcome(game.status, practice=screen.record.practice)
+        return GameExit(game.status, practice=screen.record.practice)
     if command == REDRAW:
         screen.say("")
         screen.draw(full=True)
@@ -379,7 +383,7 @@ async def _command(
             except StoreError:
                 return await _played_elsewhere(visit, screen)
             await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
-            return Outcome(game.status, next_deal=True, practice=screen.record.practice)
+            return GameExit(game.status, next_deal=True, practice=screen.record.practice)
         screen.say("You play on.")
         screen.draw()
         return None
@@ -404,7 +408,7 @@ async def _command(
     return None
 
 
-async def _played_elsewhere(visit: Visit, screen: GameScreen) -> Outcome:
+async def _played_elsewhere(visit: Visit, screen: GameScreen) -> GameExit:
     """The stored game went on without this screen (the caller on a second line, say): the
     play is not taken, and the game is kept as it stands in the store."""
     screen.say(
@@ -415,7 +419,7 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> Outcome:
     screen.draw()
     await visit.terminal.flush()
     await visit.terminal.read_key()
-    return Outcome(PLAYING)
+    return GameExit(PLAYING)
 
 
 def _look_at(screen: GameScreen, pile: str) -> None:
@@ -457,7 +461,7 @@ def _time_is_up(visit: Visit, terms: GameTerms) -> bool:
     return terms.closes is not None and visit.store.now() >= terms.closes
 
 
-async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Outcome:
+async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> GameExit:
     """The day of this deal of the day ended while it was played: it counts as resigned."""
     game = screen.game
     game.resign()
@@ -469,7 +473,7 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Outc
     screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
     await visit.terminal.read_line(COMMAND_LENGTH)
-    return Outcome(game.status, practice=screen.record.practice)
+    return GameExit(game.status, practice=screen.record.practice)
 
 
 async def _show_result(
@@ -512,7 +516,7 @@ async def _play_up(visit: Visit, screen: GameScreen, result: PlayResult) -> None
 
 async def _game_over(
     visit: Visit, screen: GameScreen, game_id: int, *, ended_now: bool = True
-) -> Outcome:
+) -> GameExit:
     game = screen.game
     if ended_now:
         visit.game_ended()
@@ -546,7 +550,7 @@ async def _game_over(
     visit.terminal.expect_enter(0.0)
     await visit.terminal.flush()
     await visit.terminal.read_key()  # Enter, or any key, as on every page
-    return Outcome(game.status, practice=screen.record.practice)
+    return GameExit(game.status, practice=screen.record.practice)
 
 
 async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:

@@ -66,6 +66,12 @@ async def ask_line(
     return (await visit.terminal.read_line(max_length, mask=mask)).strip()
 
 
+async def say(visit: Visit, text: str) -> None:
+    """A line of its own under what is on the screen, without a page around it."""
+    visit.terminal.write(f"\r\n{text}\r\n")
+    await visit.terminal.flush()
+
+
 def whole_number(text: str) -> int | None:
     """A number the caller typed: ASCII digits only, else None (never an exception).
 

@@ -18,7 +18,7 @@ _CHECK_EVERY = 256
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class SearchResult:
     """What one search found: 'won' with its commands, 'lost', or 'unknown'."""
 
     result: str
@@ -34,7 +34,7 @@ def explore(
     deadline: float,
     max_nodes: int | None,
     max_states: int,
-) -> Outcome:
+) -> SearchResult:
     """Look for a won position reachable from ``root`` before the budget runs out.
 
     ``seen`` maps each layout key to the waste classes searched of it (see
@@ -54,7 +54,7 @@ def explore(
         for move, child in frames[-1]:
             if child is None:
                 line = _line(model, states, [*moves, move])
-                return Outcome("won", line, nodes, len(seen))
+                return SearchResult("won", line, nodes, len(seen))
             child_key, waste = layout(child)
             known = seen.get(child_key)
             if known is None:
@@ -68,7 +68,7 @@ def explore(
             nodes += 1
             if nodes >= checkpoint:
                 if nodes >= node_limit or len(seen) >= max_states or perf_counter() > deadline:
-                    return Outcome("unknown", (), nodes, len(seen))
+                    return SearchResult("unknown", (), nodes, len(seen))
                 checkpoint = min(node_limit, nodes + _CHECK_EVERY)
             states.append(child)
             moves.append(move)
@@ -79,7 +79,7 @@ def explore(
             states.pop()
             if moves:
                 moves.pop()
-    return Outcome("lost", (), nodes, len(seen))
+    return SearchResult("lost", (), nodes, len(seen))
 
 
 def _line(model: Model, states: list[State], moves: list[Move]) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ansi.text import sanitize
-from door.commands.sysop import AdminError, Column, _context, table
+from door.commands.cli import AdminError, Column, read_context, table
 from door.config import ConfigError
 from door.running.control import control_path
 
@@ -119,7 +119,7 @@ def _runner(command: Run) -> Callable[[argparse.Namespace], int]:
         if hasattr(sys.stdout, "reconfigure"):
             sys.stdout.reconfigure(errors="replace")
         try:
-            context = _context(args)
+            context = read_context(args)
             return command(args, control_path(context.database))
         except (AdminError, ConfigError) as error:
             print(f"canfield-door sysop: {error}", file=sys.stderr)

@@ -41,7 +41,7 @@ GROUP_LIMIT = 200
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class WriteResult:
     """What one write came to: its value, or the error it raised."""
 
     value: Any = None
@@ -165,7 +165,7 @@ class Writer(Connection):
             # The write lock, waited for once for the group (another program may hold it).
             await self.call(self._begin)
         except Exception as error:
-            outcomes = [Outcome(error=error)] * len(group)
+            outcomes = [WriteResult(error=error)] * len(group)
         else:
             outcomes = await self._together(works)
             if outcomes is None:
@@ -182,7 +182,7 @@ class Writer(Connection):
         assert self.db is not None
         self.db.execute("BEGIN IMMEDIATE")
 
-    async def _together(self, works: list[Work]) -> list[Outcome] | None:
+    async def _together(self, works: list[Work]) -> list[WriteResult] | None:
         """In the transaction begun: each write in its savepoint, then one commit; None if
         the group as a whole failed (rolled back: nothing of it stored)."""
         assert self.db is not None
@@ -201,15 +201,15 @@ class Writer(Connection):
         self._writes += len(works)
         return outcomes
 
-    async def _alone(self, work: Work) -> Outcome:
+    async def _alone(self, work: Work) -> WriteResult:
         """``work`` in a transaction of its own."""
         try:
             await self.call(self._begin)
         except sqlite3.Error as error:
-            return Outcome(error=error)
+            return WriteResult(error=error)
         return await self._commit_one(work)
 
-    async def _commit_one(self, work: Work) -> Outcome:
+    async def _commit_one(self, work: Work) -> WriteResult:
         """In the transaction begun: ``work``, then the commit."""
         assert self.db is not None
         db = self.db
@@ -218,10 +218,10 @@ class Writer(Connection):
             await self.call(db.execute, "COMMIT")
         except Exception as error:
             _roll_back(db)
-            return Outcome(error=error)
+            return WriteResult(error=error)
         self._commits += 1
         self._writes += 1
-        return Outcome(value)
+        return WriteResult(value)
 
     async def close(self) -> None:
         """Commit what is queued, then close."""
@@ -240,7 +240,7 @@ class Writer(Connection):
         await super().close()
 
 
-def _in_savepoint(db: sqlite3.Connection, work: Work) -> Outcome:
+def _in_savepoint(db: sqlite3.Connection, work: Work) -> WriteResult:
     """``work(db)`` inside a savepoint, undone if it raises; sqlite3.Error if the savepoint
     itself fails (the transaction is then lost)."""
     db.execute("SAVEPOINT write")
@@ -249,9 +249,9 @@ def _in_savepoint(db: sqlite3.Connection, work: Work) -> Outcome:
     except Exception as error:
         db.execute("ROLLBACK TO write")
         db.execute("RELEASE write")
-        return Outcome(error=error)
+        return WriteResult(error=error)
     db.execute("RELEASE write")
-    return Outcome(value)
+    return WriteResult(value)
 
 
 def _roll_back(db: sqlite3.Connection) -> None:

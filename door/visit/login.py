@@ -1,0 +1,103 @@
+"""Logging a telnet caller in: alias and password, with a pause that grows after each wrong
+password and a hang-up after :data:`LOGIN_TRIES`; a new alias leads to signing up
+(:mod:`door.visit.signup`). And :func:`claim_node`: one caller, one node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ansi.text import sanitize
+from door.net.clocks import describe_seconds
+from door.store.accounts import (
+    alias_key,
+)
+from door.store.records import User
+from door.views.pages import (
+    Text,
+    welcome_lines,
+)
+from door.visit.context import Visit, caller_address
+from door.visit.screens import ask_line
+from door.visit.signup import ALIAS_LENGTH, PASSWORD_LENGTH, sign_up
+
+log = logging.getLogger("door")
+
+
+LOGIN_TRIES = 3
+LOGIN_DELAY = 1.0  # seconds after the first wrong password; doubled after each one
+NEW = "NEW"
+
+
+async def log_in(visit: Visit) -> User | None:
+    """Ask for an alias and password (or sign up); None when the caller fails too often."""
+    config = visit.config
+    lines = welcome_lines(config.bbs.name, config.bbs.sysop, visit.node)
+    failures = 0
+    message = ""  # shown until the caller's next answer: a wrong password stays in view
+    while failures < LOGIN_TRIES:
+        alias = await ask_line(
+            visit, "Canfield", lines, "Your alias (or NEW): ", message, max_length=ALIAS_LENGTH
+        )
+        message = ""
+        if not alias:
+            continue
+        if alias.upper() == NEW:
+            user = await sign_up(visit, "")
+        elif await visit.store.find_user(alias) is None:
+            user = await sign_up(visit, alias)
+        else:
+            wait = await visit.store.login_wait(alias_key(alias), caller_address(visit))
+            if wait > 0:
+                # Wrong passwords from many calls: the alias (or the address) rests a while.
+                failures += 1
+                log.info("node %d: log-in as %s refused for now", visit.node, sanitize(alias))
+                message = f"Too many wrong passwords lately. Try again in {describe_seconds(wait)}."
+                continue
+            password = await ask_line(
+                visit,
+                "Canfield",
+                lines,
+                f"Password for {sanitize(alias)}: ",
+                max_length=PASSWORD_LENGTH,
+                mask=True,
+            )
+            user = await visit.store.authenticate(alias, password, address=caller_address(visit))
+            if user is None:
+                failures += 1
+                log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
+                message = f"Wrong password for {sanitize(alias)}. Try again."
+                if failures < LOGIN_TRIES:
+                    await asyncio.sleep(LOGIN_DELAY * 2 ** (failures - 1))  # slower each time
+                continue
+        if user is not None:
+            return user
+    await visit.terminal.hang_up("Too many wrong passwords. Goodbye.")
+    return None
+
+
+async def claim_node(visit: Visit, user: User) -> bool:
+    """Make this node the one ``user`` is logged in on; False if they would rather not.
+
+    A user already on another node is asked whether to take that call over: its visit ends
+    as at a shutdown, with its game saved, before this one goes on, so that two visits never
+    play one game.
+    """
+    nodes = visit.nodes
+    if nodes is None:
+        return True
+    while (other := nodes.holder(user.id, besides=visit.node)) is not None:
+        answer = await ask_line(
+            visit,
+            "Canfield",
+            [Text(f"You are logged in on node {other.node} already."), ""],
+            f"Take over your call on node {other.node}? (Y/N) ",
+            max_length=3,
+        )
+        if answer.upper() not in ("Y", "YES"):
+            return False
+        await nodes.take_over(other)
+        log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other.node)
+    nodes.log_in(visit.node, user.id)
+    return True

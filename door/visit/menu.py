@@ -1,0 +1,139 @@
+"""The main menu, and the pages it shows: the scoreboards, the caller's statistics and the
+rules. Games are in :mod:`door.visit.games`, the deal of the day in
+:mod:`door.visit.daily`, the terminal settings in :mod:`door.visit.settings`.
+"""
+
+from __future__ import annotations
+
+from ansi.text import sanitize
+from door.views.pages import (
+    Entry,
+    PageLine,
+    Text,
+    high_score_lines,
+    standing_lines,
+    statistics_lines,
+)
+from door.views.texts import rules_lines
+from door.visit.contests import contests, latest_table
+from door.visit.context import Visit
+from door.visit.daily import deal_of_the_day
+from door.visit.games import choose_and_play, level_numbered, numbered_deal, resume
+from door.visit.screens import wait_key, whole_number
+from door.visit.settings import settings
+
+
+async def main_menu(visit: Visit, message: str = "") -> None:
+    while True:
+        assert visit.user is not None
+        visit.refresh()
+        visit.doing("main menu")
+        saved = await visit.store.unfinished_levels(visit.user.id)
+        entries: list[PageLine] = [
+            Text(f"Hello, {sanitize(visit.user.alias)}."),
+            "",
+            Entry("P", "Play a game"),
+        ]
+        if len(saved) == 1:
+            entries.append(Entry("R", f"Resume your saved game (level {saved[0]})"))
+        elif saved:
+            names = ", ".join(map(str, saved[:-1])) + f" and {saved[-1]}"
+            entries.append(Entry("R", f"Resume one of your saved games (levels {names})"))
+        if visit.solving is not None:
+            entries.append(Entry("D", "Deal of the day"))
+        entries += [
+            Entry("C", "Contests"),
+            Entry("#", "Play a numbered deal"),
+            Entry("S", "Scoreboards"),
+            Entry("M", "My statistics"),
+            Entry("I", "Instructions: the rules of Canfield"),
+            Entry("T", "Terminal settings"),
+            Entry("G", "Goodbye"),
+        ]
+        title = f"Canfield - {visit.config.bbs.name}"
+        key = await wait_key(visit, title, entries, "Your choice: ", message)
+        message = ""
+        if key == "G":
+            return
+        if key == "P":
+            message = await choose_and_play(visit)
+        elif key == "R" and saved:
+            message = await resume(visit, saved)
+        elif key == "#":
+            message = await numbered_deal(visit)
+        elif key == "D" and visit.solving is not None:
+            message = await deal_of_the_day(visit)
+        elif key == "C":
+            message = await contests(visit)
+        elif key == "S":
+            visit.doing("reading the scoreboards")
+            await scoreboards(visit)
+        elif key == "M":
+            visit.doing("reading their statistics")
+            await statistics(visit)
+        elif key == "I":
+            visit.doing("reading the rules")
+            await show_paged(visit, "The rules of Canfield", rules_lines(visit.config.levels))
+        elif key == "T":
+            visit.doing("terminal settings")
+            await settings(visit)
+        else:
+            message = "Press one of the keys shown."
+
+
+async def scoreboards(visit: Visit) -> None:
+    config = visit.config
+    message = ""
+    while True:
+        lines: list[PageLine] = [
+            Entry(str(level.number), f"High scores: {level.name}") for level in config.levels
+        ]
+        lines += [
+            Entry("A", "All callers' standings"),
+            Entry("C", "The contest's table"),
+            Entry("Q", "Back to the menu"),
+        ]
+        key = await wait_key(visit, "Scoreboards", lines, "Which board? ", message)
+        if key == "C":
+            await latest_table(visit)
+        elif key == "A":
+            standings = await visit.store.standings(config.scoreboard.standings)
+            await wait_key(visit, "Standings", standing_lines(standings), "Press any key. ")
+        elif (number := whole_number(key)) is not None and (
+            level := level_numbered(config, number)
+        ) is not None:
+            scores = await visit.store.high_scores(level, config.scoreboard.high_scores)
+            await wait_key(
+                visit,
+                f"High scores - {level.name}",
+                high_score_lines(level, scores),
+                "Press any key. ",
+            )
+        elif key in ("Q", "\r"):
+            return
+        else:
+            message = "Press a level's number, A, C or Q."
+            continue
+        message = ""
+
+
+async def statistics(visit: Visit) -> None:
+    assert visit.user is not None
+    levels = visit.config.levels
+    for index, level in enumerate(levels, start=1):
+        stats = await visit.store.statistics(visit.user.id, level)
+        recent = await visit.store.recent_results(visit.user.id, 10, level.number)
+        more = index < len(levels)
+        key = await wait_key(
+            visit,
+            f"Your statistics - {sanitize(visit.user.alias)} ({index}/{len(levels)})",
+            statistics_lines(level, stats, recent),
+            "Any key for the next level, Q to stop. " if more else "Press any key. ",
+        )
+        if key == "Q":
+            return
+
+
+async def show_paged(visit: Visit, title: str, lines: list[PageLine]) -> None:
+    """A long text a page at a time (never a paragraph split where it can be helped)."""
+    await wait_key(visit, title, lines, "Press any key. ")
