@@ -6,10 +6,13 @@ matching the deals revealed then."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import json
 import logging
 import re
 import sqlite3
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,14 +23,17 @@ from conftest import SHIPPED_CONFIG, door_config
 from test_rlogin import ABC, XYZ, RloginDoor, linked_caller
 from test_visit import sign_up
 
+from door.bulletin import gather, render
 from door.commands.main import main
-from door.config import RloginConfig
+from door.config import Config, RloginConfig
+from door.contests import keep_contests_on_time
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.fairness import seal
 from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
+from door.store.contests import Contest
 
 BOARDS = {"Another Board", "Xylophone BBS"}
 TABLE_ROW = re.compile(
@@ -388,22 +394,26 @@ async def test_a_contest_is_withdrawn_only_before_it_opens(tmp_path, capsys) -> 
     assert "has opened: it stands" in capsys.readouterr().err
 
 
-async def test_the_bulletins_carry_the_contests_table_and_its_seals_then_its_deals(
-    tmp_path: Path,
-) -> None:
-    import json
-
-    from door.bulletin import gather, render
-    from door.contests import keep_contests_on_time
-
+@contextlib.asynccontextmanager
+async def a_contest(
+    tmp_path: Path, name: str, opens_in: timedelta, length: timedelta
+) -> AsyncIterator[tuple[Store, Clock, Config, Contest]]:
+    """A store on the test's clock with a contest of three deals at level 1 declared."""
     config = door_config(tmp_path)
     clock = Clock()
     async with Store.open(config.server.database, clock=clock) as store:
+        opens = clock.now + opens_in
+        contest = await store.declare_contest(name, config.level(1), 3, opens, opens + length)
+        yield store, clock, config, contest
+
+
+async def test_the_bulletins_carry_the_contests_table_and_its_seals_then_its_deals(
+    tmp_path: Path,
+) -> None:
+    hour, week = timedelta(hours=1), timedelta(days=7)
+    async with a_contest(tmp_path, "Autumn Cup", hour, week) as (store, clock, config, contest):
         level = config.level(1)
-        opens = clock.now + timedelta(hours=1)
-        contest = await store.declare_contest(
-            "Autumn Cup", level, 3, opens, opens + timedelta(days=7)
-        )
+        opens = contest.opens
         deals = await store.contest_deals(contest.id)
         secrets = [word for deal in deals for word in (str(deal.deal), deal.salt)]
         clock.now = opens + timedelta(minutes=1)
@@ -490,13 +500,9 @@ async def test_ten_deals_fit_one_page_and_0_plays_the_tenth(tmp_path: Path) -> N
 async def test_the_table_ranks_by_score_then_fewer_moves_then_who_finished_first(
     tmp_path: Path,
 ) -> None:
-    config = door_config(tmp_path)
-    clock = Clock()
-    async with Store.open(config.server.database, clock=clock) as store:
+    day = timedelta(days=1)
+    async with a_contest(tmp_path, "Ladder", timedelta(0), day) as (store, clock, config, contest):
         level = config.level(1)
-        contest = await store.declare_contest(
-            "Ladder", level, 3, clock.now, clock.now + timedelta(days=1)
-        )
 
         async def finish(alias: str, plays: list[str], number: int = 1) -> None:
             user = await store.find_user(alias) or await store.create_user(alias, "secret-one1")

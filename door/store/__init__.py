@@ -18,11 +18,11 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.records` the frozen dataclasses the store hands back, and its errors
 
 Design notes. :class:`Store` is made of six parts (users, games, scoreboards, the deal of
-the day, winnable deals, contests), each a mixin over :class:`~door.store.base.StoreBase`, not parts it
-holds: they share the one writer, the one reader and the clock that the base keeps, and differ
-only in their SQL, so one object with one set of methods is what the door calls, and a part
-that needs another's answer (a level's variant, from the games part) asks ``self``. Each
-part's module is where a reader looks for its tables' queries.
+the day, winnable deals, contests), each a mixin over :class:`~door.store.base.StoreBase`,
+not parts it holds: they share the one writer, the one reader and the clock that the base
+keeps, and differ only in their SQL, so one object with one set of methods is what the door
+calls, and a part that needs another's answer (a level's variant, from the games part) asks
+``self``. Each part's module is where a reader looks for its tables' queries.
 """
 
 from door.store.accounts import (
