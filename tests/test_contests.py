@@ -28,6 +28,7 @@ from door.commands.main import main
 from door.config import Config, RloginConfig
 from door.contests import keep_contests_on_time
 from door.engine import Game
+from door.engine.solver import solve
 from door.engine.status import PLAYING
 from door.fairness import seal
 from door.running.ways import open_ways
@@ -152,11 +153,11 @@ async def check_table(door: ContestDoor, caller: Caller) -> None:
     await back_to_menu(caller)
 
 
-async def start(caller: Caller, number: int) -> int:
+async def start(caller: Caller, number: int, contest: str = "Winter Cup") -> int:
     """Deal ``number`` of the contest, from its page; the game's id from the board."""
     await caller.key(str(number))
     await caller.wait_for(r"Command \(\? for help\)")
-    assert f"Winter Cup, deal {number}" in caller.row(1)
+    assert f"{contest}, deal {number}" in caller.row(1)
     found = re.search(r"Game (\d+)", caller.row(1))
     assert found is not None
     return int(found.group(1))
@@ -554,3 +555,44 @@ def _scoring_line(game: Game) -> list[str]:
                 return [*line, play]
         trial.play("V")
         line.append("V")
+
+
+async def test_a_won_contest_deal_goes_on_the_table_and_keeps_its_deal_sealed(
+    tmp_path: Path,
+) -> None:
+    door = await open_contest_door(tmp_path)
+    try:
+        level = door.config.level(1)
+        now = door.clock.now
+        # A contest whose first deal the solver wins at once (most deals of level 1 are):
+        # one that is not is withdrawn before it opens, as a sysop may.
+        while True:
+            contest = await door.store.declare_contest(
+                "Sprint", level, 3, now + timedelta(hours=1), now + timedelta(days=1)
+            )
+            first = (await door.store.contest_deals(contest.id))[0]
+            verdict = solve(Game.deal(level.variant, first.deal), max_seconds=10)
+            if verdict.result == "won":
+                break
+            await door.store.withdraw_contest("Sprint")
+        door.clock.now = contest.opens
+        alice = await sign_up(door.telnet, "Alice")
+        await alice.key("C")
+        await alice.wait_for("Contest - Sprint[\\s\\S]*Your choice")
+        game_id = await start(alice, 1, "Sprint")
+        for command in verdict.line:
+            await alice.type(command)
+        screen = await alice.wait_for("You won! Final score", timeout=60)
+        assert "It is on the contest's table." in screen
+        assert f"Seal {first.seal} (deal and salt shown at the close)" in screen
+        assert str(first.deal) not in screen and first.salt not in screen
+        assert first.salt.encode() not in bytes(alice.received)
+        assert str(first.deal).encode() not in bytes(alice.received)
+        await alice.type("")
+        screen = await alice.wait_for("Well played! Your win is on the contest's table.")
+        record = await door.store.game_record(game_id)
+        assert record.status == "won"
+        assert f"Deal 1: won, score {record.score} in {record.moves} moves" in screen
+        await alice.hang_up()
+    finally:
+        await door.close()

@@ -140,6 +140,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         closes=contest.closes,
         closed="The contest is over",
         resign=RESIGN,
+        won="It is on the contest's table.",
     )
     shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
     outcome = await play_game(visit, shown, game_id, game, terms)

@@ -74,7 +74,8 @@ class GameTerms:
       must stay secret still ("" shows the deal and salt at the end);
     - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
       caller is told then (as a deal of the day's game ends with its day);
-    - ``resign``: the question that confirms N.
+    - ``resign``: the question that confirms N;
+    - ``won``: what a win says in place of its place on the level's high scores.
     """
 
     no_hints: str = ""
@@ -82,6 +83,7 @@ class GameTerms:
     closes: datetime | None = None
     closed: str = ""
     resign: str = RESIGN_FOR_NEW
+    won: str = ""
 
 
 ORDINARY = GameTerms()
@@ -558,12 +560,9 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
     caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
     screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
-    if screen.record.practice:
-        screen.say(
-            f"You won! Final score {game.score} in {game.moves} moves. "
-            "Practice: it is not on the high scores.",
-            GOOD_NEWS,
-        )
+    if screen.record.practice or screen.terms.won:
+        where = screen.terms.won or "Practice: it is not on the high scores."
+        screen.say(f"You won! Final score {game.score} in {game.moves} moves. {where}", GOOD_NEWS)
         return
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
     place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
