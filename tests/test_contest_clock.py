@@ -26,15 +26,17 @@ SECOND = timedelta(seconds=1)
 
 
 async def declare(database: Path, config: Path, name: str, opens: datetime, closes: datetime):
-    """A contest of three deals at level 1, declared as the sysop's command does."""
-    async with Store.open(database) as store:
+    """A contest of three deals at level 1, declared as the sysop's command does (on a
+    clock that stands at its opening, however slow a busy machine makes the test)."""
+    async with Store.open(database, clock=lambda: opens) as store:
         level = load_config(config).level(1)
         return await store.declare_contest(name, level, 3, opens, closes)
 
 
 async def begin_a_deal(database: Path, contest: Contest, alias: str) -> int:
-    """A caller's game of the contest's first deal, begun and left unfinished; its id."""
-    async with Store.open(database) as store:
+    """A caller's game of the contest's first deal, begun (at its opening, by the clock of
+    this store) and left unfinished; its id."""
+    async with Store.open(database, clock=lambda: contest.opens) as store:
         user = await store.create_user(alias, "secret-one1")
         level = load_config(database.parent / "sysop.toml").level(1)
         game_id, game = await store.start_contest_game(user.id, contest, 1, level)
