@@ -3,8 +3,9 @@ database, so that nothing outside ``door.store`` writes SQL.
 
 Its methods come in parts: users (:mod:`door.store.users`), variants and games
 (:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), the
-deal of the day (:mod:`door.store.daily`) and winnable deals (:mod:`door.store.winnable`), over
-the connection and transactions of :mod:`door.store.base`; opening and upkeep are here.
+deal of the day (:mod:`door.store.daily`), winnable deals (:mod:`door.store.winnable`) and
+contests (:mod:`door.store.contests`), over the connection and transactions of
+:mod:`door.store.base`; opening and upkeep are here.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from door.store.base import (
     stamp,
     utc_now,
 )
+from door.store.contests import ContestStore
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.group_commit import Reader, Writer
@@ -61,9 +63,9 @@ class _Opening:
             await self._store.close()
 
 
-class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
-    """Users, games, variants, scoreboards, the deals of the day and the winnable deals
-    kept ready, in one SQLite file.
+class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, WinnableStore):
+    """Users, games, variants, scoreboards, the deals of the day, the winnable deals kept
+    ready and the contests, in one SQLite file.
 
     Each part is a mixin over :class:`~door.store.base.StoreBase` rather than an object the
     store holds, because the parts share everything but their SQL: one writer, one reader, one

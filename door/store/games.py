@@ -83,11 +83,11 @@ def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
 
 
 def unfinished_game(db: sqlite3.Connection, user_id: int, level: int) -> int | None:
-    """The user's saved game at this level (a deal of the day's game is not one)."""
+    """The user's saved game at this level (a deal of the day's or a contest's is not one)."""
     rows = fetch_all(
         db,
         "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing' "
-        "AND day IS NULL",
+        "AND day IS NULL AND contest_id IS NULL",
         (user_id, level),
     )
     return rows[0][0] if rows else None
@@ -308,7 +308,7 @@ class GameStore(VariantStore):
         """The levels at which the user has a game to resume, in order."""
         rows = await self._read(
             "SELECT level FROM games WHERE user_id = ? AND status = 'playing' AND day IS NULL "
-            "ORDER BY level",
+            "AND contest_id IS NULL ORDER BY level",
             (user_id,),
         )
         return [row[0] for row in rows]

@@ -170,6 +170,45 @@ _VERSION_7 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
 
 # What `sysop status` and the daily limit read: the games started since midnight.
 _VERSION_8 = ("CREATE INDEX games_by_start ON games (started)",)
+# Contests: a set of sealed deals everyone plays once between two times, and one table.
+# A contest's deals are drawn from `secrets` when it is declared and kept with their salts;
+# its games are ordinary games that name the contest and the deal's place in it (1 to N).
+_VERSION_9 = (
+    """
+    CREATE TABLE contests (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL,
+        name_key    TEXT NOT NULL UNIQUE,         -- the name folded, to compare
+        level       INTEGER NOT NULL,             -- the menu number it is played at
+        variant_id  INTEGER NOT NULL REFERENCES variants (id),
+        opens       TEXT NOT NULL,
+        closes      TEXT NOT NULL,
+        made        TEXT NOT NULL,
+        opened      TEXT,                         -- when the door opened it (seals shown)
+        closed      TEXT,                         -- when it closed (deals and salts shown)
+        CHECK (closes > opens)
+    )
+    """,
+    """
+    CREATE TABLE contest_deals (
+        contest_id  INTEGER NOT NULL REFERENCES contests (id) ON DELETE CASCADE,
+        number      INTEGER NOT NULL,             -- 1 to N: how callers know the deal
+        deal        INTEGER NOT NULL,             -- from `secrets`; secret until the close
+        salt        TEXT NOT NULL,                -- the salt of the deal's seal
+        PRIMARY KEY (contest_id, number)
+    )
+    """,
+    "ALTER TABLE games ADD COLUMN contest_id INTEGER REFERENCES contests (id)",
+    "ALTER TABLE games ADD COLUMN contest_deal INTEGER",
+    # A contest game is not the caller's saved game of its level, and each deal is played
+    # once per caller.
+    "DROP INDEX games_unfinished",
+    "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level, coalesce(day, ''), "
+    "coalesce(contest_id, 0), coalesce(contest_deal, 0)) WHERE status = 'playing'",
+    "CREATE UNIQUE INDEX games_contest ON games (user_id, contest_id, contest_deal) "
+    "WHERE contest_id IS NOT NULL",
+    "CREATE INDEX games_by_contest ON games (contest_id) WHERE contest_id IS NOT NULL",
+)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
@@ -180,6 +219,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_6,
     _VERSION_7,
     _VERSION_8,
+    _VERSION_9,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 

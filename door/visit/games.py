@@ -223,6 +223,8 @@ async def numbered_deal(visit: Visit) -> str:
     today = await visit.store.daily_deal(visit.store.today())
     if today is not None and today.deal == number:
         return "That is today's deal of the day: practise it from tomorrow."
+    if await visit.store.contest_holding(number) is not None:
+        return "That is a deal of a contest: practise it once the contest has closed."
     level = await choose_level(visit, f"Deal {number} (practice): at which level?")
     if level is None:
         return ""

@@ -14,6 +14,7 @@ import asyncio
 import copy
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
@@ -69,6 +70,34 @@ def not_saved(fault: StoreFault) -> str:
 NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
 
 
+RESIGN_FOR_NEW = "Resign this game and deal a new one? (Y/N) "
+
+
+@dataclass(frozen=True, slots=True)
+class GameTerms:
+    """What a game's screen allows beyond the level's rules. The default is an ordinary
+    game; a contest's game sets all of them:
+
+    - ``no_hints``: why HINT is refused ("" lets the level's hints be asked);
+    - ``sealed_until``: shown in place of the deal once the game is over, while the deal
+      must stay secret still ("" shows the deal and salt at the end);
+    - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
+      caller is told then (as a deal of the day's game ends with its day);
+    - ``resign``: the question that confirms N;
+    - ``won``: what a win says in place of its place on the level's high scores.
+    """
+
+    no_hints: str = ""
+    sealed_until: str = ""
+    closes: datetime | None = None
+    closed: str = ""
+    resign: str = RESIGN_FOR_NEW
+    won: str = ""
+
+
+ORDINARY = GameTerms()
+
+
 @dataclass(frozen=True, slots=True)
 class GameLabels:
     """What the game screen says of the game itself, never its deal while it is scored and
@@ -80,21 +109,23 @@ class GameLabels:
     opening: str
 
 
-def labels_of(record: GameRecord, game: Game) -> GameLabels:
+def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> GameLabels:
     """The words for a game: a scored game by its number and seal until it ends, then its
-    deal and salt; a practice game by its deal from the start."""
+    deal and salt (or, under ``terms.sealed_until``, still its seal); a practice game by its
+    deal from the start."""
     deal = game.deal_number
     if record.practice:
         name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
         return GameLabels(name, PRACTICE_NOTE, f"{name}.")
     caption = f"Game {record.id}"
-    if game.status != PLAYING and deal is not None:
+    if game.status != PLAYING and deal is not None and not terms.sealed_until:
         salt = f"  salt {record.salt}" if record.salt else ""
         return GameLabels(caption, f"Deal {deal}{salt}", f"{caption}.")
     if record.salt is None or deal is None:
         return GameLabels(caption, "", f"{caption}.")
     sealed = seal(deal, record.salt)
-    return GameLabels(caption, f"Seal {sealed} (deal and salt shown at the end)", f"{caption}.")
+    when = terms.sealed_until or "at the end"
+    return GameLabels(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +141,19 @@ class GameExit:
 class GameScreen:
     """The board of one game on one caller's terminal, ANSI or plain."""
 
-    def __init__(self, visit: Visit, level: Level, game: Game, record: GameRecord) -> None:
+    def __init__(
+        self,
+        visit: Visit,
+        level: Level,
+        game: Game,
+        record: GameRecord,
+        terms: GameTerms = ORDINARY,
+    ) -> None:
         self.visit = visit
         self.level = level
         self.game = game
         self.record = record
+        self.terms = terms
         self.buffer = ScreenBuffer(80, 24)
         self.message = ""
         self.message_style = MESSAGE
@@ -143,7 +182,7 @@ class GameScreen:
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
         self.owes_draw = self.owes_typing = False
-        labels = labels_of(self.record, self.game)
+        labels = labels_of(self.record, self.game, self.terms)
         draw_board(
             self.buffer,
             game or self.game,
@@ -255,12 +294,15 @@ class GameScreen:
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
 
 
-async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> GameExit:
+async def play_game(
+    visit: Visit, level: Level, game_id: int, game: Game, terms: GameTerms = ORDINARY
+) -> GameExit:
     """Play until the game ends or the caller leaves it; every play is stored first.
 
-    A scored game's deal number is shown only once the game is over."""
+    A scored game's deal number is shown only once the game is over (or, under ``terms``,
+    not even then)."""
     record = await visit.store.game_record(game_id)
-    screen = GameScreen(visit, level, game, record)
+    screen = GameScreen(visit, level, game, record, terms)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
     terminal.replay = screen.replay
@@ -271,7 +313,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
         # The prompt says "? for help"; the message line need not say it again, but for a
         # game a line per play, whose prompt is short.
         help_hint = " Type ? for help." if screen.look.terse else ""
-        opening = labels_of(record, game).opening
+        opening = labels_of(record, game, terms).opening
         screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
         if not screen.look.terse:  # a game a line per play has no board to click on
             terminal.report_mouse(True)
@@ -285,7 +327,7 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
                 line = await terminal.read_line(COMMAND_LENGTH)
                 screen.erase_typing()
                 command = " ".join(line.upper().split())
-                if _day_is_over(visit, record):
+                if _day_is_over(visit, record) or _time_is_up(visit, terms):
                     return await _close_the_day(visit, screen, game_id)
                 if not command:
                     screen.say("")  # in lines, only the prompt again
@@ -300,7 +342,9 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
                 steps = keys.expire()
             else:
                 steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
-            if any(step.command for step in steps) and _day_is_over(visit, record):
+            if any(step.command for step in steps) and (
+                _day_is_over(visit, record) or _time_is_up(visit, terms)
+            ):
                 if any(step.hot for step in steps):
                     terminal.expect_enter()  # the Enter sent with the key is the key's own
                 return await _close_the_day(visit, screen, game_id)
@@ -369,7 +413,7 @@ async def _command(
         screen.draw(full=True)
         return None
     if command == RESIGN:
-        if await _confirm(visit, screen, "Resign this game and deal a new one? (Y/N) "):
+        if await _confirm(visit, screen, screen.terms.resign):
             game.resign()
             try:
                 await visit.store.finish_game(game_id, game)
@@ -449,13 +493,19 @@ def _day_is_over(visit: Visit, record: GameRecord) -> bool:
     return record.day is not None and record.day < visit.store.today().isoformat()
 
 
+def _time_is_up(visit: Visit, terms: GameTerms) -> bool:
+    """Has the time the game's terms give it run out (a contest's close)?"""
+    return terms.closes is not None and visit.store.now() >= terms.closes
+
+
 async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> GameExit:
     """The day of this deal of the day ended while it was played: it counts as resigned."""
     game = screen.game
     game.resign()
     await visit.store.finish_game(game_id, game)  # safe if the door closed it already
     visit.game_ended()
-    screen.say(f"The day is over: this game counts as {game.status}.", REFUSAL)
+    closed = screen.terms.closed or "The day is over"
+    screen.say(f"{closed}: this game counts as {game.status}.", REFUSAL)
     screen.prompt = GO_ON
     screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
@@ -510,7 +560,12 @@ async def _game_over(
     screen.prompt = GO_ON
     if game.status == WON:
         await _celebrate(visit, screen, game_id)
-    elif game.status == STUCK and visit.solving is not None and visit.config.solver.tell_winnable:
+    elif (
+        game.status == STUCK
+        and visit.solving is not None
+        and visit.config.solver.tell_winnable
+        and not screen.terms.sealed_until  # whether a secret deal can be won is a hint
+    ):
         screen.prompt = ""
         screen.say("No play can change anything any more. Could the deal have been won? ...")
         screen.draw()
@@ -540,12 +595,9 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
     caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
     screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
-    if screen.record.practice:
-        screen.say(
-            f"You won! Final score {game.score} in {game.moves} moves. "
-            "Practice: it is not on the high scores.",
-            GOOD_NEWS,
-        )
+    if screen.record.practice or screen.terms.won:
+        where = screen.terms.won or "Practice: it is not on the high scores."
+        screen.say(f"You won! Final score {game.score} in {game.moves} moves. {where}", GOOD_NEWS)
         return
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
     place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
@@ -572,6 +624,10 @@ def ordinal(number: int) -> str:
 
 
 async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
+    if screen.terms.no_hints:
+        screen.say(screen.terms.no_hints, REFUSAL)
+        screen.draw()
+        return
     if screen.hinter.asks_the_solver(screen.game):
         screen.say("The solver is looking for a winning line ...")
         screen.draw()
