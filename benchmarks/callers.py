@@ -317,13 +317,17 @@ LOOPBACK_LIMITS = {"reserved_nodes": 0, "connections_per_minute": 100_000, "sign
 
 
 def write_config(
-    folder: Path, server: dict[str, object], if_present: dict[str, object] | None = None
+    folder: Path,
+    server: dict[str, object],
+    if_present: dict[str, object] | None = None,
+    shipped: Path = SHIPPED_CONFIG,
 ) -> Path:
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
-    ``if_present`` are changed only where the file has them."""
-    text = SHIPPED_CONFIG.read_text(encoding="utf-8")
-    server = {**LOOPBACK_LIMITS, **server}
-    changes = [(key, value, True) for key, value in server.items()]
+    ``if_present`` are changed only where the file has them. ``shipped``: another door's
+    sysop.toml (an older revision's), whose loopback limits are set only where it has them."""
+    text = shipped.read_text(encoding="utf-8")
+    loopback = [(key, value, shipped == SHIPPED_CONFIG) for key, value in LOOPBACK_LIMITS.items()]
+    changes = loopback + [(key, value, True) for key, value in server.items()]
     changes += [(key, value, False) for key, value in (if_present or {}).items()]
     for key, value, required in changes:
         shown = f'"{value}"' if isinstance(value, str) else str(value).lower()
@@ -345,7 +349,11 @@ class ServerProcess:
 
     @classmethod
     def start(
-        cls, command: list[str], log_path: Path, env: dict[str, str] | None = None
+        cls,
+        command: list[str],
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        cwd: Path = ROOT,
     ) -> ServerProcess:
         with log_path.open("ab") as log_file:
             offset = log_file.tell()
@@ -354,7 +362,7 @@ class ServerProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=log_file,
-                cwd=ROOT,
+                cwd=cwd,
                 env=env,
             )
         deadline = time.monotonic() + START_TIMEOUT
@@ -365,18 +373,29 @@ class ServerProcess:
             if found:
                 return cls(process, log_path, int(found.group(1)))
             if process.poll() is not None:
-                raise RuntimeError(f"the server exited ({process.returncode}); see {log_path}")
+                last = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-3:]
+                raise RuntimeError(
+                    f"the server exited ({process.returncode}); see {log_path}: " + " / ".join(last)
+                )
             time.sleep(0.05)
         process.kill()
         raise RuntimeError(f"the server did not listen within {START_TIMEOUT} s; see {log_path}")
 
     @classmethod
     def door(
-        cls, config: Path, database: Path, log_path: Path, env: dict[str, str] | None = None
+        cls,
+        config: Path,
+        database: Path,
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        root: Path = ROOT,
     ) -> ServerProcess:
+        """The door whose source is in ``root`` (this checkout, or another revision's)."""
         command = [sys.executable, "-m", "door", "serve", "--config", str(config)]
         command += ["--host", "127.0.0.1", "--port", "0", "--database", str(database)]
-        return cls.start(command, log_path, env)
+        if root != ROOT:
+            env = {**(env or os.environ), "PYTHONPATH": str(root)}
+        return cls.start(command, log_path, env, cwd=root)
 
     @property
     def pid(self) -> int:
