@@ -4,6 +4,8 @@ that commit is done, a write that fails fails alone, and reads don't wait for th
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -135,3 +137,17 @@ async def test_closing_commits_what_is_queued(tmp_path: Path) -> None:
     assert stored_moves(path) == {game_id: 1 for _, game_id, _ in tables}
     with pytest.raises(StoreError, match="closed"):
         await store.record_play(tables[0][1], tables[0][2])
+
+
+async def test_each_commit_is_logged_with_its_writes_and_duration(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    tables = await dealt(store, CALLERS)
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+    with caplog.at_level(logging.DEBUG, logger="door.store.group_commit"):
+        await asyncio.gather(*(store.record_play(game_id, game) for _, game_id, game in tables))
+    lines = [r.getMessage() for r in caplog.records if r.name == "door.store.group_commit"]
+    assert len(lines) == 1 and re.fullmatch(rf"commit: {CALLERS} writes in \d+\.\d\d ms", lines[0])
+    counts = store.commit_counts
+    assert 0 < counts.longest <= counts.seconds

@@ -11,11 +11,19 @@ rather than queues longer. If the group as a whole can't be committed (a full di
 that turned read-only), it is rolled back and each of its writes is tried again in a
 transaction of its own, so that each learns its own fate.
 
-What may wait goes to the writer's thread: ``BEGIN IMMEDIATE`` (another program may hold the
-write lock) and ``COMMIT`` (the fsync). The writes themselves run in the event loop, between
-the two: once the transaction holds the write lock their statements never wait, and each
-costs a few tens of microseconds, where a trip to a thread per statement costs a handover
-of Python's GIL, up to 5 ms each while the event loop is busy.
+What may wait goes to the writer's thread: ``COMMIT`` (the fsync), and ``BEGIN IMMEDIATE``
+when another program holds the write lock. The write lock is first asked for in the event
+loop without waiting (the connection's busy timeout is 0 there): it is nearly always free,
+since this connection is the door's only writer, and taking it costs microseconds where a
+trip to the thread costs a handover of Python's GIL, up to 5 ms while the event loop is busy.
+Only if it is taken does the group wait for it in the thread, with the busy timeout the
+connection was opened with. The writes themselves run in the event loop too: once the
+transaction holds the write lock their statements never wait, and each costs a few tens of
+microseconds.
+
+Each commit's duration and group size are logged at debug level (logger
+``door.store.group_commit``), and :class:`CommitCounts` sums them up, so the disk's share of
+a slow play shows directly.
 
 Reads run on a second connection: in WAL mode a reader sees the last commit and never waits
 for the writer, so scoreboards and logging in don't queue behind plays.
@@ -24,7 +32,9 @@ for the writer, so scoreboards and logging in don't queue behind plays.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -32,6 +42,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from door.store.records import DiskFault, StoreError
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
@@ -50,10 +62,13 @@ class WriteResult:
 
 @dataclass(frozen=True, slots=True)
 class CommitCounts:
-    """How many commits the writer made, and how many writes they held."""
+    """How many commits the writer made, how many writes they held, and how long they took
+    (from taking the write lock to the end of the ``COMMIT``), in all and at most."""
 
     commits: int
     writes: int
+    seconds: float = 0.0
+    longest: float = 0.0
 
 
 def as_store_error(error: BaseException) -> BaseException:
@@ -133,10 +148,21 @@ class Writer(Connection):
         self._closing = False
         self._commits = 0
         self._writes = 0
+        self._seconds = 0.0
+        self._longest = 0.0
+        self._busy_timeout_ms: int | None = None  # the connection's own, while it may wait
 
     @property
     def counts(self) -> CommitCounts:
-        return CommitCounts(self._commits, self._writes)
+        return CommitCounts(self._commits, self._writes, self._seconds, self._longest)
+
+    def _committed(self, writes: int, began: float) -> None:
+        took = time.perf_counter() - began
+        self._commits += 1
+        self._writes += writes
+        self._seconds += took
+        self._longest = max(self._longest, took)
+        log.debug("commit: %d writes in %.2f ms", writes, 1000 * took)
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in the next group; its value once that group is committed."""
@@ -161,13 +187,14 @@ class Writer(Connection):
 
     async def _commit_group(self, group: list[_Pending]) -> None:
         works = [p.work for p in group]
+        began = time.perf_counter()
         try:
             # The write lock, waited for once for the group (another program may hold it).
-            await self.call(self._begin)
+            await self._begin()
         except Exception as error:
             outcomes = [WriteResult(error=error)] * len(group)
         else:
-            outcomes = await self._together(works)
+            outcomes = await self._together(works, began)
             if outcomes is None:
                 outcomes = [await self._alone(work) for work in works]
         for pending, outcome in zip(group, outcomes, strict=True):
@@ -178,17 +205,37 @@ class Writer(Connection):
             else:
                 pending.future.set_exception(as_store_error(outcome.error))
 
-    def _begin(self) -> None:
+    async def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``: here if the write lock is free, else waited for in the thread."""
         assert self.db is not None
-        self.db.execute("BEGIN IMMEDIATE")
+        db = self.db
+        if self._busy_timeout_ms is None:
+            self._busy_timeout_ms = int(db.execute("PRAGMA busy_timeout").fetchone()[0])
+            db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                raise
+        else:
+            return
+        await self.call(self._wait_and_begin, db, self._busy_timeout_ms)
 
-    async def _together(self, works: list[Work]) -> list[WriteResult] | None:
+    @staticmethod
+    def _wait_and_begin(db: sqlite3.Connection, busy_timeout_ms: int) -> None:
+        db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        finally:
+            db.execute("PRAGMA busy_timeout = 0")
+
+    async def _together(self, works: list[Work], began: float) -> list[WriteResult] | None:
         """In the transaction begun: each write in its savepoint, then one commit; None if
         the group as a whole failed (rolled back: nothing of it stored)."""
         assert self.db is not None
         db = self.db
         if len(works) == 1:
-            return [await self._commit_one(works[0])]
+            return [await self._commit_one(works[0], began)]
         try:
             outcomes = [_in_savepoint(db, work) for work in works]
             await self.call(db.execute, "COMMIT")
@@ -197,19 +244,19 @@ class Writer(Connection):
             # with it): no write of the group is stored; each is tried alone.
             _roll_back(db)
             return None
-        self._commits += 1
-        self._writes += len(works)
+        self._committed(len(works), began)
         return outcomes
 
     async def _alone(self, work: Work) -> WriteResult:
         """``work`` in a transaction of its own."""
+        began = time.perf_counter()
         try:
-            await self.call(self._begin)
+            await self._begin()
         except sqlite3.Error as error:
             return WriteResult(error=error)
-        return await self._commit_one(work)
+        return await self._commit_one(work, began)
 
-    async def _commit_one(self, work: Work) -> WriteResult:
+    async def _commit_one(self, work: Work, began: float) -> WriteResult:
         """In the transaction begun: ``work``, then the commit."""
         assert self.db is not None
         db = self.db
@@ -219,8 +266,7 @@ class Writer(Connection):
         except Exception as error:
             _roll_back(db)
             return WriteResult(error=error)
-        self._commits += 1
-        self._writes += 1
+        self._committed(1, began)
         return WriteResult(value)
 
     async def close(self) -> None:
