@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import math
 import os
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -337,6 +339,22 @@ def write_config(
     path = folder / "sysop.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def stored_histories(database: Path) -> dict[str, list[str]]:
+    """Every stored game's history, by its player's alias, read from the file itself: the
+    last full copy of the position, then the plays stored after it."""
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = db.execute(
+            "SELECT u.alias, g.position, (SELECT json_group_array(command) FROM "
+            "(SELECT command FROM plays p WHERE p.game_id = g.id ORDER BY number)) "
+            "FROM games g JOIN users u ON u.id = g.user_id"
+        ).fetchall()
+    return {
+        alias: json.loads(position)["history"] + json.loads(later)
+        for alias, position, later in rows
+    }
 
 
 @dataclass

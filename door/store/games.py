@@ -1,4 +1,12 @@
-"""Variants (the rules each level has had) and games, stored after every play."""
+"""Variants (the rules each level has had) and games, stored after every play.
+
+A play is stored as its command, a row of the ``plays`` table, beside the counts the
+scoreboards read (status, score, moves, cards up); the game's whole position, history
+included, is written only every :data:`FULL_COPY_EVERY` plays and when the game ends, and
+then the plays it holds are dropped. A game is rebuilt from its last full copy and the plays
+after it, replayed: the same game, with the same undo, as if the whole position had been
+stored each time, at a fraction of the work for every play (no position to serialise).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from door.config import Level
-from door.engine import Game, Variant
+from door.engine import Game, IllegalMove, Variant
 from door.engine.status import PLAYING
 from door.fairness import new_salt
 from door.store.base import (
@@ -28,8 +36,13 @@ from door.store.users import user_by_id
 
 GAME_COLUMNS = (
     "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
-    "started, finished, history, day, practice, salt"
+    "started, finished, history, day, practice, salt, "
+    "(SELECT json_group_array(command) FROM "
+    "(SELECT command FROM plays WHERE plays.game_id = games.id ORDER BY number))"
 )
+# A full copy of a game's position every so many plays: a game is rebuilt by replaying at
+# most this many plays after its last copy.
+FULL_COPY_EVERY = 32
 
 
 def knobs_json(variant: Variant) -> str:
@@ -40,17 +53,41 @@ def order_text(game: Game) -> str:
     return " ".join(str(card) for card in game.order)
 
 
-def game_state(game: Game) -> tuple[str, str, int, int, int]:
-    """(position JSON, status, score, moves, cards up) as the games table keeps them."""
-    position = json.dumps(game.to_dict(), separators=(",", ":"))
-    return position, game.status, game.score, game.moves, game.cards_on_foundations
+def position_json(game: Game) -> str:
+    """The game's whole position, history included, as the games table keeps it."""
+    return json.dumps(game.to_dict(), separators=(",", ":"))
 
 
-def rebuild(game_id: int, position: str) -> Game:
+def game_counts(game: Game) -> tuple[str, int, int, int]:
+    """(status, score, moves, cards up) as the games table keeps them."""
+    return game.status, game.score, game.moves, game.cards_on_foundations
+
+
+def rebuild(game_id: int, position: str, later: list[str]) -> Game:
+    """A stored game: its last full copy, then the plays stored after it."""
     try:
-        return Game.from_dict(json.loads(position))
-    except ValueError as error:
+        game = Game.from_dict(json.loads(position))
+        for command in later:
+            game.play(command)
+    except (ValueError, IllegalMove) as error:
         raise StoreError(f"game {game_id} can't be read back: {error}") from None
+    return game
+
+
+def stored_game(db: sqlite3.Connection, game_id: int) -> tuple[str, list[str]] | None:
+    """(the last full copy's position JSON, the plays after it), or None if no such game.
+    In a read transaction of its own unless the caller's (see :func:`snapshot`)."""
+
+    def read(db: sqlite3.Connection) -> tuple[str, list[str]] | None:
+        rows = fetch_all(db, "SELECT position FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            return None
+        later = fetch_all(
+            db, "SELECT command FROM plays WHERE game_id = ? ORDER BY number", (game_id,)
+        )
+        return rows[0][0], [row[0] for row in later]
+
+    return read(db) if db.in_transaction else snapshot(db, read)
 
 
 def to_game_record(row: Row) -> GameRecord:
@@ -67,7 +104,7 @@ def to_game_record(row: Row) -> GameRecord:
         assisted=bool(row[9]),
         started=moment(row[10]),
         finished=None if row[11] is None else moment(row[11]),
-        history=tuple(json.loads(row[12] or "[]")),
+        history=(*json.loads(row[12] or "[]"), *json.loads(row[16])),
         day=row[13],
         practice=bool(row[14]),
         salt=row[15],
@@ -176,7 +213,8 @@ class GameStore(VariantStore):
             level.number,
             game.deal_number,
             order_text(game),
-            *game_state(game),
+            position_json(game),
+            *game_counts(game),
             now,
             None if game.status == PLAYING else now,
             day,
@@ -199,9 +237,9 @@ class GameStore(VariantStore):
             _, game_id = execute(
                 db,
                 "INSERT INTO games (user_id, variant_id, level, deal, deal_order, position, "
-                "status, score, moves, cards_up, started, finished, day, practice, salt) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
+                "status, score, moves, cards_up, started, finished, day, practice, salt, plays) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, len(game.history)),
             )
             return game_id
 
@@ -243,26 +281,45 @@ class GameStore(VariantStore):
         and not further on: each play and undo adds to the history (``grown``); resigning
         does not. A copy of the game that fell behind (two sessions) changes nothing.
 
-        The game is read here, in the event loop, not in the writer's thread: the caller
-        may play on before the write runs."""
-        params = (
-            *game_state(game),
-            None if game.status == PLAYING else self._now(),
-            game_id,
-            order_text(game),
-            int(grown),
-            len(game.history),
-        )
+        The plays the stored game lacks are added as rows, unless a full copy is due (see the
+        module's docstring): then the whole position is written and those rows dropped.
+
+        The game is read here, in the event loop, not when the write runs: the caller may
+        play on before it does."""
+        history = tuple(game.history)
+        over = game.status != PLAYING
+        full_copy = over or len(history) % FULL_COPY_EVERY == 0
+        position = position_json(game) if full_copy else None
+        counts = game_counts(game)
+        finished = self._now() if over else None
+        order = order_text(game)
 
         def update(db: sqlite3.Connection) -> bool:
-            updated = fetch_all(
+            rows = fetch_all(
                 db,
-                "UPDATE games SET position = ?, status = ?, score = ?, moves = ?, cards_up = ?, "
-                "finished = ? WHERE id = ? AND status = 'playing' AND deal_order = ? "
-                "AND json_array_length(history) + ? <= ? RETURNING id",
-                params,
+                "SELECT plays FROM games WHERE id = ? AND status = 'playing' AND deal_order = ?",
+                (game_id, order),
             )
-            return len(updated) == 1
+            if not rows or rows[0][0] + int(grown) > len(history):
+                return False
+            if position is not None:
+                execute(db, "DELETE FROM plays WHERE game_id = ?", (game_id,))
+                execute(db, "UPDATE games SET position = ? WHERE id = ?", (position, game_id))
+            else:
+                db.executemany(
+                    "INSERT INTO plays (game_id, number, command) VALUES (?, ?, ?)",
+                    [
+                        (game_id, number, history[number - 1])
+                        for number in range(rows[0][0] + 1, len(history) + 1)
+                    ],
+                )
+            execute(
+                db,
+                "UPDATE games SET status = ?, score = ?, moves = ?, cards_up = ?, finished = ?, "
+                "plays = ? WHERE id = ?",
+                (*counts, finished, len(history), game_id),
+            )
+            return True
 
         return update
 
@@ -273,24 +330,23 @@ class GameStore(VariantStore):
         as it did before. StoreError if the stored game can't be read back.
         """
 
-        def find(db: sqlite3.Connection) -> tuple[int, str] | None:
+        def find(db: sqlite3.Connection) -> tuple[int, tuple[str, list[str]] | None] | None:
             game_id = unfinished_game(db, user_id, level_number)
             if game_id is None:
                 return None
-            rows = fetch_all(db, "SELECT position FROM games WHERE id = ?", (game_id,))
-            return game_id, rows[0][0]
+            return game_id, stored_game(db, game_id)
 
         found = await self._reading(lambda db: snapshot(db, find))
-        if found is None:
+        if found is None or found[1] is None:
             return None
-        return found[0], rebuild(*found)
+        return found[0], rebuild(found[0], *found[1])
 
     async def load_game(self, game_id: int) -> Game:
         """Any stored game rebuilt from its position JSON (to replay or check it)."""
-        rows = await self._read("SELECT position FROM games WHERE id = ?", (game_id,))
-        if not rows:
+        found = await self._reading(lambda db: stored_game(db, game_id))
+        if found is None:
             raise NotFound(f"no game {game_id}")
-        return rebuild(game_id, rows[0][0])
+        return rebuild(game_id, *found)
 
     async def game_record(self, game_id: int) -> GameRecord:
         """A stored game's facts (status, score, history...); NotFound if there is none."""
