@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from door.files import create_private, make_private, private_temp
-from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
+from door.store.base import BUSY_TIMEOUT_MS, Clock, configure_writer, stamp, utc_now
 from door.store.daily import DailyStore
 from door.store.games import GameStore
-from door.store.group_commit import Reader, Writer
+from door.store.group_commit import Writer
+from door.store.reading import Reader
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate
 from door.store.scoreboards import ScoreStore
@@ -90,11 +91,11 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
                     make_private(Path(f"{path}{part}"))
         except OSError as error:
             raise StoreError(f"{path}: can't be opened: {error.strerror or error}") from None
-        writer, reader = Writer("door-store-writer"), Reader("door-store-reader")
+        writer, reader = Writer("door-store-writer"), Reader()
         try:
             await writer.open(str(path), configure_writer(path))
             await writer.call(migrate, writer.db)
-            await reader.open(str(path), configure_reader)
+            await reader.open(str(path), BUSY_TIMEOUT_MS)
         except StoreError:
             await _close(writer, reader)
             raise
@@ -147,7 +148,7 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
             copy = sqlite3.connect(partial, check_same_thread=False)
             try:
                 # From the read connection: a copy of the last commit, while writes go on.
-                await self._reading(lambda db: db.backup(copy))
+                await self._reader.backup(copy)
                 problems = await asyncio.to_thread(_settle_copy, copy)
             finally:
                 copy.close()

@@ -3,20 +3,22 @@
 Every change is a *write*: a function of the connection that :meth:`StoreBase._write` hands
 to the writer (:mod:`door.store.group_commit`), which commits writes in groups and returns only
 after the commit holding this one, so what it reports has reached the disk (WAL with
-``synchronous = FULL``). Reads go to a second connection beside it (:meth:`StoreBase._reading`
-and :meth:`StoreBase._read`) and see the last commit.
+``synchronous = FULL``). Reads go to a second connection beside it, on aiosqlite
+(:mod:`door.store.reading`, which says why the two sides use two libraries):
+:meth:`StoreBase._read`, and :meth:`StoreBase._snapshot` for reads that must agree.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from door.store.group_commit import CommitCounts, Reader, Writer
+from door.store.group_commit import CommitCounts, Writer
+from door.store.reading import Reader
 from door.store.records import NotFound, StoreError
 
 Clock = Callable[[], datetime]
@@ -61,11 +63,6 @@ def configure_writer(path: Path) -> Callable[[sqlite3.Connection], None]:
         db.execute("PRAGMA foreign_keys = ON")
 
     return configure
-
-
-def configure_reader(db: sqlite3.Connection) -> None:
-    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    db.execute("PRAGMA query_only = ON")
 
 
 def change_one(db: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:
@@ -123,21 +120,11 @@ class StoreBase:
         """
         return await self._writer.run(work)
 
-    async def _reading(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """``work(connection)`` on the read connection; several reads in it see one state
-        of the database if ``work`` wraps them in :func:`snapshot`."""
-        return await self._reader.run(work)
-
     async def _read(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        params = tuple(params)
-        return await self._reader.run(lambda db: fetch_all(db, sql, params))
+        """Every row ``sql`` gives, on the read connection (the last commit)."""
+        return await self._reader.rows(sql, params)
 
+    async def _snapshot(self, reads: Callable[[], Awaitable[T]]) -> T:
+        """``reads()``, whose :meth:`_read` calls all see one state of the database."""
+        return await self._reader.snapshot(reads)
 
-def snapshot(db: sqlite3.Connection, reads: Callable[[sqlite3.Connection], T]) -> T:
-    """``reads(db)`` in one read transaction: one state of the database throughout."""
-    db.execute("BEGIN")
-    try:
-        return reads(db)
-    finally:
-        if db.in_transaction:
-            db.execute("COMMIT")

@@ -8,8 +8,8 @@ from datetime import date
 from door.config import Level
 from door.engine import Game
 from door.fairness import new_door_secret
-from door.store.base import execute, fetch_all, moment, snapshot
-from door.store.games import VariantStore, rebuild, stored_game
+from door.store.base import execute, fetch_all, moment
+from door.store.games import LATER_PLAYS, VariantStore, rebuild
 from door.store.records import DailyDay, DailyDeal, DailyResult
 
 DAILY_SECRET = "daily"  # door_secrets.name of the secret each day's deal is drawn from
@@ -72,22 +72,14 @@ class DailyStore(VariantStore):
 
     async def daily_game(self, user_id: int, day: date) -> tuple[int, str, Game] | None:
         """The user's game of the deal of ``day``: (id, status, game), or None if not begun."""
-
-        def find(db: sqlite3.Connection) -> tuple[int, str, tuple[str, list[str]] | None] | None:
-            rows = fetch_all(
-                db,
-                "SELECT id, status FROM games WHERE user_id = ? AND day = ?",
-                (user_id, day.isoformat()),
-            )
-            if not rows:
-                return None
-            return rows[0][0], rows[0][1], stored_game(db, rows[0][0])
-
-        found = await self._reading(lambda db: snapshot(db, find))
-        if found is None or found[2] is None:
+        rows = await self._read(
+            f"SELECT id, status, position, {LATER_PLAYS} FROM games WHERE user_id = ? AND day = ?",
+            (user_id, day.isoformat()),
+        )
+        if not rows:
             return None
-        game_id, status, stored = found
-        return game_id, status, rebuild(game_id, *stored)
+        game_id, status, position, later = rows[0]
+        return game_id, status, rebuild(game_id, position, later)
 
     async def unfinished_daily_games(self, user_id: int | None, before: date) -> list[int]:
         """The deal-of-the-day games of days before ``before`` still unfinished: the user's,

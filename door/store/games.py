@@ -27,19 +27,23 @@ from door.store.base import (
     execute,
     fetch_all,
     moment,
-    snapshot,
     stamp,
 )
-from door.store.group_commit import Reader, Writer
+from door.store.group_commit import Writer
+from door.store.reading import Reader
 from door.store.records import GameRecord, NotFound, StoreError, VariantRow
 from door.store.users import user_by_id
 
-GAME_COLUMNS = (
-    "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
-    "started, finished, history, day, practice, salt, "
+# The plays stored after a game's last full copy, as a JSON array, in a games query.
+LATER_PLAYS = (
     "(SELECT json_group_array(command) FROM "
     "(SELECT command FROM plays WHERE plays.game_id = games.id ORDER BY number))"
 )
+GAME_COLUMNS = (
+    "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
+    f"started, finished, history, day, practice, salt, {LATER_PLAYS}"
+)
+UNFINISHED = "user_id = ? AND level = ? AND status = 'playing' AND day IS NULL"
 # A full copy of a game's position every so many plays: a game is rebuilt by replaying at
 # most this many plays after its last copy.
 FULL_COPY_EVERY = 32
@@ -63,31 +67,15 @@ def game_counts(game: Game) -> tuple[str, int, int, int]:
     return game.status, game.score, game.moves, game.cards_on_foundations
 
 
-def rebuild(game_id: int, position: str, later: list[str]) -> Game:
-    """A stored game: its last full copy, then the plays stored after it."""
+def rebuild(game_id: int, position: str, later: str) -> Game:
+    """A stored game: its last full copy, then the plays stored after it (``LATER_PLAYS``)."""
     try:
         game = Game.from_dict(json.loads(position))
-        for command in later:
+        for command in json.loads(later):
             game.play(command)
     except (ValueError, IllegalMove) as error:
         raise StoreError(f"game {game_id} can't be read back: {error}") from None
     return game
-
-
-def stored_game(db: sqlite3.Connection, game_id: int) -> tuple[str, list[str]] | None:
-    """(the last full copy's position JSON, the plays after it), or None if no such game.
-    In a read transaction of its own unless the caller's (see :func:`snapshot`)."""
-
-    def read(db: sqlite3.Connection) -> tuple[str, list[str]] | None:
-        rows = fetch_all(db, "SELECT position FROM games WHERE id = ?", (game_id,))
-        if not rows:
-            return None
-        later = fetch_all(
-            db, "SELECT command FROM plays WHERE game_id = ? ORDER BY number", (game_id,)
-        )
-        return rows[0][0], [row[0] for row in later]
-
-    return read(db) if db.in_transaction else snapshot(db, read)
 
 
 def to_game_record(row: Row) -> GameRecord:
@@ -111,21 +99,23 @@ def to_game_record(row: Row) -> GameRecord:
     )
 
 
-def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
-    rows = fetch_all(db, f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+GAME_BY_ID = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+
+
+def one_game(rows: list[Row], game_id: int) -> GameRecord:
+    """The record of ``GAME_BY_ID``'s rows; NotFound if there are none."""
     if not rows:
         raise NotFound(f"no game {game_id}")
     return to_game_record(rows[0])
 
 
+def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
+    return one_game(fetch_all(db, GAME_BY_ID, (game_id,)), game_id)
+
+
 def unfinished_game(db: sqlite3.Connection, user_id: int, level: int) -> int | None:
     """The user's saved game at this level (a deal of the day's game is not one)."""
-    rows = fetch_all(
-        db,
-        "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing' "
-        "AND day IS NULL",
-        (user_id, level),
-    )
+    rows = fetch_all(db, f"SELECT id FROM games WHERE {UNFINISHED}", (user_id, level))
     return rows[0][0] if rows else None
 
 
@@ -330,27 +320,27 @@ class GameStore(VariantStore):
         as it did before. StoreError if the stored game can't be read back.
         """
 
-        def find(db: sqlite3.Connection) -> tuple[int, tuple[str, list[str]] | None] | None:
-            game_id = unfinished_game(db, user_id, level_number)
-            if game_id is None:
-                return None
-            return game_id, stored_game(db, game_id)
-
-        found = await self._reading(lambda db: snapshot(db, find))
-        if found is None or found[1] is None:
+        rows = await self._read(
+            f"SELECT id, position, {LATER_PLAYS} FROM games WHERE {UNFINISHED}",
+            (user_id, level_number),
+        )
+        if not rows:
             return None
-        return found[0], rebuild(found[0], *found[1])
+        game_id, position, later = rows[0]
+        return game_id, rebuild(game_id, position, later)
 
     async def load_game(self, game_id: int) -> Game:
         """Any stored game rebuilt from its position JSON (to replay or check it)."""
-        found = await self._reading(lambda db: stored_game(db, game_id))
-        if found is None:
+        rows = await self._read(
+            f"SELECT position, {LATER_PLAYS} FROM games WHERE id = ?", (game_id,)
+        )
+        if not rows:
             raise NotFound(f"no game {game_id}")
-        return rebuild(game_id, *found)
+        return rebuild(game_id, *rows[0])
 
     async def game_record(self, game_id: int) -> GameRecord:
         """A stored game's facts (status, score, history...); NotFound if there is none."""
-        return await self._reading(lambda db: game_by_id(db, game_id))
+        return one_game(await self._read(GAME_BY_ID, (game_id,)), game_id)
 
     async def games_of(self, user_id: int) -> list[GameRecord]:
         """Every game of a user, oldest first."""

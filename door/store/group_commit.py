@@ -1,5 +1,5 @@
-"""The store's two connections, each with a thread of its own: the writer, which commits
-writes in groups, and the reader, which answers reads beside it.
+"""The store's writer: one connection with a thread of its own, which commits writes in
+groups (reads go to :mod:`door.store.reading`, beside it).
 
 Group commit: a *write* is a function of the connection. Writes that arrive while a commit
 is on its way to disk wait, and go together into the next transaction: ``BEGIN IMMEDIATE``,
@@ -25,8 +25,9 @@ Each commit's duration and group size are logged at debug level (logger
 ``door.store.group_commit``), and :class:`CommitCounts` sums them up, so the disk's share of
 a slow play shows directly.
 
-Reads run on a second connection: in WAL mode a reader sees the last commit and never waits
-for the writer, so scoreboards and logging in don't queue behind plays.
+Reads run on a second connection (:mod:`door.store.reading`): in WAL mode a reader sees the
+last commit and never waits for the writer, so scoreboards and logging in don't queue behind
+plays.
 """
 
 from __future__ import annotations
@@ -119,16 +120,6 @@ class Connection:
         if db is not None:
             await self.call(db.close)
         self._thread.shutdown(wait=False)
-
-
-class Reader(Connection):
-    """The connection reads run on, one after another, each seeing the last commit."""
-
-    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        try:
-            return await super().run(work)
-        except sqlite3.DatabaseError as error:
-            raise as_store_error(error) from None
 
 
 @dataclass(slots=True)

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from door.config import Level
 from door.store.accounts import bbs_key
-from door.store.base import Row, execute, fetch_all, moment, snapshot
-from door.store.games import VariantStore, unfinished_game
+from door.store.base import Row, execute, fetch_all, moment
+from door.store.games import UNFINISHED, VariantStore
 from door.store.records import HighScore, Standing, Statistics
 from door.store.statistics import summarize
 
@@ -36,24 +36,25 @@ class ScoreStore(VariantStore):
         """The user's record at this level, over every set of rules it has had; practice
         games are counted apart."""
 
-        def reads(db: sqlite3.Connection) -> Statistics:
-            finished = fetch_all(
-                db,
+        async def reads() -> Statistics:
+            finished = await self._read(
                 "SELECT status, score FROM games WHERE user_id = ? AND level = ? "
                 "AND status != 'playing' AND NOT practice ORDER BY finished, id",
                 (user_id, level.number),
             )
-            practice = fetch_all(
-                db,
+            practice = await self._read(
                 "SELECT count(*), coalesce(sum(status = 'won'), 0) FROM games "
                 "WHERE user_id = ? AND level = ? AND status != 'playing' AND practice",
                 (user_id, level.number),
             )
-            unfinished = unfinished_game(db, user_id, level.number) is not None
+            unfinished = bool(
+                await self._read(
+                    f"SELECT id FROM games WHERE {UNFINISHED}", (user_id, level.number)
+                )
+            )
             balance = None
             if level.variant.scoring == "vegas":
-                rows = fetch_all(
-                    db,
+                rows = await self._read(
                     "SELECT coalesce(sum(g.score), 0) FROM games g "
                     "JOIN variants v ON v.id = g.variant_id "
                     "WHERE g.user_id = ? AND g.level = ? AND NOT g.practice "
@@ -66,7 +67,7 @@ class ScoreStore(VariantStore):
             )
             return replace(stats, practice_played=practice[0][0], practice_won=practice[0][1])
 
-        return await self._reading(lambda db: snapshot(db, reads))
+        return await self._snapshot(reads)
 
     async def recent_results(
         self, user_id: int, limit: int = 10, level_number: int | None = None

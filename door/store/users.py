@@ -79,28 +79,37 @@ def to_user(row: Row) -> User:
     )
 
 
-def user_by_id(db: sqlite3.Connection, user_id: int) -> User:
-    rows = fetch_all(db, f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,))
+USER_BY_ID = f"SELECT {USER_COLUMNS} FROM users WHERE id = ?"
+TAKEN = "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?"
+TELNET_ALIASES = "SELECT alias FROM users WHERE bbs_key = ''"
+
+
+def one_user(rows: list[Row], user_id: int) -> User:
+    """The user of ``USER_BY_ID``'s rows; NotFound if there are none."""
     if not rows:
         raise NotFound(f"no user {user_id}")
     return to_user(rows[0])
 
 
+def user_by_id(db: sqlite3.Connection, user_id: int) -> User:
+    return one_user(fetch_all(db, USER_BY_ID, (user_id,)), user_id)
+
+
+def looks_like(alias: str, aliases: list[Row]) -> str | None:
+    """The first of ``aliases`` (rows of ``TELNET_ALIASES``) that ``alias`` looks like."""
+    skeleton = alias_skeleton(alias)
+    return next((other for (other,) in aliases if alias_skeleton(other) == skeleton), None)
+
+
 def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
-    taken = fetch_all(
-        db,
-        "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?",
-        (bbs_key(bbs), alias_key(alias)),
-    )
+    taken = fetch_all(db, TAKEN, (bbs_key(bbs), alias_key(alias)))
     if taken:
         where = f" at {bbs}" if bbs else ""
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
     if bbs is None:  # callers over telnet and SSH choose their aliases: no look-alikes
-        skeleton = alias_skeleton(alias)
-        rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
-        for (other,) in rows:
-            if alias_skeleton(other) == skeleton:
-                raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
+        other = looks_like(alias, fetch_all(db, TELNET_ALIASES))
+        if other is not None:
+            raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
 
 
 class UserStore(LoginStore):
@@ -190,21 +199,21 @@ class UserStore(LoginStore):
 
     async def user(self, user_id: int) -> User:
         """The user with this id; NotFound if there is none."""
-        return await self._reading(lambda db: user_by_id(db, user_id))
+        return one_user(await self._read(USER_BY_ID, (user_id,)), user_id)
 
     async def look_alike(self, alias: str) -> str | None:
         """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
 
-        def find(db: sqlite3.Connection) -> str | None:
-            try:
-                refuse_taken(db, clean_alias(alias), None)
-            except AliasTaken:
-                rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
-                skeleton = alias_skeleton(alias)
-                return next((a for (a,) in rows if alias_skeleton(a) == skeleton), alias)
-            return None
+        cleaned = clean_alias(alias)
 
-        return await self._reading(find)
+        async def reads() -> tuple[list[Row], list[Row]]:
+            taken = await self._read(TAKEN, (bbs_key(None), alias_key(cleaned)))
+            return taken, await self._read(TELNET_ALIASES)
+
+        taken, telnet = await self._snapshot(reads)
+        if not taken and looks_like(cleaned, telnet) is None:
+            return None
+        return looks_like(alias, telnet) or alias
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""

@@ -1,0 +1,83 @@
+"""The store's reader: scoreboards, statistics, log-in look-ups, resuming and backups, on
+aiosqlite's connection.
+
+Why two libraries for one file: the writer (:mod:`door.store.group_commit`) runs each group's
+statements in the event loop between ``BEGIN IMMEDIATE`` and ``COMMIT``, on plain
+``sqlite3``, because a trip to a thread per statement costs a handover of Python's GIL (up to
+5 ms while the loop is busy) and a group holds hundreds of statements; only the ``COMMIT``
+(the fsync) goes to its thread. A read is one or a few statements whose answer the caller
+waits for anyway, and may take long (a scoreboard over every game, a backup): it fits
+aiosqlite's public API, a connection with a thread of its own, where it never holds up the
+event loop. In WAL mode this reader sees the last commit and never waits for the writer.
+
+Several reads that must see one state of the database go in :meth:`Reader.snapshot`: one
+read transaction, one snapshot at a time (the connection has only one transaction).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from door.store.group_commit import as_store_error
+from door.store.records import StoreError
+
+T = TypeVar("T")
+Row = Sequence[Any]
+
+
+class Reader:
+    """The connection reads run on, one after another, each seeing the last commit."""
+
+    def __init__(self) -> None:
+        self._db: aiosqlite.Connection | None = None
+        self._snapshot = asyncio.Lock()
+
+    async def open(self, path: str, busy_timeout_ms: int) -> None:
+        db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await db.execute("PRAGMA query_only = ON")
+        except BaseException:
+            await db.close()
+            raise
+        self._db = db
+
+    def _connection(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise StoreError("the store is closed")
+        return self._db
+
+    async def rows(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        """Every row ``sql`` gives."""
+        try:
+            return list(await self._connection().execute_fetchall(sql, tuple(params)))
+        except sqlite3.DatabaseError as error:
+            raise as_store_error(error) from None
+
+    async def snapshot(self, reads: Callable[[], Awaitable[T]]) -> T:
+        """``reads()`` in one read transaction: one state of the database throughout."""
+        async with self._snapshot:
+            db = self._connection()
+            await db.execute("BEGIN")
+            try:
+                return await reads()
+            finally:
+                if db.in_transaction:
+                    await db.execute("COMMIT")
+
+    async def backup(self, target: sqlite3.Connection) -> None:
+        """SQLite's online backup of the last commit into ``target``."""
+        try:
+            await self._connection().backup(target)
+        except sqlite3.DatabaseError as error:
+            raise as_store_error(error) from None
+
+    async def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            await db.close()
