@@ -151,3 +151,27 @@ async def test_each_commit_is_logged_with_its_writes_and_duration(
     assert len(lines) == 1 and re.fullmatch(rf"commit: {CALLERS} writes in \d+\.\d\d ms", lines[0])
     counts = store.commit_counts
     assert 0 < counts.longest <= counts.seconds
+
+
+async def test_a_read_after_a_commit_sees_it_while_another_snapshot_is_open(
+    store: Store,
+) -> None:
+    """Reads that must agree share one read transaction; a read of another caller's, made
+    meanwhile, must not fall into it and miss what that caller was just told is stored."""
+    user = await store.drop_file_user("Caller", "Test BBS")
+    began, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_reads() -> list[object]:
+        first = await store._read("SELECT count(*) FROM games")
+        began.set()
+        await release.wait()
+        return [*first, *await store._read("SELECT count(*) FROM games")]
+
+    holder = asyncio.create_task(store._snapshot(slow_reads))
+    await began.wait()
+    game_id = await store.start_game(user.id, LEVEL, Game.deal(LEVEL.variant, 1))
+    record = asyncio.create_task(store.game_record(game_id))
+    await asyncio.sleep(0.05)
+    release.set()
+    assert (await record).id == game_id
+    assert await holder == [(0,), (0,)]  # one state of the database throughout
