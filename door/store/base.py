@@ -5,13 +5,13 @@ to the writer (:mod:`door.store.group_commit`), which commits writes in groups a
 after the commit holding this one, so what it reports has reached the disk (WAL with
 ``synchronous = FULL``). Reads go to a second connection beside it, on aiosqlite
 (:mod:`door.store.reading`, which says why the two sides use two libraries):
-:meth:`StoreBase._read`, and :meth:`StoreBase._snapshot` for reads that must agree.
+:meth:`StoreBase._read`, one statement at a time; reads that must agree are one statement.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -123,8 +123,3 @@ class StoreBase:
     async def _read(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         """Every row ``sql`` gives, on the read connection (the last commit)."""
         return await self._reader.rows(sql, params)
-
-    async def _snapshot(self, reads: Callable[[], Awaitable[T]]) -> T:
-        """``reads()``, whose :meth:`_read` calls all see one state of the database."""
-        return await self._reader.snapshot(reads)
-

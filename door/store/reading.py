@@ -10,30 +10,25 @@ waits for anyway, and may take long (a scoreboard over every game, a backup): it
 aiosqlite's public API, a connection with a thread of its own, where it never holds up the
 event loop. In WAL mode this reader sees the last commit and never waits for the writer.
 
-Several reads that must see one state of the database go in :meth:`Reader.snapshot`: one
-read transaction, one snapshot at a time (the connection has only one transaction). Other
-reads wait while a snapshot is open: inside its transaction they would see the database as
-it was when the snapshot began, older than a commit their caller has just been told of.
+Reads that must see one state of the database are one statement (subqueries, not several
+reads in a transaction): a transaction held open across several awaits would take in other
+callers' reads, sent meanwhile, which would then see the database as it was when it began,
+older than a commit their caller has just been told of; and each await is a round trip to
+the connection's thread, so one statement is also the quicker.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import sqlite3
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import aiosqlite
 
 from door.store.group_commit import as_store_error
 from door.store.records import StoreError
 
-T = TypeVar("T")
 Row = Sequence[Any]
-
-# Whether the reads of this task run inside the snapshot it holds.
-_in_snapshot: contextvars.ContextVar[bool] = contextvars.ContextVar("in_snapshot", default=False)
 
 
 class Reader:
@@ -41,7 +36,6 @@ class Reader:
 
     def __init__(self) -> None:
         self._db: aiosqlite.Connection | None = None
-        self._snapshot = asyncio.Lock()
 
     async def open(self, path: str, busy_timeout_ms: int) -> None:
         db = await aiosqlite.connect(path, isolation_level=None)
@@ -59,38 +53,16 @@ class Reader:
         return self._db
 
     async def rows(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        """Every row ``sql`` gives: the last commit, or the snapshot this read is part of."""
-        if _in_snapshot.get():
-            return await self._rows(sql, params)
-        async with self._snapshot:
-            return await self._rows(sql, params)
-
-    async def _rows(self, sql: str, params: Iterable[Any]) -> list[Row]:
+        """Every row ``sql`` gives, as of the last commit."""
         try:
             return list(await self._connection().execute_fetchall(sql, tuple(params)))
         except sqlite3.DatabaseError as error:
             raise as_store_error(error) from None
 
-    async def snapshot(self, reads: Callable[[], Awaitable[T]]) -> T:
-        """``reads()`` in one read transaction: one state of the database throughout."""
-        if _in_snapshot.get():
-            return await reads()
-        async with self._snapshot:
-            db = self._connection()
-            await db.execute("BEGIN")
-            inside = _in_snapshot.set(True)
-            try:
-                return await reads()
-            finally:
-                _in_snapshot.reset(inside)
-                if db.in_transaction:
-                    await db.execute("COMMIT")
-
     async def backup(self, target: sqlite3.Connection) -> None:
         """SQLite's online backup of the last commit into ``target``."""
         try:
-            async with self._snapshot:
-                await self._connection().backup(target)
+            await self._connection().backup(target)
         except sqlite3.DatabaseError as error:
             raise as_store_error(error) from None
 

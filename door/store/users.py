@@ -205,13 +205,12 @@ class UserStore(LoginStore):
         """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
 
         cleaned = clean_alias(alias)
-
-        async def reads() -> tuple[list[Row], list[Row]]:
-            taken = await self._read(TAKEN, (bbs_key(None), alias_key(cleaned)))
-            return taken, await self._read(TELNET_ALIASES)
-
-        taken, telnet = await self._snapshot(reads)
-        if not taken and looks_like(cleaned, telnet) is None:
+        # Every telnet caller's alias, each marked if it is this one: one statement.
+        rows = await self._read(
+            "SELECT alias, alias_key = ? FROM users WHERE bbs_key = ''", (alias_key(cleaned),)
+        )
+        telnet = [row[:1] for row in rows]
+        if not any(row[1] for row in rows) and looks_like(cleaned, telnet) is None:
             return None
         return looks_like(alias, telnet) or alias
 
