@@ -341,6 +341,19 @@ def write_config(
     return path
 
 
+def roomy_config(folder: Path, callers: int, shipped: Path = SHIPPED_CONFIG) -> Path:
+    """The shipped settings (or another revision's, ``shipped``) with a node for each of
+    ``callers``, no idle or time limit, and the solver quiet: a benchmark's door."""
+    limits = {
+        "max_nodes": callers + 10,
+        "max_per_address": callers + 10,
+        "idle_timeout": 3600,
+        "idle_warning": 0,
+        "time_limit": 0,
+    }
+    return write_config(folder, limits, QUIET_SOLVER, shipped=shipped)
+
+
 def stored_histories(database: Path) -> dict[str, list[str]]:
     """Every stored game's history, by its player's alias, read from the file itself: the
     last full copy of the position, then the plays stored after it."""

@@ -65,7 +65,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callers import (
     MENU_PROMPT,
-    QUIET_SOLVER,
     ROOT,
     UPDATE,
     CallerGone,
@@ -79,9 +78,9 @@ from callers import (
     log_in,
     machine_busy_seconds,
     percentile,
+    roomy_config,
     sign_up,
     start_game,
-    write_config,
 )
 from slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
 
@@ -444,15 +443,8 @@ def run_case(
     name = name if slow_disk is None else f"{name}+{args.fsync_delay_ms:g}ms"
     folder.mkdir(parents=True, exist_ok=True)
     if mode == "door":
-        limits = {
-            "max_nodes": callers + 10,
-            "max_per_address": callers + 10,
-            "idle_timeout": 3600,
-            "idle_warning": 0,
-            "time_limit": 0,
-        }
         root = ROOT if revision is None else revision.root
-        config = write_config(folder, limits, QUIET_SOLVER, shipped=root / "sysop.toml")
+        config = roomy_config(folder, callers, shipped=root / "sysop.toml")
         server = ServerProcess.door(
             config, folder / "door.db", folder / "door.log", slow_disk, root
         )

@@ -31,15 +31,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callers import (
-    QUIET_SOLVER,
     ROOT,
     ServerProcess,
     TelnetCaller,
     default_level,
     process_sample,
+    roomy_config,
     sign_up,
     start_game,
-    write_config,
 )
 from load import Revision, extract_revision
 
@@ -95,14 +94,7 @@ async def _seat(port: int, number: int) -> TelnetCaller:
 def measure(name: str, root: Path, callers: int, folder: Path) -> dict[str, object]:
     """One door: ``callers`` callers idle on the board; the figures and the top sites."""
     folder.mkdir(parents=True)
-    limits = {
-        "max_nodes": callers + 10,
-        "max_per_address": callers + 10,
-        "idle_timeout": 3600,
-        "idle_warning": 0,
-        "time_limit": 0,
-    }
-    config = write_config(folder, limits, QUIET_SOLVER, shipped=root / "sysop.toml")
+    config = roomy_config(folder, callers, shipped=root / "sysop.toml")
     out = folder / "grown.json"
     own = ",".join(str(root / part) for part in ("door", "ansi"))
     command = [sys.executable, "-c", BOOTSTRAP, str(out), own, str(TRACE_FRAMES)]
