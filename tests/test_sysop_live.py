@@ -451,7 +451,7 @@ async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
         await caller.wait_for("Your choice")
         (call,) = door.ways.nodes.calls
         assert call.way == "rlogin"
-        call.end(kick_farewell("Closing early"))
+        call.end(kick_farewell("Closing early"), "ended by the sysop")
         await caller.wait_closed()
         assert "The sysop has ended your call: Closing early." in caller.text
     finally:

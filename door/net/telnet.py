@@ -46,6 +46,7 @@ from door.net.nodes import Call, Nodes
 from door.net.telnet_guard import (
     COMMAND_BURST,
     COMMAND_RATE,
+    SUBNEGOTIATION_LIMIT,
     DoorWriter,
     FaultLog,
     RefusalLog,
@@ -62,11 +63,14 @@ VisitHandler = Callable[[Terminal, int], Awaitable[None]]
 
 NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 # Bytes a second of a caller's input the door takes, after a first burst of INPUT_BURST;
-# a caller who sends more is hung up. Far more than anyone types or pastes, far less than a
-# flood: telnetlib3 reads telnet commands byte by byte in Python (a megabyte costs seconds of
-# CPU), so one caller flooding them would otherwise take the event loop from everyone else.
-INPUT_RATE = 4096
-INPUT_BURST = 131072
+# a caller who sends more is hung up. What a person needs: a fast typist sends 15 keys a
+# second, a held arrow key 30 (3 bytes each), a paste a few kilobytes at once (an SSH key
+# line is under one). Far less than a flood: telnetlib3 reads telnet commands byte by byte
+# in Python, and every key costs the door some work, so one caller flooding would otherwise
+# take the event loop from everyone else.
+INPUT_RATE = 512
+INPUT_BURST = 16384
+_PIECE = 2 * SUBNEGOTIATION_LIMIT  # bytes handed to telnetlib3 at a time
 
 
 class _DoorProtocol(telnetlib3.TelnetServer):
@@ -83,7 +87,8 @@ class _DoorProtocol(telnetlib3.TelnetServer):
       much, and telnetlib3 reads telnet commands byte by byte in Python, so a flood of them
       would take the event loop from everyone else.
     - Sub-negotiations are checked before telnetlib3 reads them, and faults are logged a line
-      per kind, then counted (:mod:`door.net.telnet_guard`).
+      per kind, then counted (:mod:`door.net.telnet_guard`); a caller sending one longer than
+      :data:`~door.net.telnet_guard.SUBNEGOTIATION_LIMIT` is hung up.
     - MCCP3 (compressed input) is refused: the door offers no compression, and inflating
       what a client sends would turn a few kilobytes into megabytes of telnet commands.
     - Once the connection is lost and its shell has ended, the reference cycles telnetlib3's
@@ -128,9 +133,16 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         now = asyncio.get_running_loop().time()
         granted = self._budget.take(len(data), now)
         within = commands_granted(data[:granted], self._commands, now)
-        if within:
-            super().data_received(data if within == len(data) else data[:within])
-        if within < len(data) and self._transport is not None:
+        # Read a piece at a time: telnetlib3 reads a sub-negotiation byte by byte, and one cut
+        # short ends the reading (and the call) at once, not at the end of a long chunk.
+        for start in range(0, within, _PIECE):
+            super().data_received(data[start : min(start + _PIECE, within)])
+            if self.writer.cut_short:
+                break
+        if self.writer.cut_short and self._transport is not None:
+            log.info("hung up on %s: a sub-negotiation that never ends", self._address)
+            self._transport.abort()
+        elif within < len(data) and self._transport is not None:
             flood = "telnet commands" if within < granted else "input"
             log.info("hung up on %s: a flood of %s", self._address, flood)
             self._transport.abort()

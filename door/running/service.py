@@ -272,7 +272,7 @@ class Service:
             f" ({call.alias})" if call.alias else "",
             f": {cleaned}" if cleaned else "",
         )
-        call.end(kick_farewell(cleaned))
+        call.end(kick_farewell(cleaned), "ended by the sysop")
         return True
 
     async def status(self) -> dict[str, Any]:

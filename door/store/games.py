@@ -26,12 +26,13 @@ from door.store.base import (
     change_one,
     execute,
     fetch_all,
+    local_midnight,
     moment,
     stamp,
 )
 from door.store.group_commit import Writer
 from door.store.reading import Reader
-from door.store.records import GameRecord, NotFound, StoreError, VariantRow
+from door.store.records import GameConflict, GameRecord, NotFound, StoreError, VariantRow
 from door.store.users import user_by_id
 
 # The plays stored after a game's last full copy, as a JSON array, in a games query.
@@ -124,11 +125,11 @@ def explain_unchanged(db: sqlite3.Connection, game_id: int, order: str, plays: i
     as an error."""
     record = game_by_id(db, game_id)
     if record.status != PLAYING:
-        raise StoreError(f"game {game_id} is over ({record.status}); it takes no more plays")
+        raise GameConflict(f"game {game_id} is over ({record.status}); it takes no more plays")
     rows = fetch_all(db, "SELECT deal_order FROM games WHERE id = ?", (game_id,))
     if rows[0][0] != order:
-        raise StoreError(f"game {game_id} was dealt differently from the game given")
-    raise StoreError(
+        raise GameConflict(f"game {game_id} was dealt differently from the game given")
+    raise GameConflict(
         f"game {game_id} has moved on to play {len(record.history)} elsewhere "
         f"(this copy is at play {plays}): was it played in two sessions?"
     )
@@ -219,9 +220,9 @@ class GameStore(VariantStore):
                     db, "SELECT 1 FROM games WHERE user_id = ? AND day = ?", (user_id, day)
                 )
                 if played:
-                    raise StoreError(f"user {user_id} has played the deal of the day {day}")
+                    raise GameConflict(f"user {user_id} has played the deal of the day {day}")
             elif unfinished_game(db, user_id, level.number) is not None:
-                raise StoreError(
+                raise GameConflict(
                     f"user {user_id} already has an unfinished game at level {level.number}"
                 )
             _, game_id = execute(
@@ -360,7 +361,7 @@ class GameStore(VariantStore):
 
     async def games_started_today(self, user_id: int) -> int:
         """Games the user has started since midnight, the server's local time."""
-        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        midnight = local_midnight(self._clock())
         rows = await self._read(
             "SELECT count(*) FROM games WHERE user_id = ? AND started >= ?",
             (user_id, stamp(midnight)),

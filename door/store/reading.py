@@ -1,12 +1,12 @@
-"""The store's reader: scoreboards, statistics, log-in look-ups, resuming and backups, on
-aiosqlite's connection.
+"""The store's reader: scoreboards, statistics, log-in look-ups and resuming, on aiosqlite's
+connection (a backup copies on a connection of its own, see :meth:`door.store.Store.backup`).
 
 Why two libraries for one file: the writer (:mod:`door.store.group_commit`) runs each group's
 statements in the event loop between ``BEGIN IMMEDIATE`` and ``COMMIT``, on plain
 ``sqlite3``, because a trip to a thread per statement costs a handover of Python's GIL (up to
 5 ms while the loop is busy) and a group holds hundreds of statements; only the ``COMMIT``
 (the fsync) goes to its thread. A read is one or a few statements whose answer the caller
-waits for anyway, and may take long (a scoreboard over every game, a backup): it fits
+waits for anyway, and may take long (a scoreboard over every game): it fits
 aiosqlite's public API, a connection with a thread of its own, where it never holds up the
 event loop. In WAL mode this reader sees the last commit and never waits for the writer.
 
@@ -25,6 +25,7 @@ from typing import Any
 
 import aiosqlite
 
+from door.store.accounts import alias_skeleton
 from door.store.group_commit import as_store_error
 from door.store.records import StoreError
 
@@ -42,6 +43,8 @@ class Reader:
         try:
             await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             await db.execute("PRAGMA query_only = ON")
+            # The look-alike aliases' pass runs here, in the reader's thread, not the loop.
+            await db.create_function("alias_skeleton", 1, alias_skeleton, deterministic=True)
         except BaseException:
             await db.close()
             raise
@@ -56,13 +59,6 @@ class Reader:
         """Every row ``sql`` gives, as of the last commit."""
         try:
             return list(await self._connection().execute_fetchall(sql, tuple(params)))
-        except sqlite3.DatabaseError as error:
-            raise as_store_error(error) from None
-
-    async def backup(self, target: sqlite3.Connection) -> None:
-        """SQLite's online backup of the last commit into ``target``."""
-        try:
-            await self._connection().backup(target)
         except sqlite3.DatabaseError as error:
             raise as_store_error(error) from None
 

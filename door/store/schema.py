@@ -12,8 +12,11 @@ which sorts in time order. Aliases are compared by ``alias_key`` (folded case, s
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
 
+from door.files import private_temp, sync_folder
 from door.store.records import SchemaTooNew
 
 _VERSION_1 = (
@@ -165,11 +168,14 @@ _VERSION_6 = (
 # the door's default (hot keys on an ANSI screen, lines on a plain one).
 _VERSION_7 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
 
+# What `sysop status` and the daily limit read: the games started since midnight.
+_VERSION_8 = ("CREATE INDEX games_by_start ON games (started)",)
+
 # A play is stored as its command: a game's row keeps the counts the scoreboards read and a
 # full copy of its position (with the history up to then), written every so many plays and
 # when the game ends; the plays since that copy are rows of their own, in order. ``plays``:
 # the length of the whole history stored.
-_VERSION_8 = (
+_VERSION_9 = (
     """
     CREATE TABLE plays (
         game_id  INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
@@ -191,6 +197,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_6,
     _VERSION_7,
     _VERSION_8,
+    _VERSION_9,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 
@@ -201,10 +208,23 @@ def schema_version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
+def before_migration(database: Path, version: int) -> Path:
+    """Where a database at schema ``version`` is copied before it is migrated:
+    ``canfield-schema-6.db`` beside ``canfield.db``.
+
+    >>> before_migration(Path("/srv/canfield.db"), 6)
+    PosixPath('/srv/canfield-schema-6.db')
+    """
+    return database.with_name(f"{database.stem}-schema-{version}{database.suffix or '.db'}")
+
+
 def migrate(db: sqlite3.Connection) -> int:
     """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at.
 
-    The connection must be in autocommit mode (``isolation_level=None``).
+    A database with tables in it is first copied whole beside itself (see
+    :func:`before_migration`), so a migration that goes wrong, or a door that turns out
+    too new, can be undone by hand. The connection must be in autocommit mode
+    (``isolation_level=None``).
     """
     found = before = schema_version(db)
     if found > SCHEMA_VERSION:
@@ -212,6 +232,8 @@ def migrate(db: sqlite3.Connection) -> int:
             f"the database is at schema version {found}, newer than this door's "
             f"{SCHEMA_VERSION}: run a newer canfield-door"
         )
+    if 0 < found < SCHEMA_VERSION:
+        _copy_before_migration(db, found)
     while found < SCHEMA_VERSION:
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -228,3 +250,22 @@ def migrate(db: sqlite3.Connection) -> int:
             raise
         found = schema_version(db)
     return before
+
+
+def _copy_before_migration(db: sqlite3.Connection, version: int) -> None:
+    """The database as it is now, owner-only, whole or not at all, beside itself."""
+    database = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    target = before_migration(database, version)
+    partial = private_temp(target)
+    try:
+        copy = sqlite3.connect(partial)
+        try:
+            db.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            copy.close()
+        os.replace(partial, target)
+        sync_folder(target.parent)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise

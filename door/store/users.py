@@ -81,7 +81,11 @@ def to_user(row: Row) -> User:
 
 USER_BY_ID = f"SELECT {USER_COLUMNS} FROM users WHERE id = ?"
 TAKEN = "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?"
-TELNET_ALIASES = "SELECT alias FROM users WHERE bbs_key = ''"
+# The first telnet caller's alias that looks like one with the skeleton given (the function
+# is the store's own, see door.store.base.add_functions).
+LOOK_ALIKE = (
+    "SELECT alias FROM users WHERE bbs_key = '' AND alias_skeleton(alias) = ? ORDER BY id LIMIT 1"
+)
 
 
 def one_user(rows: list[Row], user_id: int) -> User:
@@ -95,21 +99,15 @@ def user_by_id(db: sqlite3.Connection, user_id: int) -> User:
     return one_user(fetch_all(db, USER_BY_ID, (user_id,)), user_id)
 
 
-def looks_like(alias: str, aliases: list[Row]) -> str | None:
-    """The first of ``aliases`` (rows of ``TELNET_ALIASES``) that ``alias`` looks like."""
-    skeleton = alias_skeleton(alias)
-    return next((other for (other,) in aliases if alias_skeleton(other) == skeleton), None)
-
-
 def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
     taken = fetch_all(db, TAKEN, (bbs_key(bbs), alias_key(alias)))
     if taken:
         where = f" at {bbs}" if bbs else ""
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
     if bbs is None:  # callers over telnet and SSH choose their aliases: no look-alikes
-        other = looks_like(alias, fetch_all(db, TELNET_ALIASES))
-        if other is not None:
-            raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
+        other = fetch_all(db, LOOK_ALIKE, (alias_skeleton(alias),))
+        if other:
+            raise AliasTaken(f"The alias {other[0][0]} is taken (and {alias} looks like it)")
 
 
 class UserStore(LoginStore):
@@ -205,14 +203,20 @@ class UserStore(LoginStore):
         """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
 
         cleaned = clean_alias(alias)
-        # Every telnet caller's alias, each marked if it is this one: one statement.
+        # One statement, the pass over every alias in the reader's thread: whether it is
+        # taken, what it looks like once cleaned, and what it looks like as typed.
+        skeletons = alias_skeleton(cleaned), alias_skeleton(alias)
         rows = await self._read(
-            "SELECT alias, alias_key = ? FROM users WHERE bbs_key = ''", (alias_key(cleaned),)
+            f"SELECT EXISTS (SELECT 1 FROM users WHERE bbs_key = '' AND alias_key = ?), "
+            f"({LOOK_ALIKE}), CASE WHEN ? = ? THEN NULL ELSE ({LOOK_ALIKE}) END",
+            (alias_key(cleaned), skeletons[0], *skeletons, skeletons[1]),
         )
-        telnet = [row[:1] for row in rows]
-        if not any(row[1] for row in rows) and looks_like(cleaned, telnet) is None:
+        taken, cleaned_like, typed_like = rows[0]
+        if skeletons[0] == skeletons[1]:
+            typed_like = cleaned_like
+        if not taken and cleaned_like is None:
             return None
-        return looks_like(alias, telnet) or alias
+        return typed_like or alias
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""

@@ -22,7 +22,7 @@ from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, RESIGNED, STUCK, WON
 from door.fairness import seal
-from door.store import DiskFault, GameRecord, StoreError
+from door.store import GameRecord, StoreError, StoreFault
 from door.views.board import (
     GOOD_NEWS,
     INFO,
@@ -42,6 +42,7 @@ from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
+from door.visit.faults import fault_words, log_fault
 from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
 from door.visit.screens import show_lines
 
@@ -58,6 +59,13 @@ PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
+
+
+def not_saved(fault: StoreFault) -> str:
+    """What the caller reads when a play could not be stored."""
+    return f"Your play could not be saved ({fault_words(fault)}): the game is as it was."
+
+
 NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
 
 
@@ -119,9 +127,10 @@ class GameScreen:
             hot=visit.hot_keys, pointer=visit.look.ansi, columns=len(game.tableau)
         )
         self._echoed = ""  # what a plain caller has been shown of their typing
-        # A key changed the typing or the pointer while more keys waited: the screen owes
-        # the caller a look at it once they have all been read.
-        self.owed = False
+        # Owed to the caller once no more keys wait: the board, or what they typed. A run of
+        # keys sent at once is answered with one draw, not one a key.
+        self.owes_draw = False
+        self.owes_typing = False
 
     @property
     def look(self) -> Look:
@@ -133,6 +142,7 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
+        self.owes_draw = self.owes_typing = False
         labels = labels_of(self.record, self.game)
         draw_board(
             self.buffer,
@@ -149,7 +159,6 @@ class GameScreen:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
         keys = self.keys
-        self.owed = False
         prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
         if self.look.terse and not full:
             terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
@@ -174,12 +183,25 @@ class GameScreen:
             terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
             self._echoed = ""
 
+    def settle(self) -> None:
+        """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
+        commands dropped as too many (``Terminal.may_act``)."""
+        dropped = self.visit.terminal.take_dropped()
+        if dropped:
+            what = "a command" if dropped == 1 else f"{dropped} commands"
+            self.say(f"Keys came faster than the door can answer: {what} dropped.", REFUSAL)
+            self.owes_draw = True
+        if self.owes_draw:
+            self.draw()
+        elif self.owes_typing:
+            self.show_typing()
+
     def show_typing(self) -> None:
         """Show what the caller has typed so far: in the prompt (ANSI), or as an echo."""
         if self.look.ansi:
             self.draw()
             return
-        self.owed = False
+        self.owes_typing = False
         terminal = self.visit.terminal
         typed = self.keys.typed
         if not terminal.echo:
@@ -256,6 +278,8 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
         screen.draw(full=True)
         keys = screen.keys
         while True:
+            if not terminal.keys_waiting():
+                screen.settle()
             await terminal.flush()
             if screen.look.terse:
                 line = await terminal.read_line(COMMAND_LENGTH)
@@ -284,8 +308,6 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
                 ended = await _step(visit, screen, game_id, step)
                 if ended is not None:
                     return ended
-            if screen.owed and not terminal.keys_waiting():
-                screen.show_typing()  # the last of the keys that came together made no step
     finally:
         terminal.on_notice = None
         terminal.replay = None
@@ -299,13 +321,10 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
     if step.said and not step.command:
         screen.say(step.said, REFUSAL if step.refused else MESSAGE)
     if step.command is None:
-        if visit.terminal.keys_waiting():  # the rest of a line sent at once comes first
-            screen.owed = True
-        else:
-            screen.show_typing()
+        screen.owes_typing = True  # shown once the rest of a line sent at once is read
         return None
     if not step.command:
-        screen.draw()
+        screen.owes_draw = True
         return None
     return await _command(visit, screen, game_id, step.command, step.said)
 
@@ -314,7 +333,10 @@ async def _command(
     visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
 ) -> GameExit | None:
     """Run one command line; ``said`` is what to show after an ordinary play (the
-    pointer's play, as a command)."""
+    pointer's play, as a command). Past what a person could ask for, it is dropped."""
+    if not visit.terminal.may_act():
+        screen.owes_draw = True  # the caller is told once the keys that came are read
+        return None
     game = screen.game
     if command == QUIT:
         return GameExit(game.status, practice=screen.record.practice)
@@ -351,6 +373,12 @@ async def _command(
             game.resign()
             try:
                 await visit.store.finish_game(game_id, game)
+            except StoreFault as fault:
+                log_fault(visit, f"resigning game {game_id}", fault)
+                screen.game = await visit.store.load_game(game_id)
+                screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
+                screen.draw()
+                return None
             except StoreError:
                 return await _played_elsewhere(visit, screen)
             await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
@@ -367,7 +395,7 @@ async def _command(
         return None
     try:
         await visit.store.record_play(game_id, game)
-    except DiskFault as fault:
+    except StoreFault as fault:
         await _play_not_stored(visit, screen, game_id, fault)
         return None
     except StoreError:
@@ -407,18 +435,12 @@ def _look_at(screen: GameScreen, pile: str) -> None:
 
 
 async def _play_not_stored(
-    visit: Visit, screen: GameScreen, game_id: int, fault: DiskFault
+    visit: Visit, screen: GameScreen, game_id: int, fault: StoreFault
 ) -> None:
     """The play could not be stored: say so, and go back to the game as last stored."""
-    log.warning(
-        "node %d (%s): a play in game %d was not stored: %s",
-        visit.node,
-        sanitize(visit.terminal.alias or "?"),
-        game_id,
-        fault,
-    )
+    log_fault(visit, f"a play in game {game_id}", fault)
     screen.game = await visit.store.load_game(game_id)
-    screen.say(NOT_SAVED, REFUSAL)
+    screen.say(not_saved(fault), REFUSAL)
     screen.draw()
 
 
@@ -556,7 +578,14 @@ async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
         await visit.terminal.flush()
     hint = await screen.hinter.hint(screen.game)
     if hint.assisted:
-        await visit.store.mark_assisted(game_id)
+        try:
+            await visit.store.mark_assisted(game_id)
+        except StoreFault as fault:
+            # Unmarked, a hint would leave a helped game on the scoreboards: none is given.
+            log_fault(visit, f"the hint taken in game {game_id}", fault)
+            screen.say(f"No hint now ({fault_words(fault)}): try again later.", REFUSAL)
+            screen.draw()
+            return
     screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
     screen.draw()
 
