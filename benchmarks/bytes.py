@@ -171,8 +171,8 @@ async def measure_keys(door, line: list[str], method: str) -> tuple[list[int], l
     for prompt, answer in (
         ("Your alias", method),
         ("Sign up", "Y"),
-        ("Password:", "secret1"),
-        ("Password again", "secret1"),
+        ("Password:", "secret-key1"),
+        ("Password again", "secret-key1"),
     ):
         await settle(caller, prompt, False)
         await caller.type(answer)

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import math
 import os
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -345,14 +347,18 @@ LOOPBACK_LIMITS = {"reserved_nodes": 0, "connections_per_minute": 100_000, "sign
 
 
 def write_config(
-    folder: Path, server: dict[str, object], if_present: dict[str, object] | None = None
+    folder: Path,
+    server: dict[str, object],
+    if_present: dict[str, object] | None = None,
+    shipped: Path = SHIPPED_CONFIG,
 ) -> Path:
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
-    ``if_present`` are changed only where the file has them."""
-    text = SHIPPED_CONFIG.read_text(encoding="utf-8")
+    ``if_present`` are changed only where the file has them. ``shipped``: another door's
+    sysop.toml (an older revision's), whose loopback limits are set only where it has them."""
+    text = shipped.read_text(encoding="utf-8")
     text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
-    server = {**LOOPBACK_LIMITS, **server}
-    changes = [(key, value, True) for key, value in server.items()]
+    loopback = [(key, value, shipped == SHIPPED_CONFIG) for key, value in LOOPBACK_LIMITS.items()]
+    changes = loopback + [(key, value, True) for key, value in server.items()]
     changes += [(key, value, False) for key, value in (if_present or {}).items()]
     for key, value, required in changes:
         shown = f'"{value}"' if isinstance(value, str) else str(value).lower()
@@ -362,6 +368,35 @@ def write_config(
     path = folder / "sysop.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def roomy_config(folder: Path, callers: int, shipped: Path = SHIPPED_CONFIG) -> Path:
+    """The shipped settings (or another revision's, ``shipped``) with a node for each of
+    ``callers``, no idle or time limit, and the solver quiet: a benchmark's door."""
+    limits = {
+        "max_nodes": callers + 10,
+        "max_per_address": callers + 10,
+        "idle_timeout": 3600,
+        "idle_warning": 0,
+        "time_limit": 0,
+    }
+    return write_config(folder, limits, QUIET_SOLVER, shipped=shipped)
+
+
+def stored_histories(database: Path) -> dict[str, list[str]]:
+    """Every stored game's history, by its player's alias, read from the file itself: the
+    last full copy of the position, then the plays stored after it."""
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = db.execute(
+            "SELECT u.alias, g.position, (SELECT json_group_array(command) FROM "
+            "(SELECT command FROM plays p WHERE p.game_id = g.id ORDER BY number)) "
+            "FROM games g JOIN users u ON u.id = g.user_id"
+        ).fetchall()
+    return {
+        alias: json.loads(position)["history"] + json.loads(later)
+        for alias, position, later in rows
+    }
 
 
 @dataclass
@@ -374,7 +409,11 @@ class ServerProcess:
 
     @classmethod
     def start(
-        cls, command: list[str], log_path: Path, env: dict[str, str] | None = None
+        cls,
+        command: list[str],
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        cwd: Path = ROOT,
     ) -> ServerProcess:
         with log_path.open("ab") as log_file:
             offset = log_file.tell()
@@ -383,7 +422,7 @@ class ServerProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=log_file,
-                cwd=ROOT,
+                cwd=cwd,
                 env=env,
             )
         deadline = time.monotonic() + START_TIMEOUT
@@ -394,18 +433,29 @@ class ServerProcess:
             if found:
                 return cls(process, log_path, int(found.group(1)))
             if process.poll() is not None:
-                raise RuntimeError(f"the server exited ({process.returncode}); see {log_path}")
+                last = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-3:]
+                raise RuntimeError(
+                    f"the server exited ({process.returncode}); see {log_path}: " + " / ".join(last)
+                )
             time.sleep(0.05)
         process.kill()
         raise RuntimeError(f"the server did not listen within {START_TIMEOUT} s; see {log_path}")
 
     @classmethod
     def door(
-        cls, config: Path, database: Path, log_path: Path, env: dict[str, str] | None = None
+        cls,
+        config: Path,
+        database: Path,
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        root: Path = ROOT,
     ) -> ServerProcess:
+        """The door whose source is in ``root`` (this checkout, or another revision's)."""
         command = [sys.executable, "-m", "door", "serve", "--config", str(config)]
         command += ["--host", "127.0.0.1", "--port", "0", "--database", str(database)]
-        return cls.start(command, log_path, env)
+        if root != ROOT:
+            env = {**(env or os.environ), "PYTHONPATH": str(root)}
+        return cls.start(command, log_path, env, cwd=root)
 
     @property
     def pid(self) -> int:

@@ -41,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from callers import (
     GAME_PROMPT,
     MENU_PROMPT,
-    QUIET_SOLVER,
     UPDATE,
     CallerGone,
     ServerProcess,
@@ -49,9 +48,9 @@ from callers import (
     choose_play,
     default_level,
     log_in,
+    roomy_config,
     sign_up,
     start_game,
-    write_config,
 )
 
 from ansi.charset import decode
@@ -234,14 +233,7 @@ def _common_prefix(first: list[str], second: list[str]) -> int:
 
 
 def _config(folder: Path, callers: int) -> Path:
-    limits = {
-        "max_nodes": callers + 10,
-        "max_per_address": callers + 10,
-        "idle_timeout": 3600,
-        "idle_warning": 0,
-        "time_limit": 0,
-    }
-    return write_config(folder, limits, QUIET_SOLVER)
+    return roomy_config(folder, callers)
 
 
 async def _start(config: Path, database: Path, log: Path) -> ServerProcess:

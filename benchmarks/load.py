@@ -17,12 +17,19 @@ cc; without one that run is skipped with a message). For each door run the store
 while everyone plays are counted (the door logs them on SIGUSR1): commits a second, and
 writes (plays, and the deals that follow a finished game) a commit.
 
+With ``--compare REF`` the door as it was at another git revision (a branch, a tag, a commit)
+is extracted into a temporary folder (``git archive``) and loaded by the same callers in the
+same run, between the current door and the bare server, so a regression shows in one command
+on one machine under one load: absolute figures on a busy machine drift, the ratios between
+the rows of one run do not. That door runs on this Python and its packages; its rows are
+named ``door@<commit>``.
+
 The same callers, sending the same kind of lines at the same rate, then load a bare telnetlib3
 server in bytes mode whose shell only echoes each line back: the floor any telnet door on this
 Python stands on. The door's p99 latency is compared with the bare server's.
 
     python benchmarks/load.py [--callers 100 500 1000] [--interval 2] [--duration 60]
-        [--arrival 25] [--client-processes 1] [--fsync-delay-ms 10] [--web 200]
+        [--arrival 25] [--client-processes 1] [--fsync-delay-ms 10] [--web 200] [--compare main]
         [--json benchmarks/results/load.json]
 
 Targets (2-core machine): 1,000 callers each sending a play every 2 seconds, door p99 at most
@@ -61,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callers import (
     MENU_PROMPT,
-    QUIET_SOLVER,
+    ROOT,
     UPDATE,
     CallerGone,
     ProcessSample,
@@ -74,9 +81,9 @@ from callers import (
     log_in,
     machine_busy_seconds,
     percentile,
+    roomy_config,
     sign_up,
     start_game,
-    write_config,
 )
 from slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
 
@@ -415,28 +422,55 @@ def _profile(server: ServerProcess, output: Path, seconds: float) -> subprocess.
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+@dataclass(frozen=True)
+class Revision:
+    """The door's source at another git revision, extracted into a folder of its own."""
+
+    name: str  # door@<short commit>
+    root: Path
+    # Whether that door logs its store's counts on SIGUSR1; one without a handler would die.
+    tells_store_counts: bool
+
+
+def extract_revision(ref: str, into: Path) -> Revision:
+    """``git archive`` the door at ``ref`` into a folder under ``into``."""
+
+    def git(*words: str) -> bytes:
+        return subprocess.run(["git", *words], cwd=ROOT, check=True, capture_output=True).stdout
+
+    commit = git("rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
+    root = into / f"door-{commit[:12]}"
+    root.mkdir(parents=True)
+    with tempfile.TemporaryFile() as archive:
+        archive.write(git("archive", "--format=tar", commit))
+        archive.seek(0)
+        subprocess.run(["tar", "-x", "-C", str(root)], stdin=archive, check=True)
+    sources = (path.read_text(encoding="utf-8") for path in (root / "door").rglob("*.py"))
+    tells = any("SIGUSR1" in text for text in sources)
+    return Revision(f"door@{commit[:7]}", root, tells)
+
+
 def run_case(
     mode: str,
     callers: int,
     args: argparse.Namespace,
     folder: Path,
     slow_disk: dict[str, str] | None = None,
+    revision: Revision | None = None,
 ) -> dict[str, Any]:
     """One run: a fresh server, ``callers`` callers through every phase; the figures.
 
-    ``slow_disk``: the door's environment that slows its fsyncs, if any."""
-    name = mode if slow_disk is None else f"{mode}+{args.fsync_delay_ms:g}ms"
+    ``slow_disk``: the door's environment that slows its fsyncs, if any; ``revision``: the
+    door at another revision instead of this checkout's."""
+    name = mode if revision is None else revision.name
+    name = name if slow_disk is None else f"{name}+{args.fsync_delay_ms:g}ms"
     folder.mkdir(parents=True, exist_ok=True)
     if mode == "door":
-        limits = {
-            "max_nodes": callers + 10,
-            "max_per_address": callers + 10,
-            "idle_timeout": 3600,
-            "idle_warning": 0,
-            "time_limit": 0,
-        }
-        config = write_config(folder, limits, QUIET_SOLVER)
-        server = ServerProcess.door(config, folder / "door.db", folder / "door.log", slow_disk)
+        root = ROOT if revision is None else revision.root
+        config = roomy_config(folder, callers, shipped=root / "sysop.toml")
+        server = ServerProcess.door(
+            config, folder / "door.db", folder / "door.log", slow_disk, root
+        )
     else:
         command = [sys.executable, str(Path(__file__).resolve()), "--bare-server"]
         server = ServerProcess.start(command, folder / "bare.log")
@@ -447,6 +481,7 @@ def run_case(
     workers = []
     profiler: subprocess.Popen[bytes] | None = None
     counts_at: dict[str, tuple[int, int]] = {}
+    tells_store_counts = mode == "door" and (revision is None or revision.tells_store_counts)
     try:
         time.sleep(1.0)
         readings = Readings(idle=server.sample())
@@ -468,11 +503,11 @@ def run_case(
             time.sleep(0.01)
         readings.cpu_at["play"] = readings.take(server, "ready").cpu_seconds
         machine_at_play = machine_busy_seconds()
-        if mode == "door":
+        if tells_store_counts:
             counts_at["play"] = server.store_counts()
         played = _merge(_collect(report, "played", len(workers), server, readings))
         readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
-        if mode == "door":
+        if tells_store_counts:
             counts_at["played"] = server.store_counts()
         machine_busy = machine_busy_seconds() - machine_at_play
         logged_in = Tally()
@@ -536,7 +571,7 @@ def run_case(
 def _row(case: dict[str, Any]) -> str:
     latency = case["latency_ms"]
     return (
-        f"{case['server']:<10}{case['callers']:>6}{case['commands']:>8}"
+        f"{case['server']:<14}{case['callers']:>6}{case['commands']:>8}"
         f"{case['commands_per_second']:>8.1f}{latency['p50']:>8.1f}{latency['p95']:>8.1f}"
         f"{latency['p99']:>8.1f}{latency['max']:>9.1f}{case['bytes_per_command']:>7.0f}"
         f"{case['server_rss_playing_kb'] / 1024:>8.1f}{case['kb_per_caller']:>7.1f}"
@@ -547,7 +582,7 @@ def _row(case: dict[str, Any]) -> str:
 
 
 HEADER = (
-    f"{'':<10}{'calls':>6}{'cmds':>8}{'cmd/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
+    f"{'':<14}{'calls':>6}{'cmds':>8}{'cmd/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
     f"{'B/cmd':>7}{'RSS MB':>8}{'KB/cl':>7}{'srvCPU':>7}{'cliCPU':>7}{'other':>7}{'err':>5}"
 )
 
@@ -559,7 +594,7 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
     )
     print(HEADER)
     for run in runs:
-        for case in (run["door"], *run.get("slow", ()), run["bare"]):
+        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ()), run["bare"]):
             print(_row(case))
     for run in runs:
         for case in (run["door"], *run.get("slow", ())):
@@ -572,24 +607,26 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
                 )
     print()
     print("the store's commits while everyone played (writes: plays, and deals after a game)")
-    print(f"{'':<10}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}")
+    print(f"{'':<14}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}")
     for run in runs:
-        for case in (run["door"], *run.get("slow", ())):
+        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
             print(
-                f"{case['server']:<10}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
+                f"{case['server']:<14}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
                 f"{case['commits_per_second']:>10.1f}{case['writes_per_commit']:>15.2f}"
             )
     print()
     print(
-        f"{'':<10}{'calls':>6}{'p99 ratio':>11}{'sign-up p50/p99 ms':>22}"
+        f"{'':<14}{'calls':>6}{'p99 ratio':>11}{'sign-up p50/p99 ms':>22}"
         f"{'log-in p50/p99 ms':>21}{'peak RSS MB':>13}  verdict"
     )
     for run in runs:
-        for case, judged in ((run["door"], run["verdict"]), *run.get("slow_verdicts", ())):
+        judged_cases = [(run["door"], run["verdict"]), *run.get("slow_verdicts", ())]
+        judged_cases += [(case, "") for case in run.get("compare", ())]
+        for case, judged in judged_cases:
             sign, login = case["sign_up_ms"], case["log_in_ms"]
             ratio = case["latency_ms"]["p99"] / max(run["bare"]["latency_ms"]["p99"], 1e-3)
             print(
-                f"{case['server']:<10}{case['callers']:>6}{ratio:>11.2f}"
+                f"{case['server']:<14}{case['callers']:>6}{ratio:>11.2f}"
                 f"{sign['p50']:>11.0f} /{sign['p99']:>8.0f}"
                 f"{login['p50']:>10.0f} /{login['p99']:>8.0f}"
                 f"{case['server_peak_rss_kb'] / 1024:>13.1f}  {judged}"
@@ -645,6 +682,13 @@ def main() -> None:
         metavar="N",
         help="also run the door with every fsync N ms slower (an LD_PRELOAD library)",
     )
+    parser.add_argument(
+        "--compare",
+        metavar="REF",
+        action="append",
+        default=[],
+        help="also load the door at this git revision, in the same run (repeatable)",
+    )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
@@ -660,6 +704,7 @@ def main() -> None:
                 print(f"{NO_COMPILER}; the slow-disk runs are skipped", file=sys.stderr)
             else:
                 slow_disk = slow_disk_environment(library, args.fsync_delay_ms)
+        revisions = [extract_revision(ref, Path(temporary) / "revisions") for ref in args.compare]
         for callers in args.callers:
             folder = Path(temporary) / str(callers)
             door = run_case("door", callers, args, folder / "door")
@@ -668,6 +713,10 @@ def main() -> None:
                 slow = run_case("door", callers, args, folder / "slow", slow_disk)
                 run["slow"] = [slow]
                 run["slow_verdicts"] = [(slow, slow_disk_verdict(slow))]
+            run["compare"] = [
+                run_case("door", callers, args, folder / revision.root.name, None, revision)
+                for revision in revisions
+            ]
             bare = run_case("bare", callers, args, folder / "bare")
             ratio = door["latency_ms"]["p99"] / max(bare["latency_ms"]["p99"], 1e-3)
             run.update(bare=bare, p99_ratio=round(ratio, 2), verdict=verdict(door, bare, ratio))

@@ -14,10 +14,8 @@ Two ways a disk fails, both real:
 
 from __future__ import annotations
 
-import json
 import random
 import resource
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -38,6 +36,7 @@ from callers import (
     lasting_play,
     sign_up,
     start_game,
+    stored_histories,
     write_config,
 )
 
@@ -69,15 +68,6 @@ class Player:
             self.game = Game.from_dict(before)
             return False
         return True
-
-
-def stored_histories(database: Path) -> dict[str, list[str]]:
-    with sqlite3.connect(database) as db:
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = db.execute(
-            "SELECT u.alias, g.position FROM games g JOIN users u ON u.id = g.user_id"
-        ).fetchall()
-    return {alias: json.loads(position)["history"] for alias, position in rows}
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -157,6 +158,39 @@ async def test_closing_commits_what_is_queued(tmp_path: Path) -> None:
     assert stored_moves(path) == {game_id: 1 for _, game_id, _ in tables}
     with pytest.raises(StoreError, match="closed"):
         await store.record_play(tables[0][1], tables[0][2])
+
+
+async def test_each_commit_is_logged_with_its_writes_and_duration(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    tables = await dealt(store, CALLERS)
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+    with caplog.at_level(logging.DEBUG, logger="door.store.group_commit"):
+        await asyncio.gather(*(store.record_play(game_id, game) for _, game_id, game in tables))
+    lines = [r.getMessage() for r in caplog.records if r.name == "door.store.group_commit"]
+    assert len(lines) == 1 and re.fullmatch(rf"commit: {CALLERS} writes in \d+\.\d\d ms", lines[0])
+    counts = store.commit_counts
+    assert 0 < counts.longest <= counts.seconds
+
+
+async def test_a_read_after_a_commit_sees_it_while_other_reads_are_under_way(
+    store: Store,
+) -> None:
+    """Reads that must agree are one statement each: no read transaction is held open
+    across other callers' reads, which would then miss what their caller was just told is
+    stored."""
+    user = await store.drop_file_user("Caller", "Test BBS")
+    others = [
+        asyncio.create_task(read)
+        for _ in range(20)
+        for read in (store.statistics(user.id, LEVEL), store.look_alike("Someone"))
+    ]
+    await asyncio.sleep(0)
+    game_id = await store.start_game(user.id, LEVEL, Game.deal(LEVEL.variant, 1))
+    assert (await store.game_record(game_id)).id == game_id
+    assert (await store.statistics(user.id, LEVEL)).unfinished
+    await asyncio.gather(*others)
 
 
 class Escaped(BaseException):

@@ -10,9 +10,7 @@ caller was shown.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from callers import (
     lasting_play,
     sign_up,
     start_game,
+    stored_histories,
     write_config,
 )
 from slow_disk import ANNOUNCED, NO_COMPILER, build_fsync_shim, slow_disk_environment
@@ -88,12 +87,7 @@ async def test_plays_that_arrive_together_share_a_commit(tmp_path: Path) -> None
     assert writes == CALLERS * PLAYS
     # One at a time, the plays would have taken a commit each.
     assert commits <= writes / 3, f"{writes} plays took {commits} commits"
-    with sqlite3.connect(database) as db:
-        stored = dict(
-            db.execute(
-                "SELECT u.alias, g.position FROM games g JOIN users u ON u.id = g.user_id"
-            ).fetchall()
-        )
+    stored = stored_histories(database)
     # Every play each caller was shown is stored.
     for number, game in enumerate(games):
-        assert json.loads(stored[f"slow{number}"])["history"] == game.to_dict()["history"]
+        assert stored[f"slow{number}"] == game.history

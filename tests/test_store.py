@@ -31,6 +31,7 @@ from door.store import (
     check_alias,
     schema,
 )
+from door.store.games import FULL_COPY_EVERY
 
 LEVEL_1, LEVEL_2, LEVEL_3 = SHIPPED_LEVELS
 VEGAS = Level(4, "Vegas", Variant(draw=3, passes=3, scoring="vegas"))
@@ -447,6 +448,38 @@ async def test_resume_gives_back_the_exact_position_and_undo_still_works(
     assert copy.to_dict() == game.to_dict()
     assert copy.play("U") == game.play("U")
     assert copy.to_dict() == game.to_dict()
+
+
+async def test_a_play_is_stored_as_its_command_and_the_whole_position_now_and_then(
+    store: Store,
+) -> None:
+    """Between full copies of the position a play costs a row with its command; every
+    play is in the file, and the game comes back exactly after any of them."""
+    bob = await store.create_user("Bob", "secret")
+    game = Game.deal(LEVEL_1.variant, 4)
+    game_id = await store.start_game(bob.id, LEVEL_1, game)
+    copies: set[int] = set()
+    for number in range(1, 2 * FULL_COPY_EVERY + 6):
+        game.play("U" if number % 7 == 0 else greedy(game) or "U")
+        await store.record_play(game_id, game)
+        with sqlite3.connect(store.path) as db:
+            (copied,) = db.execute(
+                "SELECT json_array_length(position, '$.history') FROM games WHERE id = ?",
+                (game_id,),
+            ).fetchone()
+            (rows,) = db.execute(
+                "SELECT count(*) FROM plays WHERE game_id = ?", (game_id,)
+            ).fetchone()
+        copies.add(copied)
+        assert copied + rows == number and rows < FULL_COPY_EVERY
+        assert (await store.game_record(game_id)).history == tuple(game.history)
+        assert (await store.load_game(game_id)).to_dict() == game.to_dict()
+    assert copies == {0, FULL_COPY_EVERY, 2 * FULL_COPY_EVERY}
+    game.resign()
+    await store.finish_game(game_id, game)  # a game over is kept whole, in one copy
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT count(*) FROM plays").fetchone() == (0,)
+    assert (await store.load_game(game_id)).to_dict() == game.to_dict()
 
 
 async def test_an_explicit_order_is_kept(store: Store) -> None:

@@ -64,6 +64,52 @@ async def test_a_version_1_database_keeps_its_saved_games(tmp_path: Path) -> Non
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
+async def test_a_version_7_database_keeps_its_game_and_gains_the_index_and_the_plays(
+    tmp_path: Path,
+) -> None:
+    """Schema 7 to now: the games' start index (step 8), contests (step 9) and plays stored as
+    commands (step 10); a game played before goes on where it was, and the old database is
+    kept beside it."""
+    path = tmp_path / "door.db"
+    async with Store.open(path, clock=Clock()) as store:
+        user = await store.create_user("Alice", "secret")
+        game = Game.deal(LEVEL_2.variant, 7)
+        game_id = await store.start_game(user.id, LEVEL_2, game)
+        for command in ("V", "V", "V"):
+            game.play(command)
+            await store.record_play(game_id, game)
+    with sqlite3.connect(path) as db:  # back to version 7: the whole position in the row
+        db.execute("DROP INDEX games_by_start")
+        db.execute("UPDATE games SET position = ?", (json.dumps(game.to_dict()),))
+        db.execute("DROP TABLE plays")
+        db.execute("ALTER TABLE games DROP COLUMN plays")
+        for index in ("games_unfinished", "games_contest", "games_by_contest"):
+            db.execute(f"DROP INDEX {index}")
+        db.execute("ALTER TABLE games DROP COLUMN contest_deal")
+        db.execute("ALTER TABLE games DROP COLUMN contest_id")
+        db.execute("DROP TABLE contest_deals")
+        db.execute("DROP TABLE contests")
+        db.execute(
+            "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level, coalesce(day, '')) "
+            "WHERE status = 'playing'"
+        )
+        db.execute("PRAGMA user_version = 7")
+    async with Store.open(path, clock=Clock()) as store:
+        saved = await store.resume(user.id, 2)
+        assert saved is not None and saved[0] == game_id
+        assert saved[1].history == ["V", "V", "V"]
+        saved[1].play("V")
+        await store.record_play(game_id, saved[1])
+        assert (await store.load_game(game_id)).history == ["V"] * 4
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT plays FROM games").fetchone() == (4,)
+        assert db.execute(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = 'games_by_start'"
+        ).fetchone()
+    assert (tmp_path / "door-schema-7.db").is_file()
+
+
 async def test_the_deal_of_the_day_is_apart_from_the_saved_game_of_its_level(
     tmp_path: Path,
 ) -> None:

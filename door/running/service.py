@@ -164,10 +164,13 @@ class Service:
             return
         counts = self._store.commit_counts
         log.info(
-            "store: %d writes in %d commits (%.1f a commit) since start",
+            "store: %d writes in %d commits (%.1f a commit) since start; a commit took "
+            "%.1f ms on average, %.1f ms at most",
             counts.writes,
             counts.commits,
             counts.writes / max(1, counts.commits),
+            1000 * counts.seconds / max(1, counts.commits),
+            1000 * counts.longest,
         )
 
     def _hang_up_signal(self) -> None:

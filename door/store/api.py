@@ -23,17 +23,16 @@ from door.files import create_private, make_private, private_temp, sync_folder
 from door.store.base import (
     BUSY_TIMEOUT_MS,
     Clock,
-    configure_reader,
     configure_writer,
     local_midnight,
-    snapshot,
     stamp,
     utc_now,
 )
 from door.store.contests import ContestStore
 from door.store.daily import DailyStore
 from door.store.games import GameStore
-from door.store.group_commit import Reader, Writer
+from door.store.group_commit import Writer, as_store_error
+from door.store.reading import Reader
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate, schema_version
 from door.store.scoreboards import ScoreStore
@@ -113,12 +112,12 @@ class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, Winnable
                     make_private(Path(f"{path}{part}"))
         except OSError as error:
             raise StoreError(f"{path}: can't be opened: {error.strerror or error}") from None
-        writer, reader = Writer("door-store-writer"), Reader("door-store-reader")
+        writer, reader = Writer("door-store-writer"), Reader()
         try:
             await writer.open(str(path), configure_writer(path, busy_timeout_ms))
             await writer.before_writes(migrate)
             writer.expect_schema(await writer.before_writes(schema_version))
-            await reader.open(str(path), configure_reader)
+            await reader.open(str(path), BUSY_TIMEOUT_MS)
         except StoreError:
             await _close(writer, reader)
             raise
@@ -169,8 +168,12 @@ class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, Winnable
         partial = private_temp(target)  # owner-only, like the database it copies
         stop = threading.Event()
         try:
-            # From the read connection: a copy of the last commit, while writes go on.
-            await _to_the_end(self._reading(lambda db: _copy(db, partial, stop)), stop)
+            # On a connection of its own: a copy of the last commit, while writes and
+            # other reads go on.
+            try:
+                await _to_the_end(asyncio.to_thread(_copy, self.path, partial, stop), stop)
+            except sqlite3.DatabaseError as error:
+                raise as_store_error(error) from None
             problems = await _to_the_end(asyncio.to_thread(_settle_copy, partial, stop), stop)
             if problems != ["ok"]:
                 raise StoreError(f"the copy fails SQLite's integrity check: {problems[0]}")
@@ -222,19 +225,27 @@ async def _to_the_end(work: Awaitable[T], stop: threading.Event) -> T:
         raise
 
 
-def _copy(db: sqlite3.Connection, partial: Path, stop: threading.Event) -> None:
-    """Copy the database ``db`` reads into ``partial``, a step at a time, in one read
-    transaction (one state of the database throughout); stop early once ``stop`` is set."""
+def _copy(database: Path, partial: Path, stop: threading.Event) -> None:
+    """Copy ``database`` into ``partial``, a step at a time, in one read transaction (one
+    state of the database throughout); stop early once ``stop`` is set."""
 
     def progress(status: int, remaining: int, total: int) -> None:
         if stop.is_set():
             raise _Stopped
 
-    copy = sqlite3.connect(partial)
+    db = sqlite3.connect(database, isolation_level=None)
     try:
-        snapshot(db, lambda db: db.backup(copy, pages=BACKUP_STEP_PAGES, progress=progress))
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA query_only = ON")
+        copy = sqlite3.connect(partial)
+        try:
+            db.execute("BEGIN")
+            db.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # the snapshot, taken
+            db.backup(copy, pages=BACKUP_STEP_PAGES, progress=progress)
+        finally:
+            copy.close()
     finally:
-        copy.close()
+        db.close()
 
 
 def _settle_copy(partial: Path, stop: threading.Event) -> list[str]:

@@ -3,8 +3,9 @@
 Every change is a *write*: a function of the connection that :meth:`StoreBase._write` hands
 to the writer (:mod:`door.store.group_commit`), which commits writes in groups and returns only
 after the commit holding this one, so what it reports has reached the disk (WAL with
-``synchronous = FULL``). Reads go to a second connection beside it (:meth:`StoreBase._reading`
-and :meth:`StoreBase._read`) and see the last commit.
+``synchronous = FULL``). Reads go to a second connection beside it, on aiosqlite
+(:mod:`door.store.reading`, which says why the two sides use two libraries):
+:meth:`StoreBase._read`, one statement at a time; reads that must agree are one statement.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
-from door.store.group_commit import CommitCounts, Reader, Writer
+from door.store.accounts import alias_skeleton
+from door.store.group_commit import CommitCounts, Writer
+from door.store.reading import Reader
 from door.store.records import NotFound, StoreError
 
 Clock = Callable[[], datetime]
@@ -75,13 +78,15 @@ def configure_writer(
         # FULL: a commit survives a power cut too, not just a killed process.
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA foreign_keys = ON")
+        add_functions(db)
 
     return configure
 
 
-def configure_reader(db: sqlite3.Connection) -> None:
-    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    db.execute("PRAGMA query_only = ON")
+def add_functions(db: sqlite3.Connection) -> None:
+    """The door's own SQL functions: ``alias_skeleton(alias)``, so that a look-alike alias is
+    found by one statement, in SQLite, rather than by a pass over every alias in Python."""
+    db.create_function("alias_skeleton", 1, alias_skeleton, deterministic=True)
 
 
 def change_one(db: sqlite3.Connection, sql: str, params: Sequence[Any]) -> None:
@@ -139,21 +144,6 @@ class StoreBase:
         """
         return await self._writer.run(work)
 
-    async def _reading(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """``work(connection)`` on the read connection; several reads in it see one state
-        of the database if ``work`` wraps them in :func:`snapshot`."""
-        return await self._reader.run(work)
-
     async def _read(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        params = tuple(params)
-        return await self._reader.run(lambda db: fetch_all(db, sql, params))
-
-
-def snapshot(db: sqlite3.Connection, reads: Callable[[sqlite3.Connection], T]) -> T:
-    """``reads(db)`` in one read transaction: one state of the database throughout."""
-    db.execute("BEGIN")
-    try:
-        return reads(db)
-    finally:
-        if db.in_transaction:
-            db.execute("COMMIT")
+        """Every row ``sql`` gives, on the read connection (the last commit)."""
+        return await self._reader.rows(sql, params)

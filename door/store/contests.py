@@ -20,7 +20,14 @@ from door.engine import Game
 from door.engine.status import PLAYING
 from door.fairness import new_salt, seal, secret_deal_number
 from door.store.base import Row, execute, fetch_all, moment, stamp
-from door.store.games import GameStore, game_state, order_text, rebuild
+from door.store.games import (
+    LATER_PLAYS,
+    GameStore,
+    game_counts,
+    order_text,
+    position_json,
+    rebuild,
+)
 from door.store.records import NotFound, StoreError
 
 NAME_MAX = 30
@@ -152,21 +159,29 @@ def _contest(row: Row, deals: int) -> Contest:
     )
 
 
-def _contests(db: sqlite3.Connection, where: str = "", params: tuple = ()) -> list[Contest]:
-    rows = fetch_all(
-        db,
+def _contests_sql(where: str = "") -> str:
+    return (
         f"SELECT {_CONTEST_COLUMNS}, (SELECT count(*) FROM contest_deals d "
-        f"WHERE d.contest_id = c.id) FROM contests c {where} ORDER BY opens, id",
-        params,
+        f"WHERE d.contest_id = c.id) FROM contests c {where} ORDER BY opens, id"
     )
+
+
+def _contests_of(rows: list[Row]) -> list[Contest]:
     return [_contest(row[:-1], row[-1]) for row in rows]
 
 
-def contest_named(db: sqlite3.Connection, name: str) -> Contest:
-    found = _contests(db, "WHERE name_key = ?", (name_key(name),))
+def _contests(db: sqlite3.Connection, where: str = "", params: tuple = ()) -> list[Contest]:
+    return _contests_of(fetch_all(db, _contests_sql(where), params))
+
+
+def _named(found: list[Contest], name: str) -> Contest:
     if not found:
         raise NotFound(f"no contest called {name!r}")
     return found[0]
+
+
+def contest_named(db: sqlite3.Connection, name: str) -> Contest:
+    return _named(_contests(db, "WHERE name_key = ?", (name_key(name),)), name)
 
 
 def fresh_deal(level: Level) -> int:
@@ -229,11 +244,11 @@ class ContestStore(GameStore):
 
     async def contests(self) -> list[Contest]:
         """Every contest, by opening time."""
-        return await self._reading(_contests)
+        return await self._read_contests()
 
     async def contest(self, name: str) -> Contest:
         """The contest called ``name`` (case aside); NotFound if none is."""
-        return await self._reading(lambda db: contest_named(db, name))
+        return _named(await self._read_contests("WHERE name_key = ?", (name_key(name),)), name)
 
     async def withdraw_contest(self, name: str) -> Contest:
         """Forget a contest that has not opened yet, and its deals; StoreError once open."""
@@ -270,29 +285,24 @@ class ContestStore(GameStore):
     async def contest_holding(self, deal: int) -> Contest | None:
         """The contest not yet closed whose deals include ``deal``, if any."""
 
-        def find(db: sqlite3.Connection) -> Contest | None:
-            found = _contests(
-                db,
-                "WHERE closed IS NULL AND id IN (SELECT contest_id FROM contest_deals "
-                "WHERE deal = ?)",
-                (deal,),
-            )
-            return found[0] if found else None
-
-        return await self._reading(find)
+        found = await self._read_contests(
+            "WHERE closed IS NULL AND id IN (SELECT contest_id FROM contest_deals WHERE deal = ?)",
+            (deal,),
+        )
+        return found[0] if found else None
 
     async def contest_of_game(self, game_id: int) -> tuple[Contest, int] | None:
         """The contest a game plays a deal of, and the deal's place in it; None for others."""
 
-        def find(db: sqlite3.Connection) -> tuple[Contest, int] | None:
-            rows = fetch_all(
-                db, "SELECT contest_id, contest_deal FROM games WHERE id = ?", (game_id,)
-            )
-            if not rows or rows[0][0] is None:
-                return None
-            return _contests(db, "WHERE id = ?", (rows[0][0],))[0], rows[0][1]
+        rows = await self._read(
+            "SELECT contest_id, contest_deal FROM games WHERE id = ?", (game_id,)
+        )
+        if not rows or rows[0][0] is None:
+            return None
+        return (await self._read_contests("WHERE id = ?", (rows[0][0],)))[0], rows[0][1]
 
-        return await self._reading(find)
+    async def _read_contests(self, where: str = "", params: tuple = ()) -> list[Contest]:
+        return _contests_of(await self._read(_contests_sql(where), params))
 
     async def contest_plays(self, user_id: int, contest_id: int) -> dict[int, ContestPlay]:
         """The user's games of a contest's deals, by the deal's place."""
@@ -308,14 +318,14 @@ class ContestStore(GameStore):
     ) -> tuple[int, str, Game] | None:
         """The user's game of deal ``number`` of the contest: (id, status, game), or None."""
         rows = await self._read(
-            "SELECT id, status, position FROM games WHERE user_id = ? AND contest_id = ? "
-            "AND contest_deal = ?",
+            f"SELECT id, status, position, {LATER_PLAYS} FROM games WHERE user_id = ? "
+            "AND contest_id = ? AND contest_deal = ?",
             (user_id, contest_id, number),
         )
         if not rows:
             return None
-        game_id, status, position = rows[0]
-        return game_id, status, rebuild(game_id, position)
+        game_id, status, position, later = rows[0]
+        return game_id, status, rebuild(game_id, position, later)
 
     async def start_contest_game(
         self, user_id: int, contest: Contest, number: int, level: Level
@@ -331,10 +341,10 @@ class ContestStore(GameStore):
         now = self._clock()
         if contest.state(now) != OPEN:
             raise StoreError(f"the contest {contest.name!r} is not open")
-        position, status, score, moves, cards_up = game_state(game)
+        status, score, moves, cards_up = game_counts(game)
         values = (
-            user_id, variant_id, level.number, chosen.deal, order_text(game), position, status,
-            score, moves, cards_up, stamp(now), None if status == PLAYING else stamp(now),
+            user_id, variant_id, level.number, chosen.deal, order_text(game), position_json(game),
+            status, score, moves, cards_up, stamp(now), None if status == PLAYING else stamp(now),
             chosen.salt, contest.id, number,
         )  # fmt: skip
 
@@ -411,11 +421,12 @@ class ContestStore(GameStore):
 
     async def _close_games(self, contest_id: int) -> int:
         rows = await self._read(
-            "SELECT id, position FROM games WHERE contest_id = ? AND status = 'playing'",
+            f"SELECT id, position, {LATER_PLAYS} FROM games WHERE contest_id = ? "
+            "AND status = 'playing'",
             (contest_id,),
         )
-        for game_id, position in rows:
-            game = rebuild(game_id, position)
+        for game_id, position, later in rows:
+            game = rebuild(game_id, position, later)
             game.resign()
             await self.finish_game(game_id, game)
         return len(rows)

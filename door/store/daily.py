@@ -13,7 +13,7 @@ from door.engine import Game
 from door.fairness import new_door_secret
 from door.files import create_once
 from door.store.base import execute, fetch_all, moment
-from door.store.games import VariantStore, rebuild
+from door.store.games import LATER_PLAYS, VariantStore, rebuild
 from door.store.records import DailyDay, DailyDeal, DailyResult
 
 log = logging.getLogger("door")
@@ -96,13 +96,13 @@ class DailyStore(VariantStore):
     async def daily_game(self, user_id: int, day: date) -> tuple[int, str, Game] | None:
         """The user's game of the deal of ``day``: (id, status, game), or None if not begun."""
         rows = await self._read(
-            "SELECT id, status, position FROM games WHERE user_id = ? AND day = ?",
+            f"SELECT id, status, position, {LATER_PLAYS} FROM games WHERE user_id = ? AND day = ?",
             (user_id, day.isoformat()),
         )
         if not rows:
             return None
-        game_id, status, position = rows[0]
-        return game_id, status, rebuild(game_id, position)
+        game_id, status, position, later = rows[0]
+        return game_id, status, rebuild(game_id, position, later)
 
     async def unfinished_daily_games(self, user_id: int | None, before: date) -> list[int]:
         """The deal-of-the-day games of days before ``before`` still unfinished: the user's,

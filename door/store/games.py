@@ -1,4 +1,12 @@
-"""Variants (the rules each level has had) and games, stored after every play."""
+"""Variants (the rules each level has had) and games, stored after every play.
+
+A play is stored as its command, a row of the ``plays`` table, beside the counts the
+scoreboards read (status, score, moves, cards up); the game's whole position, history
+included, is written only every :data:`FULL_COPY_EVERY` plays and when the game ends, and
+then the plays it holds are dropped. A game is rebuilt from its last full copy and the plays
+after it, replayed: the same game, with the same undo, as if the whole position had been
+stored each time, at a fraction of the work for every play (no position to serialise).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from door.config import Level
-from door.engine import Game, Variant
+from door.engine import Game, IllegalMove, Variant
 from door.engine.status import PLAYING
 from door.fairness import new_salt
 from door.store.base import (
@@ -20,17 +28,28 @@ from door.store.base import (
     fetch_all,
     local_midnight,
     moment,
-    snapshot,
     stamp,
 )
-from door.store.group_commit import Reader, Writer
+from door.store.group_commit import Writer
+from door.store.reading import Reader
 from door.store.records import GameConflict, GameRecord, NotFound, StoreError, VariantRow
 from door.store.users import user_by_id
 
+# The plays stored after a game's last full copy, as a JSON array, in a games query.
+LATER_PLAYS = (
+    "(SELECT json_group_array(command) FROM "
+    "(SELECT command FROM plays WHERE plays.game_id = games.id ORDER BY number))"
+)
 GAME_COLUMNS = (
     "id, user_id, level, variant_id, deal, status, score, moves, cards_up, assisted, "
-    "started, finished, history, day, practice, salt"
+    f"started, finished, history, day, practice, salt, {LATER_PLAYS}"
 )
+UNFINISHED = (
+    "user_id = ? AND level = ? AND status = 'playing' AND day IS NULL AND contest_id IS NULL"
+)
+# A full copy of a game's position every so many plays: a game is rebuilt by replaying at
+# most this many plays after its last copy.
+FULL_COPY_EVERY = 32
 
 
 def knobs_json(variant: Variant) -> str:
@@ -41,17 +60,25 @@ def order_text(game: Game) -> str:
     return " ".join(str(card) for card in game.order)
 
 
-def game_state(game: Game) -> tuple[str, str, int, int, int]:
-    """(position JSON, status, score, moves, cards up) as the games table keeps them."""
-    position = json.dumps(game.to_dict(), separators=(",", ":"))
-    return position, game.status, game.score, game.moves, game.cards_on_foundations
+def position_json(game: Game) -> str:
+    """The game's whole position, history included, as the games table keeps it."""
+    return json.dumps(game.to_dict(), separators=(",", ":"))
 
 
-def rebuild(game_id: int, position: str) -> Game:
+def game_counts(game: Game) -> tuple[str, int, int, int]:
+    """(status, score, moves, cards up) as the games table keeps them."""
+    return game.status, game.score, game.moves, game.cards_on_foundations
+
+
+def rebuild(game_id: int, position: str, later: str) -> Game:
+    """A stored game: its last full copy, then the plays stored after it (``LATER_PLAYS``)."""
     try:
-        return Game.from_dict(json.loads(position))
-    except ValueError as error:
+        game = Game.from_dict(json.loads(position))
+        for command in json.loads(later):
+            game.play(command)
+    except (ValueError, IllegalMove) as error:
         raise StoreError(f"game {game_id} can't be read back: {error}") from None
+    return game
 
 
 def to_game_record(row: Row) -> GameRecord:
@@ -68,28 +95,30 @@ def to_game_record(row: Row) -> GameRecord:
         assisted=bool(row[9]),
         started=moment(row[10]),
         finished=None if row[11] is None else moment(row[11]),
-        history=tuple(json.loads(row[12] or "[]")),
+        history=(*json.loads(row[12] or "[]"), *json.loads(row[16])),
         day=row[13],
         practice=bool(row[14]),
         salt=row[15],
     )
 
 
-def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
-    rows = fetch_all(db, f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+GAME_BY_ID = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+
+
+def one_game(rows: list[Row], game_id: int) -> GameRecord:
+    """The record of ``GAME_BY_ID``'s rows; NotFound if there are none."""
     if not rows:
         raise NotFound(f"no game {game_id}")
     return to_game_record(rows[0])
 
 
+def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
+    return one_game(fetch_all(db, GAME_BY_ID, (game_id,)), game_id)
+
+
 def unfinished_game(db: sqlite3.Connection, user_id: int, level: int) -> int | None:
     """The user's saved game at this level (a deal of the day's or a contest's is not one)."""
-    rows = fetch_all(
-        db,
-        "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing' "
-        "AND day IS NULL AND contest_id IS NULL",
-        (user_id, level),
-    )
+    rows = fetch_all(db, f"SELECT id FROM games WHERE {UNFINISHED}", (user_id, level))
     return rows[0][0] if rows else None
 
 
@@ -177,7 +206,8 @@ class GameStore(VariantStore):
             level.number,
             game.deal_number,
             order_text(game),
-            *game_state(game),
+            position_json(game),
+            *game_counts(game),
             now,
             None if game.status == PLAYING else now,
             day,
@@ -200,9 +230,9 @@ class GameStore(VariantStore):
             _, game_id = execute(
                 db,
                 "INSERT INTO games (user_id, variant_id, level, deal, deal_order, position, "
-                "status, score, moves, cards_up, started, finished, day, practice, salt) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
+                "status, score, moves, cards_up, started, finished, day, practice, salt, plays) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, len(game.history)),
             )
             return game_id
 
@@ -244,26 +274,45 @@ class GameStore(VariantStore):
         and not further on: each play and undo adds to the history (``grown``); resigning
         does not. A copy of the game that fell behind (two sessions) changes nothing.
 
-        The game is read here, in the event loop, not in the writer's thread: the caller
-        may play on before the write runs."""
-        params = (
-            *game_state(game),
-            None if game.status == PLAYING else self._now(),
-            game_id,
-            order_text(game),
-            int(grown),
-            len(game.history),
-        )
+        The plays the stored game lacks are added as rows, unless a full copy is due (see the
+        module's docstring): then the whole position is written and those rows dropped.
+
+        The game is read here, in the event loop, not when the write runs: the caller may
+        play on before it does."""
+        history = tuple(game.history)
+        over = game.status != PLAYING
+        full_copy = over or len(history) % FULL_COPY_EVERY == 0
+        position = position_json(game) if full_copy else None
+        counts = game_counts(game)
+        finished = self._now() if over else None
+        order = order_text(game)
 
         def update(db: sqlite3.Connection) -> bool:
-            updated = fetch_all(
+            rows = fetch_all(
                 db,
-                "UPDATE games SET position = ?, status = ?, score = ?, moves = ?, cards_up = ?, "
-                "finished = ? WHERE id = ? AND status = 'playing' AND deal_order = ? "
-                "AND json_array_length(history) + ? <= ? RETURNING id",
-                params,
+                "SELECT plays FROM games WHERE id = ? AND status = 'playing' AND deal_order = ?",
+                (game_id, order),
             )
-            return len(updated) == 1
+            if not rows or rows[0][0] + int(grown) > len(history):
+                return False
+            if position is not None:
+                execute(db, "DELETE FROM plays WHERE game_id = ?", (game_id,))
+                execute(db, "UPDATE games SET position = ? WHERE id = ?", (position, game_id))
+            else:
+                db.executemany(
+                    "INSERT INTO plays (game_id, number, command) VALUES (?, ?, ?)",
+                    [
+                        (game_id, number, history[number - 1])
+                        for number in range(rows[0][0] + 1, len(history) + 1)
+                    ],
+                )
+            execute(
+                db,
+                "UPDATE games SET status = ?, score = ?, moves = ?, cards_up = ?, finished = ?, "
+                "plays = ? WHERE id = ?",
+                (*counts, finished, len(history), game_id),
+            )
+            return True
 
         return update
 
@@ -274,28 +323,27 @@ class GameStore(VariantStore):
         as it did before. StoreError if the stored game can't be read back.
         """
 
-        def find(db: sqlite3.Connection) -> tuple[int, str] | None:
-            game_id = unfinished_game(db, user_id, level_number)
-            if game_id is None:
-                return None
-            rows = fetch_all(db, "SELECT position FROM games WHERE id = ?", (game_id,))
-            return game_id, rows[0][0]
-
-        found = await self._reading(lambda db: snapshot(db, find))
-        if found is None:
+        rows = await self._read(
+            f"SELECT id, position, {LATER_PLAYS} FROM games WHERE {UNFINISHED}",
+            (user_id, level_number),
+        )
+        if not rows:
             return None
-        return found[0], rebuild(*found)
+        game_id, position, later = rows[0]
+        return game_id, rebuild(game_id, position, later)
 
     async def load_game(self, game_id: int) -> Game:
         """Any stored game rebuilt from its position JSON (to replay or check it)."""
-        rows = await self._read("SELECT position FROM games WHERE id = ?", (game_id,))
+        rows = await self._read(
+            f"SELECT position, {LATER_PLAYS} FROM games WHERE id = ?", (game_id,)
+        )
         if not rows:
             raise NotFound(f"no game {game_id}")
-        return rebuild(game_id, rows[0][0])
+        return rebuild(game_id, *rows[0])
 
     async def game_record(self, game_id: int) -> GameRecord:
         """A stored game's facts (status, score, history...); NotFound if there is none."""
-        return await self._reading(lambda db: game_by_id(db, game_id))
+        return one_game(await self._read(GAME_BY_ID, (game_id,)), game_id)
 
     async def games_of(self, user_id: int) -> list[GameRecord]:
         """Every game of a user, oldest first."""

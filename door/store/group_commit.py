@@ -1,5 +1,5 @@
-"""The store's two connections, each with a thread of its own: the writer, which commits
-writes in groups, and the reader, which answers reads beside it.
+"""The store's writer: one connection with a thread of its own, which commits writes in
+groups (reads go to :mod:`door.store.reading`, beside it).
 
 Group commit: a *write* is a function of the connection. Writes that arrive while a commit
 is on its way to disk wait, and go together into the next transaction: ``BEGIN IMMEDIATE``,
@@ -11,24 +11,34 @@ rather than queues longer. If the group as a whole can't be committed (a full di
 that turned read-only), it is rolled back and each of its writes is tried again in a
 transaction of its own, so that each learns its own fate.
 
-What may wait goes to the writer's thread: ``BEGIN IMMEDIATE`` (another program may hold the
-write lock) and ``COMMIT`` (the fsync). The writes themselves run in the event loop, between
-the two: once the transaction holds the write lock their statements never wait, and each
-costs a few tens of microseconds, where a trip to a thread per statement costs a handover
-of Python's GIL, up to 5 ms each while the event loop is busy.
+What may wait goes to the writer's thread: ``COMMIT`` (the fsync), and ``BEGIN IMMEDIATE``
+when another program holds the write lock. The write lock is first asked for in the event
+loop without waiting (the connection's busy timeout is 0 there): it is nearly always free,
+since this connection is the door's only writer, and taking it costs microseconds where a
+trip to the thread costs a handover of Python's GIL, up to 5 ms while the event loop is busy.
+Only if it is taken does the group wait for it in the thread, with the busy timeout the
+connection was opened with. The writes themselves run in the event loop too: once the
+transaction holds the write lock their statements never wait, and each costs a few tens of
+microseconds.
 
-Reads run on a second connection: in WAL mode a reader sees the last commit and never waits
-for the writer, so scoreboards and logging in don't queue behind plays.
+Each commit's duration and group size are logged at debug level (logger
+``door.store.group_commit``), and :class:`CommitCounts` sums them up, so the disk's share of
+a slow play shows directly.
+
+Reads run on a second connection (:mod:`door.store.reading`): in WAL mode a reader sees the
+last commit and never waits for the writer, so scoreboards and logging in don't queue behind
+plays.
 
 Faults, by name: SQLite's complaint about the disk is a :class:`DiskFault`; another program
 holding the write lock past the busy timeout is :class:`StoreBusy`, once ``BEGIN IMMEDIATE``
-has been tried again a few times (as SQLite's busy handler would, without holding the event
-loop). The writer's connection is its own (nothing else uses it while it runs), and its task
-is supervised: anything unexpected that escapes it fails every waiting write at once with a
-:class:`WriterFailed`, is logged with its traceback, and the writer starts again. Each group
-checks the schema version it finds (one ``PRAGMA``, under the write lock): a database moved
-to a newer schema under the running door (by a newer door's migration) takes no more
-writes from it, each refused as :class:`SchemaMoved`, and the log says so once.
+has been waited for in the thread and tried again a few times (as SQLite's busy handler
+would, without holding the event loop). The writer's connection is its own (nothing else
+uses it while it runs), and its task is supervised: anything unexpected that escapes it
+fails every waiting write at once with a :class:`WriterFailed`, is logged with its
+traceback, and the writer starts again. Each group checks the schema version it finds (one
+``PRAGMA``, under the write lock): a database moved to a newer schema under the running
+door (by a newer door's migration) takes no more writes from it, each refused as
+:class:`SchemaMoved`, and the log says so once.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -45,7 +56,7 @@ from typing import Any, TypeVar
 from door.store.records import DiskFault, SchemaMoved, StoreBusy, StoreError, WriterFailed
 from door.tasks import Supervised
 
-log = logging.getLogger("door")
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
@@ -72,10 +83,13 @@ class WriteResult:
 
 @dataclass(frozen=True, slots=True)
 class CommitCounts:
-    """How many commits the writer made, and how many writes they held."""
+    """How many commits the writer made, how many writes they held, and how long they took
+    (from taking the write lock to the end of the ``COMMIT``), in all and at most."""
 
     commits: int
     writes: int
+    seconds: float = 0.0
+    longest: float = 0.0
 
 
 def is_busy(error: BaseException) -> bool:
@@ -138,16 +152,6 @@ class Connection:
         self._thread.shutdown(wait=False)
 
 
-class Reader(Connection):
-    """The connection reads run on, one after another, each seeing the last commit."""
-
-    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        try:
-            return await super().run(work)
-        except sqlite3.DatabaseError as error:
-            raise as_store_error(error) from None
-
-
 @dataclass(slots=True)
 class _Pending:
     work: Work
@@ -170,10 +174,21 @@ class Writer(Connection):
         self._moved: SchemaMoved | None = None
         self._commits = 0
         self._writes = 0
+        self._seconds = 0.0
+        self._longest = 0.0
+        self._busy_timeout_ms: int | None = None  # the connection's own, while it may wait
 
     @property
     def counts(self) -> CommitCounts:
-        return CommitCounts(self._commits, self._writes)
+        return CommitCounts(self._commits, self._writes, self._seconds, self._longest)
+
+    def _committed(self, writes: int, began: float) -> None:
+        took = time.perf_counter() - began
+        self._commits += 1
+        self._writes += writes
+        self._seconds += took
+        self._longest = max(self._longest, took)
+        log.debug("commit: %d writes in %.2f ms", writes, 1000 * took)
 
     async def before_writes(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in the writer's thread, before any write is taken (the
@@ -234,13 +249,14 @@ class Writer(Connection):
 
     async def _commit_group(self, group: list[_Pending]) -> None:
         works = [p.work for p in group]
+        began = time.perf_counter()
         try:
             # The write lock, waited for once for the group (another program may hold it).
-            await self._begin_patiently()
+            await self._begin()
         except Exception as error:
             outcomes = [WriteResult(error=error)] * len(group)
         else:
-            outcomes = await self._together(works)
+            outcomes = await self._together(works, began)
             if outcomes is None:
                 outcomes = [await self._alone(work) for work in works]
         for pending, outcome in zip(group, outcomes, strict=True):
@@ -251,42 +267,64 @@ class Writer(Connection):
             else:
                 pending.future.set_exception(as_store_error(outcome.error))
 
-    def _begin(self) -> None:
+    async def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``: here if the write lock is free, else waited for in the thread
+        (tried again while another program holds it past SQLite's busy timeout, the "database
+        is locked" error once the tries are spent); then the schema version checked."""
         assert self._db is not None
-        self._db.execute("BEGIN IMMEDIATE")
-        if self._schema is None:
-            return
-        found = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if found != self._schema:
-            self._db.execute("ROLLBACK")
-            if self._moved is not None:
-                raise self._moved
-            self._moved = SchemaMoved(
-                f"the database was moved to schema version {found} under this door (which "
-                f"knows version {self._schema}): no more writes until a door that knows it runs"
-            )
-            log.critical("%s", self._moved)
-            raise self._moved
+        db = self._db
+        if self._busy_timeout_ms is None:
+            self._busy_timeout_ms = int(db.execute("PRAGMA busy_timeout").fetchone()[0])
+            db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if not is_busy(error):
+                raise
+            await self._wait_patiently(db, self._busy_timeout_ms)
+        self._check_schema(db)
 
-    async def _begin_patiently(self) -> None:
-        """BEGIN IMMEDIATE, tried again while another program holds the write lock past
-        SQLite's busy timeout; the "database is locked" error once the tries are spent."""
+    async def _wait_patiently(self, db: sqlite3.Connection, busy_timeout_ms: int) -> None:
         for tries_left in reversed(range(BUSY_TRIES)):
             try:
-                await self.call(self._begin)
+                await self.call(self._wait_and_begin, db, busy_timeout_ms)
                 return
             except sqlite3.OperationalError as error:
                 if not is_busy(error) or not tries_left:
                     raise
             await asyncio.sleep(BUSY_PAUSE)
 
-    async def _together(self, works: list[Work]) -> list[WriteResult] | None:
+    def _check_schema(self, db: sqlite3.Connection) -> None:
+        """Under the write lock: the database is still at the schema this door expects."""
+        if self._schema is None:
+            return
+        found = db.execute("PRAGMA user_version").fetchone()[0]
+        if found == self._schema:
+            return
+        db.execute("ROLLBACK")
+        if self._moved is None:
+            self._moved = SchemaMoved(
+                f"the database was moved to schema version {found} under this door (which "
+                f"knows version {self._schema}): no more writes until a door that knows it runs"
+            )
+            log.critical("%s", self._moved)
+        raise self._moved
+
+    @staticmethod
+    def _wait_and_begin(db: sqlite3.Connection, busy_timeout_ms: int) -> None:
+        db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        finally:
+            db.execute("PRAGMA busy_timeout = 0")
+
+    async def _together(self, works: list[Work], began: float) -> list[WriteResult] | None:
         """In the transaction begun: each write in its savepoint, then one commit; None if
         the group as a whole failed (rolled back: nothing of it stored)."""
         assert self._db is not None
         db = self._db
         if len(works) == 1:
-            return [await self._commit_one(works[0])]
+            return [await self._commit_one(works[0], began)]
         try:
             outcomes = [_in_savepoint(db, work) for work in works]
             await self.call(db.execute, "COMMIT")
@@ -295,19 +333,19 @@ class Writer(Connection):
             # with it): no write of the group is stored; each is tried alone.
             _roll_back(db)
             return None
-        self._commits += 1
-        self._writes += len(works)
+        self._committed(len(works), began)
         return outcomes
 
     async def _alone(self, work: Work) -> WriteResult:
         """``work`` in a transaction of its own."""
+        began = time.perf_counter()
         try:
-            await self._begin_patiently()
+            await self._begin()
         except (sqlite3.Error, SchemaMoved) as error:
             return WriteResult(error=error)
-        return await self._commit_one(work)
+        return await self._commit_one(work, began)
 
-    async def _commit_one(self, work: Work) -> WriteResult:
+    async def _commit_one(self, work: Work, began: float) -> WriteResult:
         """In the transaction begun: ``work``, then the commit."""
         assert self._db is not None
         db = self._db
@@ -317,8 +355,7 @@ class Writer(Connection):
         except Exception as error:
             _roll_back(db)
             return WriteResult(error=error)
-        self._commits += 1
-        self._writes += 1
+        self._committed(1, began)
         return WriteResult(value)
 
     async def close(self) -> None:

@@ -210,6 +210,23 @@ _VERSION_9 = (
     "CREATE INDEX games_by_contest ON games (contest_id) WHERE contest_id IS NOT NULL",
 )
 
+# A play is stored as its command: a game's row keeps the counts the scoreboards read and a
+# full copy of its position (with the history up to then), written every so many plays and
+# when the game ends; the plays since that copy are rows of their own, in order. ``plays``:
+# the length of the whole history stored.
+_VERSION_10 = (
+    """
+    CREATE TABLE plays (
+        game_id  INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        number   INTEGER NOT NULL,                -- its place in the game's history, from 1
+        command  TEXT NOT NULL,
+        PRIMARY KEY (game_id, number)
+    ) WITHOUT ROWID
+    """,
+    "ALTER TABLE games ADD COLUMN plays INTEGER NOT NULL DEFAULT 0",
+    "UPDATE games SET plays = json_array_length(history)",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
@@ -220,6 +237,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_7,
     _VERSION_8,
     _VERSION_9,
+    _VERSION_10,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 

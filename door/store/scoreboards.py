@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from datetime import datetime
 
 from door.config import Level
 from door.store.accounts import bbs_key
-from door.store.base import Row, execute, fetch_all, moment, snapshot
-from door.store.games import VariantStore, unfinished_game
+from door.store.base import Row, execute, fetch_all, moment
+from door.store.games import UNFINISHED, VariantStore
 from door.store.records import HighScore, Standing, Statistics
 from door.store.statistics import summarize
 
@@ -36,37 +37,30 @@ class ScoreStore(VariantStore):
         """The user's record at this level, over every set of rules it has had; practice
         games are counted apart."""
 
-        def reads(db: sqlite3.Connection) -> Statistics:
-            finished = fetch_all(
-                db,
-                "SELECT status, score FROM games WHERE user_id = ? AND level = ? "
-                "AND status != 'playing' AND NOT practice ORDER BY finished, id",
-                (user_id, level.number),
-            )
-            practice = fetch_all(
-                db,
-                "SELECT count(*), coalesce(sum(status = 'won'), 0) FROM games "
-                "WHERE user_id = ? AND level = ? AND status != 'playing' AND practice",
-                (user_id, level.number),
-            )
-            unfinished = unfinished_game(db, user_id, level.number) is not None
-            balance = None
-            if level.variant.scoring == "vegas":
-                rows = fetch_all(
-                    db,
-                    "SELECT coalesce(sum(g.score), 0) FROM games g "
-                    "JOIN variants v ON v.id = g.variant_id "
-                    "WHERE g.user_id = ? AND g.level = ? AND NOT g.practice "
-                    "AND json_extract(v.knobs, '$.scoring') = 'vegas'",
-                    (user_id, level.number),
-                )
-                balance = int(rows[0][0])
-            stats = summarize(
-                level.number, [(row[0], row[1]) for row in finished], balance, unfinished
-            )
-            return replace(stats, practice_played=practice[0][0], practice_won=practice[0][1])
-
-        return await self._reading(lambda db: snapshot(db, reads))
+        # One statement, so that its parts agree: one state of the database.
+        mine = "user_id = ? AND level = ? AND status != 'playing'"
+        rows = await self._read(
+            "SELECT (SELECT json_group_array(json_array(status, score)) FROM "
+            f"(SELECT status, score FROM games WHERE {mine} AND NOT practice "
+            "ORDER BY finished, id)), "
+            f"(SELECT count(*) FROM games WHERE {mine} AND practice), "
+            f"(SELECT coalesce(sum(status = 'won'), 0) FROM games WHERE {mine} AND practice), "
+            f"EXISTS (SELECT 1 FROM games WHERE {UNFINISHED}), "
+            "(SELECT coalesce(sum(g.score), 0) FROM games g "
+            "JOIN variants v ON v.id = g.variant_id "
+            "WHERE g.user_id = ? AND g.level = ? AND NOT g.practice "
+            "AND json_extract(v.knobs, '$.scoring') = 'vegas')",
+            (user_id, level.number) * 5,
+        )
+        finished, practice_played, practice_won, unfinished, vegas = rows[0]
+        balance = int(vegas) if level.variant.scoring == "vegas" else None
+        stats = summarize(
+            level.number,
+            [(status, score) for status, score in json.loads(finished)],
+            balance,
+            bool(unfinished),
+        )
+        return replace(stats, practice_played=practice_played, practice_won=practice_won)
 
     async def recent_results(
         self, user_id: int, limit: int = 10, level_number: int | None = None

@@ -79,28 +79,35 @@ def to_user(row: Row) -> User:
     )
 
 
-def user_by_id(db: sqlite3.Connection, user_id: int) -> User:
-    rows = fetch_all(db, f"SELECT {USER_COLUMNS} FROM users WHERE id = ?", (user_id,))
+USER_BY_ID = f"SELECT {USER_COLUMNS} FROM users WHERE id = ?"
+TAKEN = "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?"
+# The first telnet caller's alias that looks like one with the skeleton given (the function
+# is the store's own, see door.store.base.add_functions).
+LOOK_ALIKE = (
+    "SELECT alias FROM users WHERE bbs_key = '' AND alias_skeleton(alias) = ? ORDER BY id LIMIT 1"
+)
+
+
+def one_user(rows: list[Row], user_id: int) -> User:
+    """The user of ``USER_BY_ID``'s rows; NotFound if there are none."""
     if not rows:
         raise NotFound(f"no user {user_id}")
     return to_user(rows[0])
 
 
+def user_by_id(db: sqlite3.Connection, user_id: int) -> User:
+    return one_user(fetch_all(db, USER_BY_ID, (user_id,)), user_id)
+
+
 def refuse_taken(db: sqlite3.Connection, alias: str, bbs: str | None) -> None:
-    taken = fetch_all(
-        db,
-        "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?",
-        (bbs_key(bbs), alias_key(alias)),
-    )
+    taken = fetch_all(db, TAKEN, (bbs_key(bbs), alias_key(alias)))
     if taken:
         where = f" at {bbs}" if bbs else ""
         raise AliasTaken(f"The alias {taken[0][0]} is taken{where}")
     if bbs is None:  # callers over telnet and SSH choose their aliases: no look-alikes
-        skeleton = alias_skeleton(alias)
-        rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
-        for (other,) in rows:
-            if alias_skeleton(other) == skeleton:
-                raise AliasTaken(f"The alias {other} is taken (and {alias} looks like it)")
+        other = fetch_all(db, LOOK_ALIKE, (alias_skeleton(alias),))
+        if other:
+            raise AliasTaken(f"The alias {other[0][0]} is taken (and {alias} looks like it)")
 
 
 class UserStore(LoginStore):
@@ -190,21 +197,26 @@ class UserStore(LoginStore):
 
     async def user(self, user_id: int) -> User:
         """The user with this id; NotFound if there is none."""
-        return await self._reading(lambda db: user_by_id(db, user_id))
+        return one_user(await self._read(USER_BY_ID, (user_id,)), user_id)
 
     async def look_alike(self, alias: str) -> str | None:
         """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
 
-        def find(db: sqlite3.Connection) -> str | None:
-            try:
-                refuse_taken(db, clean_alias(alias), None)
-            except AliasTaken:
-                rows = fetch_all(db, "SELECT alias FROM users WHERE bbs_key = ''")
-                skeleton = alias_skeleton(alias)
-                return next((a for (a,) in rows if alias_skeleton(a) == skeleton), alias)
+        cleaned = clean_alias(alias)
+        # One statement, the pass over every alias in the reader's thread: whether it is
+        # taken, what it looks like once cleaned, and what it looks like as typed.
+        skeletons = alias_skeleton(cleaned), alias_skeleton(alias)
+        rows = await self._read(
+            f"SELECT EXISTS (SELECT 1 FROM users WHERE bbs_key = '' AND alias_key = ?), "
+            f"({LOOK_ALIKE}), CASE WHEN ? = ? THEN NULL ELSE ({LOOK_ALIKE}) END",
+            (alias_key(cleaned), skeletons[0], *skeletons, skeletons[1]),
+        )
+        taken, cleaned_like, typed_like = rows[0]
+        if skeletons[0] == skeletons[1]:
+            typed_like = cleaned_like
+        if not taken and cleaned_like is None:
             return None
-
-        return await self._reading(find)
+        return typed_like or alias
 
     async def find_user(self, alias: str, bbs: str | None = None) -> User | None:
         """The user with this alias (any case) among telnet callers, or among ``bbs``'s."""

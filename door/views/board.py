@@ -241,7 +241,9 @@ def _sidebar(screen: ScreenBuffer, game: Game, look: Look) -> None:
     for offset, (name, value) in enumerate(sidebar_lines(game, look)):
         row = LABEL_ROW + offset
         screen.put(row, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
-        value_style = VALUE if look.ansi else PLAIN
+        # Plain white, as the counts beside the piles: values that change with every play
+        # then cost no change of attributes on the way to or from the cards.
+        value_style = INFO if look.ansi else PLAIN
         screen.put(row, SIDEBAR + 10, value[: WIDTH - SIDEBAR - 10], value_style)
 
 
