@@ -3,11 +3,13 @@
 :func:`gather` reads them from the store's reader side (the bulletin's lists, and today's
 board of the deal of the day); :func:`render_html` and :func:`render_json` lay them out.
 
-Each level's high scores, the standings and the deal of the day's board, with the Board
-column when callers of linked boards are on them, and the hint marks. Every alias and name
-is cleaned of control characters (:func:`ansi.text.sanitize`) and then HTML-escaped: an
-alias is only ever text. The deal of the day's number is not shown (callers who have not
-played it must not learn it), nor a game's score while it is being played.
+Each level's high scores, the standings, the deal of the day's board and the latest contest
+that has opened (its table so far, its seals, and its deals and salts once it has closed),
+with the Board column when callers of linked boards are on them, and the hint marks. Every
+alias and name is cleaned of control characters (:func:`ansi.text.sanitize`) and then
+HTML-escaped: an alias is only ever text. The deal of the day's number is not shown (callers
+who have not played it must not learn it), nor an open contest's deal numbers, nor a game's
+score while it is being played.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from ansi.text import sanitize
 from door.bulletin import Bulletin, LevelBoard, as_json
 from door.bulletin import gather as gather_bulletin
 from door.config import Config
+from door.contests import ContestBoard
 from door.store import Store
+from door.store.contests import CLOSED, ContestStanding
 from door.store.records import DailyResult, HighScore, Standing
 from door.views.daily import RESULT_WORDS
 
@@ -58,22 +62,30 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]], empty: str) -> str:
+def _table(
+    caption: str,
+    head: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    empty: str,
+    after: str = "",
+) -> str:
+    """A section: its caption, its table (or ``empty``), then ``after``."""
     if not rows:
-        return f"<section><h2>{caption}</h2><p>{empty}</p></section>"
+        return f"<section><h2>{caption}</h2><p>{empty}</p>{after}</section>"
     header = "".join(f"<th>{cell}</th>" for cell in head)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
     return (
         f"<section><h2>{caption}</h2><table><thead><tr>{header}</tr></thead>"
-        f"<tbody>{body}</tbody></table></section>"
+        f"<tbody>{body}</tbody></table>{after}</section>"
     )
 
 
 def _several_boards(bulletin: Bulletin, daily: DailyBoard | None) -> bool:
-    rows: list[HighScore | Standing | DailyResult] = [
+    rows: list[HighScore | Standing | DailyResult | ContestStanding] = [
         row for board in bulletin.levels for row in board.rows
     ]
     rows += [*(bulletin.standings or ()), *(daily.results if daily else ())]
+    rows += bulletin.contest.rows if bulletin.contest else ()
     return any(row.bbs for row in rows)
 
 
@@ -137,6 +149,50 @@ def _daily_section(daily: DailyBoard | None, boards: bool) -> str:
     return _table(caption, head, rows, "Nobody has played this deal yet.")
 
 
+def _contest_section(board: ContestBoard, boards: bool) -> str:
+    """The contest's table so far, then its seals, or its deals and salts once it has closed
+    (an open contest's deal numbers are never here: ``board.deals`` is empty until then)."""
+    contest = board.contest
+    head = ["#", "Alias", *(["Board"] if boards else []), "Deals", "Score", "Moves"]
+    head += ["Finished", "Hint"]
+    rows = [
+        [
+            str(rank),
+            _text(row.alias),
+            *([_text(row.bbs)] if boards else []),
+            str(row.played) + (f" +{row.playing}" if row.playing else ""),
+            str(row.score),
+            str(row.moves),
+            _stamp(row.finished) if row.finished else "",
+            "hint" if row.assisted else "",
+        ]
+        for rank, row in enumerate(board.rows, start=1)
+    ]
+    closed = board.state == CLOSED
+    when = f"{'closed' if closed else 'open until'} {_stamp(contest.closes)}"
+    caption = (
+        f"Contest: {_text(contest.name)} <small>{contest.deals} deals, level {contest.level}, "
+        f"opened {_stamp(contest.opens)}, {when}</small>"
+    )
+    if board.deals:
+        note = "Its deals (seal = first 32 hex digits of sha256 of DEAL:SALT):"
+        items = [
+            f"<li>{deal.deal}, salt <code>{escape(deal.salt)}</code>, seal "
+            f"<code>{escape(deal.seal)}</code></li>"
+            for deal in board.deals
+        ]
+    else:
+        note = "The seals of its deals (the deals and salts are shown when it closes):"
+        items = [f"<li><code>{escape(sealed)}</code></li>" for sealed in board.seals]
+    after = f"<p><small>{_CONTEST_NOTE}</small></p><p>{note}</p><ol>{''.join(items)}</ol>"
+    return _table(caption, head, rows, "Nobody has played a deal of it yet.", after)
+
+
+_CONTEST_NOTE = (
+    "Deals: finished (+ begun). Ranked by score, then fewer moves, then who finished first."
+)
+
+
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
     "background:#111;color:#ddd}a{color:#8cf}h2{font-size:1.1em;margin-top:1.5em}"
@@ -153,6 +209,8 @@ def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
     if bulletin.standings is not None:
         sections.append(_standings_section(bulletin.standings, boards))
     sections.append(_daily_section(daily, boards))
+    if bulletin.contest is not None:
+        sections.append(_contest_section(bulletin.contest, boards))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -166,8 +224,10 @@ def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
 
 
 def render_json(bulletin: Bulletin, daily: DailyBoard | None) -> str:
-    """The same facts for a sysop's own site: the bulletin's JSON and the day's board."""
+    """The same facts for a sysop's own site: the bulletin's JSON (with the contest's table
+    under ``contest``, None before any contest has opened) and the day's board."""
     document: dict[str, Any] = as_json(bulletin)
+    document.setdefault("contest", None)
     document["daily"] = None
     if daily is not None:
         document["daily"] = {

@@ -43,7 +43,8 @@ SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
 
 
 def door_config(tmp_path: Path, **server_changes) -> Config:
-    """The shipped sysop.toml, listening on 127.0.0.1 port 0 with a database in tmp_path."""
+    """The shipped sysop.toml, listening on 127.0.0.1 port 0 with a database in tmp_path, the
+    web off (the shipped port is a fixed one; tests that want the web take a free port)."""
     config = load_config(SHIPPED_CONFIG)
     # Every test caller comes from 127.0.0.1: the limits that tell addresses apart are set
     # out of the way unless a test sets them.
@@ -53,7 +54,8 @@ def door_config(tmp_path: Path, **server_changes) -> Config:
     server = dataclasses.replace(
         config.server, host="127.0.0.1", port=0, database=tmp_path / "door.db", **server_changes
     )
-    return dataclasses.replace(config, server=server)
+    web = dataclasses.replace(config.web, port=None)
+    return dataclasses.replace(config, server=server, web=web)
 
 
 @dataclasses.dataclass

@@ -13,6 +13,7 @@ import logging
 import re
 import ssl
 from base64 import b64encode
+from datetime import timedelta
 
 import aiohttp
 import pytest
@@ -340,3 +341,89 @@ async def test_a_quiet_web_caller_is_warned_then_hung_up_as_on_telnet(tmp_path):
         assert door.ways.nodes.calls == []
     finally:
         await door.close()
+
+
+async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_closed(tmp_path):
+    """A contest with deals played: /scores and /scores.json show its table (aliases escaped,
+    a linked board's caller with the board) and its seals, never a deal number while it is
+    open; after the close (the door started again on the same file), its deals and salts."""
+    from test_contests import Clock
+
+    from door.contests import keep_contests_on_time
+
+    config, clock = web_config(tmp_path), Clock()
+    door = await WebDoor.open(config, clock)
+    store, level = door.store, config.level(1)
+    opens = clock.now + timedelta(hours=1)
+    contest = await store.declare_contest("Winter Cup", level, 3, opens, opens + timedelta(days=7))
+    deals = await store.contest_deals(contest.id)
+    secrets = [rf"\b{deal.deal}\b|{deal.salt}" for deal in deals]
+    clock.now = opens + timedelta(minutes=1)
+    await keep_contests_on_time(store)
+    contest = await store.contest("Winter Cup")
+    hostile = "<b>Eve</b>&amp;"
+    eve = await store.create_user(hostile, PASSWORD)
+    bob = await store.drop_file_user("Bob", "Another Board")
+    for user, number, plays, finish in ((eve, 1, 6, True), (bob, 1, 2, True), (bob, 2, 1, False)):
+        game_id, game = await store.start_contest_game(user.id, contest, number, level)
+        for _ in range(plays):
+            legal = game.legal()
+            game.play(next((play for play in legal if play != "V"), legal[0]))
+            await store.record_play(game_id, game)
+        if finish:
+            game.resign()
+            await store.finish_game(game_id, game)
+    table = await store.contest_table(contest.id)
+
+    async def scores(port: int) -> tuple[str, dict]:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/scores") as response:
+                page = await response.text()
+            async with session.get(f"http://127.0.0.1:{port}/scores.json") as response:
+                return page, await response.json()
+
+    try:
+        page, document = await scores(door.web_port)
+    finally:
+        await door.close()
+    assert "Contest: Winter Cup" in page and "3 deals, level 1" in page
+    assert f"opened {opens.astimezone():%Y-%m-%d %H:%M}" in page and "open until" in page
+    assert hostile not in page and "&lt;b&gt;Eve&lt;/b&gt;&amp;amp;" in page
+    assert "<td>Bob</td><td>Another Board</td><td>1 +1</td>" in page  # one deal begun
+    for deal in deals:
+        assert deal.seal in page
+    sent = page + json.dumps(document)
+    assert not any(re.search(secret, sent) for secret in secrets)
+    shown = document["contest"]
+    assert (shown["name"], shown["state"], shown["revealed"]) == ("Winter Cup", "open", [])
+    assert [(row["alias"], row["bbs"]) for row in shown["table"]] == [
+        (row.alias, row.bbs) for row in table
+    ]
+    assert {row["alias"] for row in shown["table"]} == {hostile, "Bob"}
+    assert shown["seals"] == [deal.seal for deal in deals]
+
+    clock.now = contest.closes + timedelta(seconds=1)
+    door = await WebDoor.open(config, clock)
+    try:
+        await keep_contests_on_time(door.store)
+        page, document = await scores(door.web_port)
+    finally:
+        await door.close()
+    assert "closed" in page and "open until" not in page
+    for deal in deals:
+        assert f"<li>{deal.deal}, salt <code>{deal.salt}</code>, seal" in page
+    shown = document["contest"]
+    assert shown["state"] == "closed"
+    assert [(item["deal"], item["salt"], item["seal"]) for item in shown["revealed"]] == [
+        (deal.deal, deal.salt, deal.seal) for deal in deals
+    ]
+    # Bob's unfinished deal counted as resigned at the close: two deals finished, none begun.
+    assert "<td>Bob</td><td>Another Board</td><td>2</td>" in page
+
+
+async def test_scores_json_says_no_contest_before_one_opens(web):
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{web.web_port}/scores.json") as response:
+            assert (await response.json())["contest"] is None
+        async with session.get(f"http://127.0.0.1:{web.web_port}/scores") as response:
+            assert "Contest" not in await response.text()

@@ -18,6 +18,7 @@ from door.config import Config
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
+from door.store.base import Clock
 
 ROOT = Path(__file__).resolve().parent.parent
 # The pinned xterm.js, fetched by .ci/run (the README says how): the page's local copy.
@@ -134,8 +135,9 @@ class WebDoor:
         return self.ways.web.port
 
     @classmethod
-    async def open(cls, config: Config) -> WebDoor:
-        store = await Store.open(config.server.database)
+    async def open(cls, config: Config, clock: Clock | None = None) -> WebDoor:
+        """The door on ``config``; its store on ``clock`` (the real time if None)."""
+        store = await Store.open(config.server.database, clock=clock)
         solving = Solving(store, config)
         ways = await open_ways(config, store, solving, detect_timeout=0.5)
         return cls(ways, store, solving, config)
