@@ -1,0 +1,125 @@
+"""Every way in guarded alike: SSH and RLOGIN connections meet telnet's rules per address as
+they arrive, wrong passwords count against the address over SSH, guesses made at once count
+as guesses made one after another, and aliases from other boards meet the alias rules."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import asyncssh
+import pytest
+
+from door.net.nodes import TOO_MANY_MESSAGE, TOO_OFTEN_MESSAGE
+from tests.test_ssh import open_ssh_door, ssh_caller, ssh_config
+
+ELSEWHERE = "127.0.0.2"  # a second address on the loopback network: another caller
+
+
+async def stalled_ssh_client(port: int) -> asyncio.StreamWriter:
+    """A connection that sends SSH's version line and then nothing: one still logging in."""
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"SSH-2.0-Stalling_1.0\r\n")
+    await writer.drain()
+    return writer
+
+
+async def ssh_connect(port: int, username: str, password: str, *, address: str = "127.0.0.1"):
+    return await asyncio.wait_for(
+        asyncssh.connect(
+            "127.0.0.1",
+            port,
+            username=username,
+            password=password,
+            known_hosts=None,
+            agent_path=None,
+            client_keys=None,
+            preferred_auth="password",
+            local_addr=(address, 0),
+        ),
+        30,
+    )
+
+
+class _WrongEveryTime(asyncssh.SSHClient):
+    """A client that answers SSH's password prompt wrongly, as often as it is asked."""
+
+    def password_auth_requested(self) -> str:
+        return "not-the-password"
+
+
+async def wrong_passwords(port: int, username: str) -> None:
+    """One connection's wrong passwords, until the door cuts it off."""
+    with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)):
+        await asyncio.wait_for(
+            asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username=username,
+                known_hosts=None,
+                agent_path=None,
+                client_keys=None,
+                preferred_auth="password",
+                client_factory=_WrongEveryTime,
+            ),
+            30,
+        )
+
+
+async def test_ssh_connections_past_the_address_limit_are_refused_before_their_password(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path, max_per_address=2))
+    try:
+        await running.store.create_user("Bob", "hunter22")
+        stalled = [await stalled_ssh_client(running.port) for _ in range(2)]
+        await asyncio.sleep(0.2)  # both have arrived
+        with pytest.raises(asyncssh.DisconnectError, match=TOO_MANY_MESSAGE):
+            await ssh_connect(running.port, "Bob", "a-wrong-guess")
+        # Refused before the password: nothing was checked, nothing counted against Bob.
+        assert await running.store.login_failures("bob") is None
+        # Another address is not held back by this one.
+        async with ssh_caller(running.port, "Bob", "hunter22", address=ELSEWHERE) as (caller, _):
+            await caller.wait_for("Your choice")
+        for writer in stalled:
+            writer.close()
+        await asyncio.sleep(0.2)
+        async with ssh_caller(running.port, "Bob", "hunter22") as (caller, _):
+            await caller.wait_for("Your choice")
+    finally:
+        await running.close()
+
+
+async def test_ssh_connections_too_often_are_refused_and_logged_once_a_minute(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    running = await open_ssh_door(ssh_config(tmp_path, connections_per_minute=2))
+    try:
+        for _ in range(2):
+            (await stalled_ssh_client(running.port)).close()
+        for _ in range(10):
+            with pytest.raises(asyncssh.DisconnectError, match=TOO_OFTEN_MESSAGE):
+                await ssh_connect(running.port, "new", "x")
+        refused = [r for r in caplog.records if r.getMessage().startswith("refused SSH from")]
+        assert len(refused) == 1
+    finally:
+        await running.close()
+
+
+async def test_wrong_ssh_passwords_count_against_the_address(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    running = await open_ssh_door(ssh_config(tmp_path))
+    try:
+        assert running.ways.ssh is not None
+        running.ways.ssh.login_delay = 0.01
+        await running.store.create_user("Bob", "hunter22")
+        # Eleven wrong passwords from one address, three aliases' worth (none of them Bob).
+        for name in ("Ann", "Cid", "Dee", "Eve"):
+            await wrong_passwords(running.port, name)
+        # The address rests: even Bob's right password is not tried from it for now...
+        with pytest.raises(asyncssh.PermissionDenied):
+            await ssh_connect(running.port, "Bob", "hunter22")
+        # ...but Bob, calling from elsewhere, gets in.
+        async with ssh_caller(running.port, "Bob", "hunter22", address=ELSEWHERE) as (caller, _):
+            await caller.wait_for("Your choice")
+        wrong = [r for r in caplog.records if r.getMessage().startswith("ssh: wrong password")]
+        assert len(wrong) == 1 and "hunter22" not in caplog.text
+    finally:
+        await running.close()
