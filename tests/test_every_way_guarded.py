@@ -11,6 +11,8 @@ import asyncssh
 import pytest
 
 from door.net.nodes import TOO_MANY_MESSAGE, TOO_OFTEN_MESSAGE
+from door.store import Store
+from door.store.hashing import HASHING
 from tests.test_ssh import open_ssh_door, ssh_caller, ssh_config
 
 ELSEWHERE = "127.0.0.2"  # a second address on the loopback network: another caller
@@ -123,3 +125,75 @@ async def test_wrong_ssh_passwords_count_against_the_address(tmp_path, caplog):
         assert len(wrong) == 1 and "hunter22" not in caplog.text
     finally:
         await running.close()
+
+
+async def test_twenty_wrong_passwords_at_once_count_and_lock_as_twenty_in_turn(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path, max_per_address=50))
+    try:
+        assert running.ways.ssh is not None
+        running.ways.ssh.login_delay = 0.01
+        for alias in ("Bob", "Cid"):
+            await running.store.create_user(alias, "hunter22")
+
+        async def guess(alias: str) -> None:
+            with pytest.raises(asyncssh.PermissionDenied):
+                await ssh_connect(running.port, alias, "a-wrong-guess")
+
+        await asyncio.gather(*(guess("Bob") for _ in range(20)))  # at once
+        for _ in range(20):  # one after another
+            await guess("Cid")
+        at_once = await running.store.login_failures("bob")
+        in_turn = await running.store.login_failures("cid")
+        assert at_once is not None and in_turn is not None
+        # As many guesses were tried, and the alias rests as long, either way.
+        assert at_once.count == in_turn.count
+        assert at_once.locked_until - at_once.last == in_turn.locked_until - in_turn.last
+        assert at_once.locked_until > at_once.last
+    finally:
+        await running.close()
+
+
+async def test_an_honest_log_in_during_a_burst_of_guesses_is_answered(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path, max_per_address=50))
+    try:
+        assert running.ways.ssh is not None
+        running.ways.ssh.login_delay = 0.01
+        for alias in ("Bob", "Honest"):
+            await running.store.create_user(alias, "hunter22")
+
+        async def guess(number: int) -> None:
+            with pytest.raises(asyncssh.PermissionDenied):
+                await ssh_connect(running.port, "Bob" if number % 2 else f"Nobody{number}", "x")
+
+        burst = [asyncio.create_task(guess(number)) for number in range(20)]
+        await asyncio.sleep(0.05)  # the burst is under way
+        async with ssh_caller(running.port, "Honest", "hunter22", address=ELSEWHERE) as (caller, _):
+            await caller.wait_for("Your choice")
+        await asyncio.gather(*burst)
+    finally:
+        await running.close()
+
+
+async def test_guesses_from_addresses_that_guessed_before_wait_behind_a_clean_caller(tmp_path):
+    store = await Store.open(tmp_path / "door.db")
+    try:
+        await store.create_user("Honest", "hunter22")
+        guessers = [f"192.0.2.{n}" for n in range(1, 9)]
+        for address in guessers:  # each address has guessed wrong before
+            assert await store.authenticate(f"Someone{address}", "x", address=address) is None
+        answered: list[str] = []
+
+        async def check(alias: str, password: str, address: str) -> None:
+            await store.authenticate(alias, password, address=address)
+            answered.append(alias)
+
+        checks = [asyncio.create_task(check(f"Other{a}", "x", a)) for a in guessers]
+        async with asyncio.timeout(10):
+            while HASHING.waiting < len(guessers) - 1:  # one hashing, the others in line
+                await asyncio.sleep(0.001)
+        checks.append(asyncio.create_task(check("Honest", "hunter22", "198.51.100.1")))
+        await asyncio.gather(*checks)
+        # Only the hash already running when the honest caller came went before theirs.
+        assert answered.index("Honest") <= 1
+    finally:
+        await store.close()
