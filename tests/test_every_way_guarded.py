@@ -5,14 +5,19 @@ as guesses made one after another, and aliases from other boards meet the alias 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import ipaddress
 import logging
 
 import asyncssh
 import pytest
 
 from door.net.nodes import TOO_MANY_MESSAGE, TOO_OFTEN_MESSAGE
+from door.net.rlogin import NOT_LINKED, WRONG_FIELDS
 from door.store import Store
 from door.store.hashing import HASHING
+from tests.client import Caller
+from tests.test_rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
 from tests.test_ssh import open_ssh_door, ssh_caller, ssh_config
 
 ELSEWHERE = "127.0.0.2"  # a second address on the loopback network: another caller
@@ -197,3 +202,77 @@ async def test_guesses_from_addresses_that_guessed_before_wait_behind_a_clean_ca
         assert answered.index("Honest") <= 1
     finally:
         await store.close()
+
+
+async def rlogin_refusal(port: int, data: bytes, address: str = "127.0.0.1") -> bytes:
+    reader, writer = await asyncio.wait_for(
+        asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 5
+    )
+    writer.write(data)
+    await writer.drain()
+    said = await refusal(reader)
+    writer.close()
+    return said
+
+
+async def test_wrong_rlogin_secrets_make_the_address_rest_and_are_logged_once_a_minute(
+    tmp_path, caplog
+):
+    caplog.set_level(logging.INFO, logger="door")
+    running = await open_rlogin_door(tmp_path)
+    try:
+        wrong = handshake("not-the-secret", "[ABC]Bob")
+        for _ in range(4):  # three free, and the fourth begins the rest
+            assert (
+                await rlogin_refusal(running.port, wrong)
+                == b"\x01" + WRONG_FIELDS.encode() + b"\r\n"
+            )
+        for data in [wrong] * 50 + [handshake(ABC.secret, "[ABC]Bob")]:
+            said = await rlogin_refusal(running.port, data)
+            assert said.startswith(b"\x01Too many wrong secrets lately. Try again in 15 seconds.")
+        lines = [r for r in caplog.records if r.getMessage().startswith("refused RLOGIN from")]
+        assert len(lines) == 1 and "not-the-secret" not in caplog.text
+        # The board, connecting from its other address, is not held back.
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection("127.0.0.1", running.port, local_addr=(ELSEWHERE, 0)), 5
+        )
+        writer.write(handshake(ABC.secret, "[ABC]Bob"))
+        assert await asyncio.wait_for(reader.readexactly(1), 10) == b"\0"
+        caller = Caller(reader, writer, term="ansi-bbs", charset="cp437")
+        await caller.wait_for("Your choice")
+        await caller.hang_up()
+    finally:
+        await running.close()
+
+
+async def test_a_flood_from_an_unlinked_address_is_logged_once_a_minute(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    elsewhere = dataclasses.replace(ABC, addresses=(ipaddress.ip_network("192.0.2.7/32"),))
+    running = await open_rlogin_door(tmp_path, boards=(elsewhere,))
+    try:
+        for _ in range(50):
+            said = await rlogin_refusal(running.port, handshake(ABC.secret, "[ABC]Bob"))
+            assert said == b"\x01" + NOT_LINKED.encode() + b"\r\n"
+        lines = [r for r in caplog.records if r.getMessage().startswith("refused RLOGIN from")]
+        assert len(lines) == 1
+    finally:
+        await running.close()
+
+
+async def test_a_linked_boards_calls_are_limited_by_its_max_calls_not_by_address(tmp_path):
+    hub = dataclasses.replace(ABC, max_calls=6)
+    running = await open_rlogin_door(tmp_path, boards=(hub, XYZ), max_per_address=4)
+    callers = []
+    try:
+        for number in range(6):  # more than the address's 4
+            callers.append(await linked_caller(running.port, hub, f"Caller{number}"))
+            await callers[-1].wait_for("Your choice")
+        said = await rlogin_refusal(running.port, handshake(hub.secret, "[ABC]Seventh"))
+        assert said == b"\x01All 6 of Another Board's lines are busy. Please call again later.\r\n"
+        # Another board from the same address has its own limit.
+        callers.append(await linked_caller(running.port, XYZ, "Zed"))
+        await callers[-1].wait_for("Your choice")
+    finally:
+        for caller in callers:
+            await caller.hang_up()
+        await running.close()

@@ -130,19 +130,24 @@ class Nodes:
         self.peak = 0  # most calls at once on :attr:`peak_day`
         self.peak_day = date.today()
 
-    def refusal(self, address: str, *, logged_in: bool = False, count: bool = True) -> str | None:
+    def refusal(
+        self, address: str, *, logged_in: bool = False, count: bool = True, rationed: bool = True
+    ) -> str | None:
         """Why a caller from ``address`` can't have a node now, or None if they can.
 
         Call it once per connection: with ``count`` (the default) it counts the connection
         against the address's rate, refused or not, so that an address that keeps knocking
         stays refused. ``logged_in``: the caller is known already and may take a reserved node.
+        ``rationed`` False: the address's nodes are not limited to ``max_per_address`` (a
+        linked board's, which has a limit of its own).
         """
         if self.closing is not None:
             return self.closing
         key = address_key(address)
         if count and self._too_often(key, time.monotonic()):
             return TOO_OFTEN_MESSAGE
-        if self._per_address[key] + self._arriving[key] >= self.limits.max_per_address:
+        held = self._per_address[key] + self._arriving[key]
+        if rationed and held >= self.limits.max_per_address:
             return TOO_MANY_MESSAGE
         nodes = self.limits.max_nodes
         guests = sum(1 for call in self._calls.values() if not call.logged_in)
