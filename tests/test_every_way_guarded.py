@@ -8,13 +8,14 @@ import asyncio
 import dataclasses
 import ipaddress
 import logging
+import os
 
 import asyncssh
 import pytest
 
 from door.net.nodes import TOO_MANY_MESSAGE, TOO_OFTEN_MESSAGE
 from door.net.rlogin import NOT_LINKED, WRONG_FIELDS
-from door.store import Store
+from door.store import AliasRefused, Store
 from door.store.hashing import HASHING
 from tests.client import Caller
 from tests.test_rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
@@ -276,3 +277,72 @@ async def test_a_linked_boards_calls_are_limited_by_its_max_calls_not_by_address
         for caller in callers:
             await caller.hang_up()
         await running.close()
+
+
+@pytest.fixture
+async def linked(tmp_path):
+    running = await open_rlogin_door(tmp_path)
+    yield running
+    await running.close()
+
+
+async def linked_call_ends(port: int, board, alias: str) -> str:
+    """What a linked board's caller sent as ``alias`` reads before the door hangs up."""
+    caller = await linked_caller(port, board, alias)
+    await caller.wait_closed()
+    assert all(len(line) < 80 for line in caller.display().split("\n"))
+    return " ".join(caller.display().split())
+
+
+@pytest.mark.parametrize("alias", ["Sysop", "SYS0P", "Admin"])
+async def test_a_linked_board_cannot_send_a_name_kept_for_the_door_or_its_sysop(linked, alias):
+    door = linked
+    screen = await linked_call_ends(door.port, ABC, alias)
+    assert f"The door can't take the alias {alias}: that alias is kept for the" in screen
+    assert await door.store.find_user(alias, ABC.name) is None
+
+
+async def test_a_linked_boards_alias_is_shown_cleaned_or_refused(linked):
+    door = linked
+    screen = await linked_call_ends(door.port, ABC, "漢字")  # wide on every screen
+    assert "can't take the alias" in screen and "can't be shown on every screen" in screen
+    # Strokes drawn over the letters (combining marks) are taken off.
+    caller = await linked_caller(door.port, ABC, "B\u0336o\u0336b\u0336")
+    screen = await caller.wait_for("Your choice")
+    assert "Hello, Bob." in screen
+    [user] = await door.store.users_named("bob")
+    assert (user.alias, user.bbs) == ("Bob", ABC.name)
+    await caller.hang_up()
+
+
+async def test_a_drop_file_alias_meets_the_screen_rules(tmp_path):
+    store = await Store.open(tmp_path / "door.db")
+    try:
+        with pytest.raises(AliasRefused, match="can't be shown on every screen"):
+            await store.drop_file_user("漢字", "Dark Realm")
+        with pytest.raises(AliasRefused):
+            await store.drop_file_user("\u0336\u0336", "Dark Realm")
+        user = await store.drop_file_user("Zoe\u0308 B\u0336", "Dark Realm")
+        assert user.alias == "Zoë B"
+        # The BBS's own names are its business: its sysop plays as "Sysop".
+        assert (await store.drop_file_user("Sysop", "Dark Realm")).alias == "Sysop"
+    finally:
+        await store.close()
+
+
+def test_a_bbs_caller_whose_alias_no_screen_shows_is_told_and_let_go(tmp_path):
+    from door_caller import DoorCall, write_config
+
+    from tests.test_doormode import door32, door_args
+
+    config = write_config(tmp_path, "Test Board")
+    dropfile = tmp_path / "DOOR32.SYS"  # a BBS that writes its drop files in UTF-8
+    dropfile.write_bytes("\r\n".join(door32(alias="漢字")).encode("utf-8") + b"\r\n")
+    call, slave = DoorCall.on_pty(door_args(dropfile, config))
+    try:
+        call.wait_for("can't take the alias")
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+    assert "can't be shown on every screen" in call.log()

@@ -202,9 +202,7 @@ class DoorServer:
         self._listening = Listening("telnet", self.nodes)
 
     async def _listen(self) -> None:
-        protocol = type(
-            "DoorProtocol", (_DoorProtocol,), {"listening": self._listening}
-        )
+        protocol = type("DoorProtocol", (_DoorProtocol,), {"listening": self._listening})
         self._telnet = await telnetlib3.create_server(
             host=self.config.host,
             port=self.config.port,

@@ -80,9 +80,7 @@ async def open_ways(
 
     async def ssh(terminal: Terminal, node: int, who: object | None) -> None:
         user = who if isinstance(who, User) else None
-        await ssh_visit(
-            terminal, node, store, current(), solving, user, door=door, nodes=nodes
-        )
+        await ssh_visit(terminal, node, store, current(), solving, user, door=door, nodes=nodes)
 
     async def linked(terminal: Terminal, node: int, arrival: Arrival) -> None:
         board = arrival.board.name

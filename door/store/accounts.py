@@ -123,6 +123,34 @@ def check_alias(alias: str) -> str | None:
     return None
 
 
+def board_alias(alias: str) -> str:
+    """An alias a BBS (its drop file) or a linked board gives, as the door keeps it: composed,
+    runs of spaces made one, and combining marks that compose with no letter before them
+    taken off (they would be drawn over the next column on some screens, shifting the rest
+    of the line on others).
+
+    >>> board_alias("Zoe\u0308"), board_alias("B\u0336o\u0336b\u0336"), board_alias(" Lady  Luck")
+    ('Zoë', 'Bob', 'Lady Luck')
+    """
+    composed = unicodedata.normalize("NFC", alias)
+    return clean_alias("".join(c for c in composed if not unicodedata.combining(c)))
+
+
+def check_board_alias(alias: str) -> str | None:
+    """The problem with an alias a BBS or linked board gives (as :func:`board_alias` leaves
+    it), or None: every character shown on every screen (:func:`shown_everywhere`), as a
+    caller's own alias must be. Its length is the board's business.
+
+    >>> check_board_alias("Zoë"), check_board_alias("漢字")
+    (None, "Some of its characters can't be shown on every screen")
+    """
+    if not alias.strip():
+        return "An alias can't be empty or only spaces"
+    if not all(shown_everywhere(char) for char in alias):
+        return "Some of its characters can't be shown on every screen"
+    return None
+
+
 def check_password(password: str) -> str | None:
     """The problem with ``password`` in words for the caller, or None if it will do."""
     if len(password) < PASSWORD_MIN:

@@ -12,7 +12,9 @@ from door.store.accounts import (
     alias_key,
     alias_skeleton,
     bbs_key,
+    board_alias,
     check_alias,
+    check_board_alias,
     check_password,
     clean_alias,
     hash_password,
@@ -38,6 +40,7 @@ BBS_NAME_LIMIT = 60
 T = TypeVar("T")
 
 GAME_VIEWS = ("board", "terse", None)
+
 
 async def _hashing(function: Callable[..., T], *args: object) -> T:
     """``function(*args)`` in a hashing thread, off the event loop, in line with log-ins."""
@@ -146,16 +149,22 @@ class UserStore(LoginStore):
         return await self.user(rows[0][0])
 
     async def drop_file_user(self, alias: str, bbs: str, real_name: str | None = None) -> User:
-        """The user a BBS's drop file names: found by alias within that BBS, or created.
+        """The user a BBS's drop file (or a linked board) names: found by alias within that
+        BBS, or created.
 
-        Aliases come already vetted by the BBS, so only :func:`sanitize` applies (and a
-        limit of 40 characters); the real name is updated if the BBS now gives another.
+        The BBS has vetted the alias, up to 40 characters; the door cleans it
+        (:func:`sanitize`, :func:`~door.store.accounts.board_alias`) and refuses one with
+        characters not every screen shows (AliasRefused). The real name is updated if the BBS
+        now gives another.
         """
-        alias = clean_alias(sanitize(alias, DROP_ALIAS_LIMIT))
+        alias = board_alias(sanitize(alias, DROP_ALIAS_LIMIT))
         bbs = sanitize(bbs, BBS_NAME_LIMIT)
         real_name = sanitize(real_name, DROP_ALIAS_LIMIT) if real_name else None
         if not alias or not bbs:
             raise AliasRefused("A drop file must give the caller's alias and the BBS's name")
+        problem = check_board_alias(alias)
+        if problem:
+            raise AliasRefused(problem)
         now = self._now()
 
         def find_or_insert(db: sqlite3.Connection) -> User:
