@@ -5,10 +5,12 @@ as guesses made one after another, and aliases from other boards meet the alias 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import ipaddress
 import logging
 import os
+import sqlite3
 
 import asyncssh
 import pytest
@@ -16,6 +18,7 @@ import pytest
 from door.net.nodes import TOO_MANY_MESSAGE, TOO_OFTEN_MESSAGE
 from door.net.rlogin import NOT_LINKED, WRONG_FIELDS
 from door.store import AliasRefused, Store
+from door.store.accounts import hash_password
 from door.store.hashing import HASHING
 from tests.client import Caller
 from tests.test_rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
@@ -346,3 +349,28 @@ def test_a_bbs_caller_whose_alias_no_screen_shows_is_told_and_let_go(tmp_path):
         call.close()
         os.close(slave)
     assert "can't be shown on every screen" in call.log()
+
+
+def stored_hash(database, alias: str) -> str:
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        return db.execute("SELECT password FROM users WHERE alias = ?", (alias,)).fetchone()[0]
+
+
+async def test_an_older_hash_is_made_again_at_its_owners_next_log_in(tmp_path):
+    running = await open_ssh_door(ssh_config(tmp_path))
+    database = tmp_path / "door.db"
+    try:
+        await running.store.create_user("Old", "hunter22")
+        with contextlib.closing(sqlite3.connect(database)) as db, db:
+            old = hash_password("hunter22", log2_n=14)  # as the door hashed before
+            db.execute("UPDATE users SET password = ? WHERE alias = 'Old'", (old,))
+        with pytest.raises(asyncssh.PermissionDenied):
+            await ssh_connect(running.port, "Old", "a-wrong-guess")
+        assert stored_hash(database, "Old") == old
+        async with ssh_caller(running.port, "Old", "hunter22") as (caller, _):
+            await caller.wait_for("Your choice")
+        assert stored_hash(database, "Old").startswith("scrypt$16$8$1$")
+        async with ssh_caller(running.port, "Old", "hunter22") as (caller, _):
+            await caller.wait_for("Your choice")
+    finally:
+        await running.close()

@@ -18,6 +18,7 @@ from door.store.accounts import (
     check_password,
     clean_alias,
     hash_password,
+    needs_rehash,
     verify_password,
 )
 from door.store.base import Row, change_one, execute, fetch_all, moment
@@ -146,7 +147,12 @@ class UserStore(LoginStore):
             await self.record_login(key, address, matched)
         if not matched:
             return None
-        return await self.user(rows[0][0])
+        user_id = rows[0][0]
+        if needs_rehash(stored):  # made by an older door at lower costs: made again now
+            hashed = await _hashing(hash_password, password)
+            sql = "UPDATE users SET password = ? WHERE id = ? AND password = ?"
+            await self._write(lambda db: execute(db, sql, (hashed, user_id, stored)))
+        return await self.user(user_id)
 
     async def drop_file_user(self, alias: str, bbs: str, real_name: str | None = None) -> User:
         """The user a BBS's drop file (or a linked board) names: found by alias within that
