@@ -22,7 +22,7 @@ from door.store.accounts import hash_password
 from door.store.hashing import HASHING
 from tests.client import Caller
 from tests.test_rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
-from tests.test_ssh import open_ssh_door, ssh_caller, ssh_config
+from tests.test_ssh import _WrongEveryTime, open_ssh_door, ssh_caller, ssh_config
 
 ELSEWHERE = "127.0.0.2"  # a second address on the loopback network: another caller
 
@@ -35,7 +35,10 @@ async def stalled_ssh_client(port: int) -> asyncio.StreamWriter:
     return writer
 
 
-async def ssh_connect(port: int, username: str, password: str, *, address: str = "127.0.0.1"):
+async def ssh_connect(
+    port: int, username: str, password: str | None = None, *, address: str = "127.0.0.1", **more
+):
+    """An SSH connection logged in with ``password`` from ``address``."""
     return await asyncio.wait_for(
         asyncssh.connect(
             "127.0.0.1",
@@ -47,34 +50,31 @@ async def ssh_connect(port: int, username: str, password: str, *, address: str =
             client_keys=None,
             preferred_auth="password",
             local_addr=(address, 0),
+            **more,
         ),
         30,
     )
 
 
-class _WrongEveryTime(asyncssh.SSHClient):
-    """A client that answers SSH's password prompt wrongly, as often as it is asked."""
-
-    def password_auth_requested(self) -> str:
-        return "not-the-password"
-
-
 async def wrong_passwords(port: int, username: str) -> None:
     """One connection's wrong passwords, until the door cuts it off."""
     with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)):
-        await asyncio.wait_for(
-            asyncssh.connect(
-                "127.0.0.1",
-                port,
-                username=username,
-                known_hosts=None,
-                agent_path=None,
-                client_keys=None,
-                preferred_auth="password",
-                client_factory=_WrongEveryTime,
-            ),
-            30,
-        )
+        await ssh_connect(port, username, client_factory=_WrongEveryTime)
+
+
+@contextlib.asynccontextmanager
+async def door_with_users(tmp_path, *aliases: str):
+    """An SSH door that lets an address hold many connections, and answers wrong passwords
+    without the visit's pause, with users ``aliases`` (password ``hunter22``)."""
+    running = await open_ssh_door(ssh_config(tmp_path, max_per_address=50))
+    try:
+        assert running.ways.ssh is not None
+        running.ways.ssh.login_delay = 0.01
+        for alias in aliases:
+            await running.store.create_user(alias, "hunter22")
+        yield running
+    finally:
+        await running.close()
 
 
 async def test_ssh_connections_past_the_address_limit_are_refused_before_their_password(tmp_path):
@@ -137,12 +137,7 @@ async def test_wrong_ssh_passwords_count_against_the_address(tmp_path, caplog):
 
 
 async def test_twenty_wrong_passwords_at_once_count_and_lock_as_twenty_in_turn(tmp_path):
-    running = await open_ssh_door(ssh_config(tmp_path, max_per_address=50))
-    try:
-        assert running.ways.ssh is not None
-        running.ways.ssh.login_delay = 0.01
-        for alias in ("Bob", "Cid"):
-            await running.store.create_user(alias, "hunter22")
+    async with door_with_users(tmp_path, "Bob", "Cid") as running:
 
         async def guess(alias: str) -> None:
             with pytest.raises(asyncssh.PermissionDenied):
@@ -158,17 +153,10 @@ async def test_twenty_wrong_passwords_at_once_count_and_lock_as_twenty_in_turn(t
         assert at_once.count == in_turn.count
         assert at_once.locked_until - at_once.last == in_turn.locked_until - in_turn.last
         assert at_once.locked_until > at_once.last
-    finally:
-        await running.close()
 
 
 async def test_an_honest_log_in_during_a_burst_of_guesses_is_answered(tmp_path):
-    running = await open_ssh_door(ssh_config(tmp_path, max_per_address=50))
-    try:
-        assert running.ways.ssh is not None
-        running.ways.ssh.login_delay = 0.01
-        for alias in ("Bob", "Honest"):
-            await running.store.create_user(alias, "hunter22")
+    async with door_with_users(tmp_path, "Bob", "Honest") as running:
 
         async def guess(number: int) -> None:
             with pytest.raises(asyncssh.PermissionDenied):
@@ -179,8 +167,6 @@ async def test_an_honest_log_in_during_a_burst_of_guesses_is_answered(tmp_path):
         async with ssh_caller(running.port, "Honest", "hunter22", address=ELSEWHERE) as (caller, _):
             await caller.wait_for("Your choice")
         await asyncio.gather(*burst)
-    finally:
-        await running.close()
 
 
 async def test_guesses_from_addresses_that_guessed_before_wait_behind_a_clean_caller(tmp_path):
