@@ -107,7 +107,7 @@ class HashingLine:
                 turn.set_result(None)
 
 
-# scrypt takes a fifth of a second or so of CPU, and 64 MiB, per hash. Hashes run one per spare
+# scrypt takes 64 MiB and a good part of a second of CPU per hash. Hashes run one per spare
 # core at a time, not one per thread of asyncio's default pool: a crowd logging in at once then
 # leaves the event loop a core for the games, and holds one hash's memory per thread at most.
 _WORKERS = max(1, (os.cpu_count() or 1) - 1)
