@@ -18,6 +18,12 @@ b'\\x1b[2J\\xda\\xc4\\xbf'
 >>> decode(b"caf\\x82\\r\\n", "cp437")
 'café\\r\\n'
 
+The glyphs of CP437's bytes 0x01-0x1F are sent only to a screen seen drawing them: for any
+other, ``encode(..., low_glyphs=False)`` sends each of them as an ASCII stand-in:
+
+>>> encode("► 7♥", "cp437", low_glyphs=False)
+b'> 7H'
+
 Encoding never raises: a character with no byte in the caller's charset is drawn as the
 closest one it has, or ``?``. In CP437 and ASCII every character that takes one column on the
 screen becomes exactly one byte, so a screen laid out in ``str`` stays laid out on the wire.
@@ -111,6 +117,8 @@ _ASCII_STAND_INS = {
     "œ": "o",
     "Œ": "O",
     "‼": "!",
+    "∟": "L",
+    **dict.fromkeys("♂♀♪♫", "*"),
 }
 
 _DIRECTIONS = {
@@ -254,11 +262,53 @@ _CP437_TABLE = _Table(_CP437_BYTES, _cp437_fallback)
 _ASCII_TABLE = _Table({chr(byte): byte for byte in range(0x80)}, _ascii_fallback)
 
 
-def encode(text: str, charset: str) -> bytes:
+def _is_low(glyph: str) -> bool:
+    """Whether CP437 draws ``glyph`` with a byte from 0x01-0x1F (a control byte elsewhere)."""
+    byte = _CP437_BYTES.get(glyph)
+    return byte is not None and 0x01 <= byte <= 0x1F and glyph != chr(byte)
+
+
+def _cp437_plain_fallback(char: str) -> str:
+    """As :func:`_cp437_fallback`, but never a glyph of CP437's control range."""
+    glyph = char if char in _CP437_BYTES else _cp437_fallback(char)
+    return _ascii_fallback(char) if _is_low(glyph) else glyph
+
+
+# The glyphs of CP437's control range, and those drawn with one of them in CP437 (♡ as ♥, ▶ as
+# ►): what a screen that has not been seen drawing that range gets as ASCII stand-ins.
+LOW_GLYPHS = frozenset(_LOW_GLYPHS) | frozenset(
+    char for char, glyph in _CP437_STAND_INS.items() if glyph in _LOW_GLYPHS
+)
+_CP437_PLAIN_TABLE = _Table(
+    {char: byte for char, byte in _CP437_BYTES.items() if not _is_low(char)},
+    _cp437_plain_fallback,
+)
+_UTF8_PLAIN_TABLE = {ord(glyph): _ascii_fallback(glyph) for glyph in LOW_GLYPHS}
+
+
+def plain_glyph(glyph: str) -> str:
+    """The ASCII stand-in for one of :data:`LOW_GLYPHS`; any other character as it is.
+
+    >>> plain_glyph("♥"), plain_glyph("►"), plain_glyph("▼"), plain_glyph("♪"), plain_glyph("é")
+    ('H', '>', 'v', '*', 'é')
+    """
+    return _UTF8_PLAIN_TABLE.get(ord(glyph), glyph) if len(glyph) == 1 else glyph
+
+
+def encode(text: str, charset: str, *, low_glyphs: bool = True) -> bytes:
     """Encode ``text`` for a terminal using ``charset``; never raises on any text.
 
     Control characters (ESC, CR, LF, BS, BEL, NUL...) pass through unchanged, so escape
     sequences can be encoded along with the text they colour.
+
+    ``low_glyphs`` says whether the screen has been seen drawing the glyphs whose CP437 bytes
+    are control bytes (0x01-0x1F: the suits, ►, ◄, ▲, ▼, ♪ ...). Without it, each of them
+    (:data:`LOW_GLYPHS`) becomes a plain ASCII stand-in, in every charset, so that a screen
+    that would draw nothing there (or a BBS that would pass on a control byte) still shows
+    a letter in the cell, and every column stays where it was laid out:
+
+    >>> encode("7♥ ►", "cp437", low_glyphs=False), encode("7♥ ►", "utf-8", low_glyphs=False)
+    (b'7H >', b'7H >')
 
     >>> encode("♥♦♣♠", "cp437")
     b'\\x03\\x04\\x05\\x06'
@@ -273,8 +323,13 @@ def encode(text: str, charset: str) -> bytes:
     if text.isascii():
         return text.encode("ascii")
     if charset == "utf-8":
+        if not low_glyphs:
+            text = text.translate(_UTF8_PLAIN_TABLE)
         return text.encode("utf-8", errors="replace")
-    table = _CP437_TABLE if charset == "cp437" else _ASCII_TABLE
+    if charset == "cp437":
+        table = _CP437_TABLE if low_glyphs else _CP437_PLAIN_TABLE
+    else:
+        table = _ASCII_TABLE
     # NFC first, so that 'e' + COMBINING ACUTE becomes the single byte for 'é'.
     return unicodedata.normalize("NFC", text).translate(table).encode("latin-1")
 

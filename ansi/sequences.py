@@ -89,6 +89,15 @@ def clear_to_end_of_line() -> str:
     return f"{CSI}K"
 
 
+def clear_to_end_of_screen() -> str:
+    """Blank from the cursor to the end of the screen; the cursor stays put.
+
+    >>> clear_to_end_of_screen()
+    '\\x1b[J'
+    """
+    return f"{CSI}J"
+
+
 def hide_cursor() -> str:
     """Make the cursor invisible (while drawing, or for good).
 

@@ -123,8 +123,10 @@ def expected_board(level: Level, game: Game) -> list[str]:
     """Rows 1 to 20 of the board the door draws for ``game`` (a numbered deal: practice)."""
     buffer = ScreenBuffer(80, 24)
     caption = f"Practice deal {game.deal_number}"
-    draw_board(buffer, game, level.name, Look(ansi=True), caption=caption)
-    draw_keys_reminder(buffer, len(game.tableau), hot=True)
+    # The callers answer every cursor position request with the same place, which shows the
+    # door no suit drawn: it draws them as letters.
+    draw_board(buffer, game, level.name, Look(ansi=True, suit_letters=True), caption=caption)
+    draw_keys_reminder(buffer, len(game.tableau), hot=True, hints=level.hints != "off")
     return [buffer.text_at(row).rstrip() for row in BOARD_ROWS]
 
 

@@ -119,10 +119,15 @@ class Caller:
                     if index < len(pieces) - 1 and self.ansi:
                         cursor = self.screen.cursor
                         self.writer.write(f"\x1b[{cursor.y + 1};{cursor.x + 1}R".encode())
+                self.shown()
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
             self.closed.set()
+
+    def shown(self) -> None:
+        """Called once a chunk of what the door sent is on the screen, as a terminal shows
+        it before the next chunk comes."""
 
     def _show(self, text_bytes: bytes) -> None:
         if self.charset == "utf-8":

@@ -69,6 +69,8 @@ class DoorCall:
         self.eof = False
         self._hung_up = False
         self._log: str | None = None
+        #: Whether the caller's terminal answers cursor position requests.
+        self.answers = True
 
     @classmethod
     def on_pty(
@@ -162,7 +164,7 @@ class DoorCall:
                 text = decode(piece, self.charset, glyphs=True)
             self.text += text
             self._stream.feed(text)
-            if index < len(pieces) - 1:
+            if index < len(pieces) - 1 and self.answers:
                 cursor = self.screen.cursor
                 os.write(self.line, f"\x1b[{cursor.y + 1};{cursor.x + 1}R".encode())
         return True

@@ -194,12 +194,14 @@ async def test_a_caller_over_telnet_sees_what_a_full_redraw_shows(door) -> None:
             sent = " ".join(card_text(card, Look()).strip() for card in result.sent_up)
             message, style = (f"Move {result.moves}: sent up {sent}" if sent else ""), MESSAGE
         await caller.type("abc\b\b\b" + command)
-        expected = redrawn_screen(game, level.name, message, style)
+        expected = redrawn_screen(game, level.name, message, style, hints=level.hints != "off")
         await settled(caller, expected)
     await caller.hang_up()
 
 
-def redrawn_screen(game: Game, level_name: str, message: str, style) -> Screen:
+def redrawn_screen(
+    game: Game, level_name: str, message: str, style, *, hints: bool = False
+) -> Screen:
     buffer = ScreenBuffer(80, 24)
     # A numbered deal is practice: its title and footnote say so.
     draw_board(
@@ -212,7 +214,7 @@ def redrawn_screen(game: Game, level_name: str, message: str, style) -> Screen:
         caption=f"Practice deal {game.deal_number}",
         footnote=PRACTICE_NOTE,
     )
-    draw_keys_reminder(buffer, len(game.tableau), hot=True)
+    draw_keys_reminder(buffer, len(game.tableau), hot=True, hints=hints)
     fresh = Screen("utf-8")
     fresh.receive(buffer.render_full())
     return fresh

@@ -18,7 +18,7 @@ from client import Caller
 from door_caller import WAIT, DoorCall, door_command, write_config
 from test_doormode import door32, door_args, play_a_move_and_quit, write_dropfile
 from test_rlogin import ABC, handshake, open_rlogin_door, send
-from test_visit import DEAL, log_in, sign_up, start_deal
+from test_visit import DEAL, log_in, sign_up, sign_up_on, start_deal
 
 from door.store import Store
 
@@ -68,15 +68,7 @@ class DroppingCaller(Caller):
 async def test_behind_a_relay_that_drops_the_suit_bytes_every_card_keeps_a_suit(door):
     reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", door.port), 5)
     caller = DroppingCaller(reader, writer, term="ansi-bbs", charset="cp437")
-    await caller.wait_for("Your alias")
-    await caller.type("Relayed")
-    await caller.wait_for("Sign up\\?")
-    await caller.type("Y")
-    await caller.wait_for("Password:")
-    await caller.type("secret-one1")
-    await caller.wait_for("Password again")
-    await caller.type("secret-one1")
-    await caller.wait_for("Your choice")
+    await sign_up_on(caller, "Relayed")
     await start_deal(caller, DEAL)
     cards, bare = cards_on_board(caller.display())
     assert len(cards) >= 6 and not bare, caller.display()
@@ -227,3 +219,60 @@ async def test_a_linked_boards_caller_behind_a_reencoding_relay_keeps_a_suit_on_
         await caller.hang_up()
     finally:
         await running.close()
+
+
+class WatchingCaller(Caller):
+    """A caller who keeps the screen as it stood after each chunk the door sent, before the
+    welcome page: what the probe left in view, even for a moment."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.moments: list[str] = []
+
+    def shown(self) -> None:
+        if "Your alias" not in self.display():
+            self.moments.append(self.display())
+
+
+class WatchingDroppingCaller(WatchingCaller, DroppingCaller):
+    pass
+
+
+async def test_the_probe_leaves_nothing_in_view_even_for_a_moment(door):
+    for make, term, charset in (
+        (WatchingCaller, "syncterm", "cp437"),
+        (WatchingCaller, "xterm", "utf-8"),
+        (WatchingDroppingCaller, "ansi-bbs", "cp437"),
+    ):
+        caller = await make.connect(door.port, term=term, charset=charset)
+        await caller.wait_for("Your alias")
+        assert caller.moments, "the door sent something before its welcome"
+        assert not any(moment.strip() for moment in caller.moments), (term, caller.moments)
+        await caller.hang_up()
+
+
+def test_door_mode_with_no_answer_to_the_probe_draws_letters_not_blanks(tmp_path):
+    config = write_config(tmp_path)
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())
+    # A UTF-8 terminal behind a re-encoding board, and it answers no cursor position request.
+    call, slave = DoorCall.on_pty(door_args(dropfile, config), relay=True)
+    call.answers = False
+    try:
+        call.wait_for("Your choice:")
+        call.send("P\r")
+        call.wait_for("Choose a level")
+        call.send("\r")
+        call.wait_for(r"Command \(\? for help\):")
+        cards, bare = cards_on_board(call.display())
+        assert len(cards) >= 6 and not bare, call.display()
+        assert all(card[-1] in "HDCS" for card in cards)
+        call.send("\x1b[C")  # the pointer, on the reserve
+        call.wait_for("(?m)^ *>")
+        call.send("Q")
+        call.wait_for("Your game is saved")
+        call.send("G")
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+    assert "the screen did not answer: suits and other glyphs as letters" in call.log()

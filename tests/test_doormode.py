@@ -160,7 +160,7 @@ def test_door32_caller_plays_over_stdio(tmp_path, config):
         os.close(slave)
     assert any(suit in call.text for suit in SUITS), "ANSI callers get CP437 suit glyphs"
     # The drop file says ANSI; the screen is asked which suits it draws: CP437's first.
-    assert b"\r\x03\x1b[6n" in call.received
+    assert b"\x03\x1b[6n" in call.received
     assert "the screen draws cp437" in call.log()
     user, game = stored(tmp_path / "door.db", "Joe", "Mystic BBS 1.12 A48")
     assert user is not None and game is not None

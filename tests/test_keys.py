@@ -226,7 +226,7 @@ def test_the_keys_reminder_fits_the_board() -> None:
     for columns in (1, 4, 9, 10):
         for hot in (True, False):
             for pointer in (True, False):
-                lines = keys_reminder(columns, hot=hot, pointer=pointer)
+                lines = keys_reminder(columns, hot=hot, pointer=pointer, hints=True)
                 assert max(map(len, lines)) <= REMINDER_WIDTH - 1
                 assert REMINDER_TOP + len(lines) - 1 <= LAST_COLUMN_ROW
 

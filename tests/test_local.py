@@ -83,7 +83,7 @@ def test_ctrl_c_ends_local_play_with_the_game_saved(tmp_path):
         assert termios.tcgetattr(console) == before
         # The console's colours are its own again, and the shell's prompt will come on a
         # line of its own below the board, not on the board's last line.
-        assert call.received.endswith(b"\x1b[0m\x1b[?25h\x1b[24;1H\r\n")
+        assert call.received.endswith(b"\x1b[0m\x1b[?25h\x1b[24;1H\x1b[K")
         assert (call.screen.cursor.y, call.screen.cursor.x) == (23, 0)
         assert call.screen.display[23].strip() == ""
     finally:

@@ -203,3 +203,19 @@ async def test_plain_callers_are_never_asked_for_the_mouse(door):
     await caller.wait_for("Your choice", in_text=True)
     assert b"\x1b[?1000" not in caller.received
     await caller.hang_up()
+
+
+@pytest.mark.parametrize("key", ["\x1b[H", "\x1b[F", "\x1b[5~", "\x1bOP"])
+async def test_a_key_that_makes_no_step_right_after_esc_leaves_no_half_command(door, key):
+    caller = await sign_up(door, term="syncterm", charset="cp437")
+    await start_deal(caller, DEAL)
+    await caller.key("S")
+    await caller.wait_for(r"Command \(\? for help\): S > \?")
+    # SyncTERM's curses mode sends a lone Esc late, in one packet with the next key (Home,
+    # End, PgUp, F1): the Esc cancels the command, and the prompt shows it cancelled.
+    await caller.key("\x1b" + key)
+    await caller.wait_for(r"Command \(\? for help\):$")
+    assert caller.row(23).strip() == "Command (? for help):"
+    await caller.key("V")  # and the next command starts afresh
+    await caller.wait_for(r"Moves\s+1\b")
+    await caller.hang_up()

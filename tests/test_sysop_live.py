@@ -4,6 +4,7 @@ control socket, with the real ``canfield-door sysop`` client against real caller
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import site
@@ -24,6 +25,7 @@ from door.running.control import control_path
 from door.running.service import Service
 
 ROOT = Path(__file__).resolve().parent.parent
+RIGHT = "\x1b[C"
 WAIT = 20.0
 
 
@@ -148,6 +150,38 @@ async def test_a_message_reaches_the_game_line_without_disturbing_typing(live):
     assert alice.row(23).endswith("Command (? for help): D → ?")
     await alice.type("")  # the Enter that ends what was typed: the play goes through
     await alice.wait_for(r"Moves\s+1\b")
+    await alice.hang_up()
+
+
+async def test_the_sysops_message_stays_on_the_board_until_the_next_play(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)  # the board's own message: "Practice deal ..."
+    status, _, err = await sysop(live, "send", "1", "Back in five minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in five minutes")
+    await alice.key(RIGHT)  # the pointer appears on the reserve: the board is drawn again
+    await alice.wait_for("(?m)^►")
+    assert alice.row(22).strip() == "Sysop: Back in five minutes"
+    await alice.key("S")  # a half command, then Backspace: drawn again, twice
+    await alice.wait_for(r"Command \(\? for help\): S → \?")
+    assert alice.row(22).strip() == "Sysop: Back in five minutes"
+    await alice.key("\x7f")
+    await alice.wait_for(r"Command \(\? for help\):$")
+    assert alice.row(22).strip() == "Sysop: Back in five minutes"
+    await play(alice, "V", 1)  # the next play has the message line
+    assert "Sysop" not in alice.display()
+    await alice.hang_up()
+
+
+async def test_the_log_names_the_sysop_once(live, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    alice = await sign_up(live)
+    status, _, err = await sysop(live, "send", "1", "Back in five minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in five minutes")
+    # The caller's line says "Sysop: ...", the log line "the sysop says: ...".
+    said = [r.getMessage() for r in caplog.records if "the sysop says" in r.getMessage()]
+    assert said == ["node 1: the sysop says: Back in five minutes"], said
     await alice.hang_up()
 
 

@@ -200,7 +200,8 @@ async def test_output_waits_for_flush() -> None:
 async def test_hang_up_says_goodbye_and_closes() -> None:
     terminal, line = make()
     await terminal.hang_up("Goodbye.")
-    assert line.sent == b"\x1b[0m\x1b[?25h\x1b[24;1H\r\nGoodbye.\r\n"
+    # On the door's last row but one, the cursor then on its last row: nothing scrolls.
+    assert line.sent == b"\x1b[0m\x1b[?25h\x1b[23;1H\x1b[JGoodbye.\r\n"
     assert line.closed
     terminal.ansi = False
     await terminal.hang_up("again")  # a second hang-up does nothing

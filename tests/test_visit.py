@@ -16,7 +16,13 @@ DEAL = 48213
 
 async def sign_up(door, alias="Alice", password="secret-one1", **options) -> Caller:
     caller = await Caller.connect(door.port, **options)
-    in_text = not options.get("ansi", True)
+    await sign_up_on(caller, alias, password)
+    return caller
+
+
+async def sign_up_on(caller: Caller, alias="Alice", password="secret-one1") -> None:
+    """Sign up as a new user on a caller's line that has just connected."""
+    in_text = not caller.ansi
     await caller.wait_for("Your alias", in_text=in_text)
     await caller.type(alias)
     await caller.wait_for("Sign up\\?", in_text=in_text)
@@ -26,7 +32,6 @@ async def sign_up(door, alias="Alice", password="secret-one1", **options) -> Cal
     await caller.wait_for("Password again", in_text=in_text)
     await caller.type(password)
     await caller.wait_for("Your choice", in_text=in_text)
-    return caller
 
 
 async def log_in(door, alias="Alice", password="secret-one1", **options) -> Caller:
@@ -335,3 +340,39 @@ async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
     finally:
         await running.server.close("bye", grace=1.0)
         await running.store.close()
+
+
+async def test_goodbye_leaves_the_last_menu_in_place(door):
+    caller = await sign_up(door)
+    title = caller.row(1)
+    assert "Canfield - " in title
+    await caller.key("G")
+    await caller.wait_closed()
+    # The farewell takes the prompt's row and the cursor waits on the row below it: nothing
+    # scrolled, so the menu the caller left is still on their screen, title and all.
+    assert caller.row(1) == title
+    assert caller.row(23).strip() == "Thanks for playing Canfield. Goodbye!"
+    assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)
+
+
+async def test_the_keys_panel_names_hint_at_a_level_that_offers_hints(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL, "1")  # level 1 offers hints
+    panel = [row[61:].strip() for row in caller.display().splitlines()[11:20]]
+    assert "HINT  a hint" in panel, panel
+    await caller.type("Q")
+    await caller.wait_for("Your choice")
+    await start_deal(caller, DEAL, "3")  # level 3 does not
+    assert "HINT" not in caller.display()
+    await caller.hang_up()
+
+
+async def test_one_card_on_the_waste_is_one_card(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL, "1")  # level 1 draws one
+    assert sidebar(caller, "Waste") == "0 cards"
+    await play(caller, "V", 1)
+    assert sidebar(caller, "Waste") == "1 card"
+    await play(caller, "V", 2)
+    assert sidebar(caller, "Waste") == "2 cards"
+    await caller.hang_up()

@@ -13,7 +13,7 @@ in :mod:`~door.engine.position`); :mod:`~door.engine.cards`, :mod:`~door.engine.
 ('V', 1, 1)
 """
 
-from door.engine.cards import CARDS, RANKS, SUITS, Card
+from door.engine.cards import CARDS, RANKS, SUITS, Card, Suit
 from door.engine.game import Game, PlayResult
 from door.engine.moves import IllegalMove, Move
 from door.engine.position import Position
@@ -30,6 +30,7 @@ __all__ = [
     "Move",
     "PlayResult",
     "Position",
+    "Suit",
     "Variant",
     "VariantError",
     "shuffled_order",

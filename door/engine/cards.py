@@ -24,6 +24,28 @@ SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RED_SUITS = frozenset({1, 2})
 
 
+class Suit(int):
+    """One of the four suits, 0 clubs to 3 spades, for a screen to draw as it can: as a
+    symbol or as a letter.
+
+    >>> Suit(2).symbol, Suit(2).char
+    ('♥', 'H')
+    """
+
+    __slots__ = ()
+
+    @property
+    def symbol(self) -> str:
+        return SUIT_SYMBOLS[self]
+
+    @property
+    def char(self) -> str:
+        return SUITS[self]
+
+    def __repr__(self) -> str:
+        return f"Suit({int(self)})"
+
+
 class Card(int):
     """One of the 52 cards; compare by identity or value, print as ``TH``."""
 
@@ -50,6 +72,11 @@ class Card(int):
     @property
     def suit_char(self) -> str:
         return SUITS[self & 3]
+
+    @property
+    def suit_value(self) -> Suit:
+        """The suit as a :class:`Suit`, for words that name it."""
+        return Suit(self & 3)
 
     @property
     def symbol(self) -> str:

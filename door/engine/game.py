@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from door.engine.cards import CARDS, RANKS, SUIT_SYMBOLS, Card, check_full_deck
+from door.engine.cards import CARDS, RANKS, Card, check_full_deck
 from door.engine.moves import (
     FOUNDATION,
     RESERVE,
@@ -36,6 +36,7 @@ from door.engine.moves import (
     WASTE,
     IllegalMove,
     Move,
+    Part,
 )
 from door.engine.position import Layout, Position
 from door.engine.shuffle import shuffled_order
@@ -476,13 +477,13 @@ class Game:
         card = pile[-1]
         if target == FOUNDATION:
             if self._foundation_for(card) is None:
-                raise IllegalMove(self._why_not_up(card))
+                raise IllegalMove(*self._why_not_up(card))
             self._take(source)
             self._put_up(card, source)
         else:
             column = int(target) - 1
             if column not in self._card_targets(source, card, self._targets()):
-                raise IllegalMove(self._why_not_on_column(source, card, column))
+                raise IllegalMove(*self._why_not_on_column(source, card, column))
             self._take(source)
             self.tableau[column].append(card)
             if source == WASTE:
@@ -496,7 +497,7 @@ class Game:
         if target == FOUNDATION:
             card = pile[-1]
             if self._foundation_for(card) is None:
-                raise IllegalMove(self._why_not_up(card))
+                raise IllegalMove(*self._why_not_up(card))
             pile.pop()
             self._put_up(card, "column")
         else:
@@ -505,7 +506,7 @@ class Game:
                 raise IllegalMove("A column can't move onto itself")
             part = self._column_moves(source, self._targets()).get(column)
             if part is None:
-                raise IllegalMove(self._why_not_column_move(source, column))
+                raise IllegalMove(*self._why_not_column_move(source, column))
             self.tableau[column].extend(pile[part:])
             del pile[part:]
         self._fill_spaces()
@@ -654,18 +655,17 @@ class Game:
             RESIGNED: "This game is over: it was resigned",
         }[self.status]
 
-    def _why_not_up(self, card: Card) -> str:
+    def _why_not_up(self, card: Card) -> tuple[Part, ...]:
         assert self.base_rank is not None
-        symbol = SUIT_SYMBOLS[card.suit]
+        suit = card.suit_value
         for pile in self.foundations:
             if pile and pile[0].suit == card.suit:
                 if len(pile) == 13:
-                    return f"{card.symbol} can't go up: the {symbol} foundation is complete"
+                    return card, " can't go up: the ", suit, " foundation is complete"
                 wanted = Card.of((pile[-1].rank + 1) % 13, card.suit)
-                needs = f"the {symbol} foundation needs {wanted.symbol} next"
-                return f"{card.symbol} can't go up: {needs}"
+                return card, " can't go up: the ", suit, " foundation needs ", wanted, " next"
         base = Card.of(self.base_rank, card.suit)
-        return f"{card.symbol} can't go up: the {symbol} foundation starts with {base.symbol}"
+        return card, " can't go up: the ", suit, " foundation starts with ", base
 
     def _needs(self, top: Card, column: int) -> str:
         if self.variant.wrap == "broken" and top.rank == self.base_rank:
@@ -683,22 +683,22 @@ class Game:
             return "Only a K may fill a space"
         return "Only the waste's top card or a column's whole pile may fill a space"
 
-    def _why_not_on_column(self, source: str, card: Card, column: int) -> str:
+    def _why_not_on_column(self, source: str, card: Card, column: int) -> tuple[Part, ...]:
         destination = self.tableau[column]
         if not destination:
-            return self._why_not_in_space(source)
+            return (self._why_not_in_space(source),)
         top = destination[-1]
-        return f"{card.symbol} can't go on {top.symbol}: {self._needs(top, column)}"
+        return card, " can't go on ", top, f": {self._needs(top, column)}"
 
-    def _why_not_column_move(self, source: int, column: int) -> str:
+    def _why_not_column_move(self, source: int, column: int) -> tuple[Part, ...]:
         pile, destination = self.tableau[source], self.tableau[column]
         if not destination:
-            return self._why_not_in_space(str(source + 1))
+            return (self._why_not_in_space(str(source + 1)),)
         top = destination[-1]
-        needs = self._needs(top, column)
+        needs = f": {self._needs(top, column)}"
         if self.variant.moves == "whole":
-            return f"The pile from {pile[0].symbol} can't go on {top.symbol}: {needs}"
-        return f"No run in column {source + 1} fits on {top.symbol}: {needs}"
+            return "The pile from ", pile[0], " can't go on ", top, needs
+        return f"No run in column {source + 1} fits on ", top, needs
 
     # -- the position JSON ------------------------------------------------------------------
 

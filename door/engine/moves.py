@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from door.engine.cards import Card, Suit
+
 TURN = "V"
 SEND_UP = "F"
 UNDO = "U"
@@ -26,8 +28,29 @@ WASTE = "D"
 FOUNDATION = "F"
 
 
+Part = str | Card | Suit
+"""A piece of a refusal: words, or a card or suit it names."""
+
+
 class IllegalMove(ValueError):
-    """A refused command. Its message says why, in the game's own terms."""
+    """A refused command. Its message says why, in the game's own terms.
+
+    The cards and suits it names are kept as values in :attr:`parts`, so that a screen can
+    draw them as it draws them on the board (symbols, or letters); ``str`` writes them with
+    the suit symbols.
+
+    >>> refusal = IllegalMove(Card.parse("AH"), " can't go up: the ", Suit(2), " foundation")
+    >>> str(refusal), refusal.parts[:2]
+    ("A♥ can't go up: the ♥ foundation", (Card('AH'), " can't go up: the "))
+    """
+
+    def __init__(self, *parts: Part) -> None:
+        self.parts: tuple[Part, ...] = parts
+        super().__init__("".join(_symbolic(part) for part in parts))
+
+
+def _symbolic(part: Part) -> str:
+    return part.symbol if isinstance(part, Card | Suit) else part
 
 
 def unknown_command(text: str) -> IllegalMove:

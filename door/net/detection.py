@@ -52,7 +52,8 @@ class TerminalInfo:
     height: int
     ansi: bool
     charset: str
-    #: The screen showed no suit glyph in any charset tried: draw suits as letters.
+    #: The screen was not seen drawing CP437's glyphs for 0x01-0x1F (the suits, ►, ▲ ...), or
+    #: the caller chose suits as letters: each of those glyphs is sent as an ASCII stand-in.
     suit_letters: bool = False
 
 
@@ -99,27 +100,33 @@ def choose_charset(term_type: str, *, ansi: bool = True) -> str:
 # What the charset probe sends before each cursor position request: a suit in one charset.
 CP437_SUIT = b"\x03"  # ♥ on a BBS terminal; a control code that draws nothing elsewhere
 UTF8_SUIT = "♥".encode()
+# Around the suit, in the same write: concealed, then wiped before the terminal shows the
+# write (the request is answered in the middle of it, with the column the suit moved to).
+# Three cells are wiped: a UTF-8 suit read as CP437 takes three.
+_HIDE, _WIPE = b"\x1b[8m", b"\r   \r\x1b[0m"
 
 
 def charset_from_probe(
     cp437_column: int | None, utf8_column: int | None, current: str
-) -> tuple[str, bool] | None:
-    """The charset a screen draws suits in, and whether it draws none (letters then), from
-    where its cursor stood after a carriage return and CP437's ♥, then UTF-8's ♥; None when
-    the answers tell nothing (no answer, or the same one whatever was drawn).
+) -> tuple[str, bool]:
+    """The charset a screen draws suits in, and whether suits (and every other glyph of
+    CP437's control range) are to be letters, from where its cursor stood after a carriage
+    return and CP437's ♥, then UTF-8's ♥ (None: no answer).
 
     Column 2 means the glyph took one column: that charset draws suits. A screen on which
     CP437's byte moved nothing and UTF-8's three bytes moved three columns reads single bytes
     but shows no suit there: a BBS between the door and the caller that re-encodes CP437 and
-    drops 0x03-0x06, as ENiGMA½ does for UTF-8 callers. Suits are letters then, in CP437 if
-    that is what the line carries (``current``), else in ASCII.
+    passes 0x03-0x06 on as control bytes, as ENiGMA½ does for UTF-8 callers. Suits are
+    letters then, in CP437 if that is what the line carries (``current``), else in ASCII.
+    A screen that answered nothing, or the same whatever was drawn, has not been seen drawing
+    a suit: letters, in ``current``, so the worst case is a letter, never a blank.
 
     >>> charset_from_probe(2, None, "cp437"), charset_from_probe(1, 2, "cp437")
     (('cp437', False), ('utf-8', False))
     >>> charset_from_probe(1, 4, "cp437"), charset_from_probe(1, 4, "utf-8")
     (('cp437', True), ('ascii', True))
-    >>> charset_from_probe(None, None, "utf-8"), charset_from_probe(80, 80, "cp437")
-    (None, None)
+    >>> charset_from_probe(None, None, "cp437"), charset_from_probe(80, 80, "utf-8")
+    (('cp437', True), ('utf-8', True))
     """
     if cp437_column == 2:
         return "cp437", False
@@ -127,7 +134,7 @@ def charset_from_probe(
         return "utf-8", False
     if cp437_column == 1 and utf8_column == 4:
         return ("cp437" if current == "cp437" else "ascii"), True
-    return None
+    return current, True
 
 
 def screen_size(size: tuple[int, int] | None) -> tuple[int, int]:
@@ -155,25 +162,27 @@ async def answers_ansi(send: Send, receive: Receive, timeout: float = DETECT_TIM
 
 async def probe_suits(
     send: Send, receive: Receive, current: str, timeout: float = DETECT_TIMEOUT
-) -> tuple[str, bool] | None:
-    """Which suits the terminal's screen really draws, by drawing them.
+) -> tuple[str, bool, bool]:
+    """Which suits the terminal's screen really draws, by drawing them: the charset, whether
+    suits are to be letters, and whether the screen answered at all.
 
     A terminal type or a drop file may not say what reaches the screen: a BBS in between can
     re-encode the door's output. So a suit is drawn after a carriage return, and the cursor
     position asked for: CP437's ♥ first, then UTF-8's; see :func:`charset_from_probe`, which
-    gives the answer (``current`` is the charset the line carries now). What the probe drew
-    is left for the caller of this function to wipe.
+    gives the answer (``current`` is the charset the line carries now). Each suit is drawn
+    concealed and wiped in the same write that asks where it left the cursor, so that it is
+    never in view, behind a BBS that re-encodes it too.
     """
     cp437 = await _column_after(send, receive, CP437_SUIT, timeout)
     utf8 = None
     if cp437 is not None and cp437 != 2:
         utf8 = await _column_after(send, receive, UTF8_SUIT, timeout)
-    return charset_from_probe(cp437, utf8, current)
+    return (*charset_from_probe(cp437, utf8, current), cp437 is not None)
 
 
 async def _column_after(send: Send, receive: Receive, glyph: bytes, timeout: float) -> int | None:
     """The cursor's column after a carriage return and ``glyph``; None: no answer."""
-    await send(b"\r" + glyph + cursor_position_request().encode("ascii"))
+    await send(b"\r" + _HIDE + glyph + cursor_position_request().encode("ascii") + _WIPE)
     position = await _position_report(receive, timeout)
     return None if position is None else position[1]
 

@@ -255,12 +255,17 @@ async def settle_call(
 
 async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
     """Ask the caller's screen which suits it draws (see ``Terminal.probe_charset``)."""
-    if await terminal.probe_charset(timeout):
-        info = terminal.info
+    answered = await terminal.probe_charset(timeout)
+    info = terminal.info
+    if answered:
         letters = ", suits as letters" if info.suit_letters else ""
         log.info("node %d: the screen draws %s%s", node, info.charset, letters)
     else:
-        log.info("node %d: the screen did not say which suits it draws", node)
+        log.info(
+            "node %d: the screen did not answer: suits and other glyphs as letters, in %s",
+            node,
+            info.charset,
+        )
 
 
 def _ending(ended: VisitEnded) -> str:

@@ -24,10 +24,17 @@ from typing import Protocol
 
 from ansi.charset import CHARSETS, encode
 from ansi.keys import ENTER, ERASE, KILL, MOUSE_OFF, MOUSE_ON, Key, KeyParser, printable
-from ansi.sequences import move, reset, show_cursor
+from ansi.sequences import (
+    clear_to_end_of_line,
+    clear_to_end_of_screen,
+    move,
+    reset,
+    show_cursor,
+)
 from door.net.clocks import TIME_WARNINGS, Clocks, TimeUp, VisitEnded
 from door.net.detection import (
     DEFAULT_HEIGHT,
+    DEFAULT_WIDTH,
     DETECT_TIMEOUT,
     UNKNOWN_TERMINAL,
     TerminalInfo,
@@ -235,17 +242,15 @@ class Terminal:
         return self._info
 
     async def probe_charset(self, timeout: float = DETECT_TIMEOUT) -> bool:
-        """Find out which suits the caller's screen really draws, by drawing them (see
-        :func:`~door.net.detection.probe_suits`); what the probe drew is wiped. Sets
-        :attr:`info` and returns True when the screen told; else changes nothing.
+        """Find out which suits the caller's screen really draws, by drawing them, never in
+        view (see :func:`~door.net.detection.probe_suits`). Sets :attr:`info`; returns
+        whether the screen answered at all (one that did not gets suits as letters).
         """
-        seen = await probe_suits(self._send_now, self._read, self.charset, timeout)
-        self._out += b"\r    \r"
-        if seen is None:
-            return False
-        charset, letters = seen
+        charset, letters, answered = await probe_suits(
+            self._send_now, self._read, self.charset, timeout
+        )
         self.info = replace(self._info, charset=charset, suit_letters=letters)
-        return True
+        return answered
 
     async def _send_now(self, data: bytes) -> None:
         self._out += data
@@ -255,7 +260,7 @@ class Terminal:
 
     def write(self, text: str) -> None:
         """Queue ``text`` for the caller, encoded in their charset; :meth:`flush` sends it."""
-        self._out += encode(text, self.charset)
+        self._out += self._encode(text)
         self._remember_tail(text)
 
     async def flush(self, *, check_time: bool = True) -> None:
@@ -288,17 +293,28 @@ class Terminal:
     async def hang_up(self, message: str = "", *, timeout: float = 5.0) -> None:
         """Say ``message`` (if any) on a line of its own, then close; never raises.
 
-        An ANSI caller's colours are reset and the cursor shown and put below the door's
-        screen, so what comes next (the BBS, or the sysop's shell) starts on a clean line.
+        An ANSI caller's colours are reset and the cursor shown and put on the bottom row of
+        the door's screen, on a clean line, so what comes next (the BBS, or the sysop's
+        shell) starts there, with no scrolling that would push the door's last screen away.
         """
         if self._closed:
             return
         if self._mouse_asked:  # however the visit ended, the terminal stops reporting clicks
             self.report_mouse(False)
-        if self.ansi:  # the caller's colours and cursor back, below the door's last screen
-            self.write(reset() + show_cursor() + move(DEFAULT_HEIGHT, 1) + "\r\n")
-        if message:
-            self.write(f"{message}\r\n" if self.ansi else f"\r\n{message}\r\n")
+        if self.ansi:
+            # The caller's colours and cursor back; the message on the last rows of the
+            # door's screen and the cursor on its bottom row, on a line of its own: nothing
+            # scrolls the door's last screen away.
+            self.write(reset() + show_cursor())
+            if message:
+                rows = -(-len(message) // DEFAULT_WIDTH)
+                self.write(
+                    move(DEFAULT_HEIGHT - rows, 1) + clear_to_end_of_screen() + message + "\r\n"
+                )
+            else:
+                self.write(move(DEFAULT_HEIGHT, 1) + clear_to_end_of_line())
+        elif message:
+            self.write(f"\r\n{message}\r\n")
         try:
             async with asyncio.timeout(timeout):
                 await self.flush(check_time=False)
@@ -349,7 +365,12 @@ class Terminal:
 
     def _emit(self, text: str) -> None:
         """Queue text that is not part of the door's page (echo, warnings)."""
-        self._out += encode(text, self.charset)
+        self._out += self._encode(text)
+
+    def _encode(self, text: str) -> bytes:
+        """``text`` in the caller's charset; CP437's control-range glyphs (the suits, ►) as
+        ASCII stand-ins unless the screen was seen drawing them."""
+        return encode(text, self.charset, low_glyphs=not self._info.suit_letters)
 
     def _remember_tail(self, text: str) -> None:
         """Keep the current line (the prompt) so a warning can redraw it under itself."""

@@ -253,7 +253,8 @@ class Service:
         message = sysop_message(self.config.bbs.sysop, text)
         for call in calls:
             call.terminal.tell(message)
-            log.info("node %d: the sysop says: %s", call.node, message)
+            # The caller sees "Sysop: text"; the log line names the sysop once.
+            log.info("node %d: the sysop says: %s", call.node, sanitize(text, MESSAGE_WIDTH))
         return [call.node for call in calls]
 
     def kick(self, node: int, reason: str) -> bool:

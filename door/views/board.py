@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from ansi.screen import ScreenBuffer, Style
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
-from door.engine import RANKS, Card, Game
+from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
+from door.engine.moves import Part
 from door.views.layout import wrap
 
 WIDTH, HEIGHT = 80, 24
@@ -60,10 +61,20 @@ class Look:
     terse: bool = False
 
 
+def _letters(look: Look) -> bool:
+    """Whether suits are letters: by the caller's choice (or their screen's), or in plain
+    text."""
+    return look.suit_letters or not look.ansi
+
+
+def suit_text(suit: Suit, look: Look) -> str:
+    """A suit as the board draws it: ``♥``, or ``H`` in letters or plain text."""
+    return suit.char if _letters(look) else suit.symbol
+
+
 def card_text(card: Card, look: Look) -> str:
     """A card in three cells: ``10♥``, `` 7♠``; ``TH`` style in letters or plain ASCII."""
-    letters = look.suit_letters or not look.ansi
-    suit = SUITS[card.suit] if letters else SUIT_SYMBOLS[card.suit]
+    suit = SUITS[card.suit] if _letters(look) else SUIT_SYMBOLS[card.suit]
     rank = RANKS[card.rank]
     if rank == "T" and look.ansi:
         return "10" + suit
@@ -89,6 +100,30 @@ def card_words(text: str, look: Look) -> str:
             Card.of(RANKS.index(found[1]), SUIT_SYMBOLS.index(found[2])), look
         ).strip(),
         text,
+    )
+    return text if look.ansi else _TEN_WORD.sub(r"\1 T", text)
+
+
+def part_words(parts: Sequence[Part], look: Look) -> str:
+    """Words with the cards and suits they name drawn as the board draws them: what a
+    refused play says (``IllegalMove.parts``), on any screen.
+
+    >>> from door.engine import Suit
+    >>> parts = (Card.parse("AH"), " can't go up: the ", Suit(2), " foundation starts with ",
+    ...     Card.parse("TH"))
+    >>> part_words(parts, Look()), part_words(parts, Look(suit_letters=True))
+    ("A♥ can't go up: the ♥ foundation starts with 10♥", \
+"AH can't go up: the H foundation starts with 10H")
+    >>> part_words(parts, Look(ansi=False))
+    "AH can't go up: the H foundation starts with TH"
+    """
+    text = "".join(
+        card_text(part, look).strip()
+        if isinstance(part, Card)
+        else suit_text(part, look)
+        if isinstance(part, Suit)
+        else part
+        for part in parts
     )
     return text if look.ansi else _TEN_WORD.sub(r"\1 T", text)
 
@@ -198,7 +233,7 @@ def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]
         ("Draw", str(variant.draw)),
         ("Undo", variant.undo),
         ("Up", f"{game.cards_on_foundations} of 52"),
-        ("Waste", f"{len(game.waste)} cards"),
+        ("Waste", f"{len(game.waste)} card{'' if len(game.waste) == 1 else 's'}"),
     ]
 
 
@@ -253,18 +288,19 @@ BANNER_ROW = 12  # the middle of the columns, which a won game has emptied
 
 def draw_banner(screen: ScreenBuffer, lines: Sequence[str], look: Look) -> None:
     """A banner across the middle of the board in a frame of suits: a win's celebration,
-    in one colour so that it costs few bytes.
+    in one colour so that it costs few bytes. Its suits are drawn as the cards' are.
 
     >>> screen = ScreenBuffer(80, 24)
     >>> draw_banner(screen, ["YOU WON!"], Look(ansi=False))
     >>> [screen.text_at(row).strip() for row in (12, 13, 14)]
     ['HDCSHDCSHDCSHD', 'D  YOU WON!  D', 'HDCSHDCSHDCSHD']
+    >>> draw_banner(screen, ["YOU WON!"], Look(suit_letters=True))
+    >>> screen.text_at(12).strip()
+    'HDCSHDCSHDCSHD'
     """
     width = max(len(line) for line in lines) + 6
     col = (WIDTH - width) // 2 + 1
-    suits = SUIT_SYMBOLS[2] + SUIT_SYMBOLS[1] + SUIT_SYMBOLS[0] + SUIT_SYMBOLS[3]  # ♥♦♣♠
-    if not look.ansi:
-        suits = "HDCS"
+    suits = "".join(suit_text(Suit(suit), look) for suit in (2, 1, 0, 3))  # ♥♦♣♠
     frame = (suits * width)[:width]
     style = GOOD_NEWS if look.ansi else PLAIN
     screen.put(BANNER_ROW, col, frame, style)

@@ -172,22 +172,28 @@ def _held_cards(game: Game, held: Spot, whole_piles: bool) -> list[tuple[int, in
 REMINDER_TOP, REMINDER_COL, REMINDER_WIDTH = 12, SIDEBAR, 80 - SIDEBAR
 
 
-def keys_reminder(columns: int, *, hot: bool, pointer: bool) -> list[str]:
-    """The board's reminder of the keys, a few short rows for the sidebar.
+def keys_reminder(columns: int, *, hot: bool, pointer: bool, hints: bool = False) -> list[str]:
+    """The board's reminder of the keys, a few short rows for the sidebar; ``hints`` at a
+    level that offers them.
 
     >>> keys_reminder(4, hot=True, pointer=True)[:4]
     ['Keys', 'S D 1-4, then', '  1-4 or F', 'V turn  U undo']
+    >>> keys_reminder(4, hot=True, pointer=False, hints=True)[-2:]
+    ['HINT  a hint', '? help  Q quit']
     """
     piles = "1" if columns == 1 else f"1-{'0' if columns >= 10 else columns}"
     lines = ["Keys", f"S D {piles}, then", f"  {piles} or F" + ("" if hot else ", Enter")]
     lines.append("V turn  U undo")
     if pointer:
         lines += ["Arrows: pointer", "Space: pick, drop"]
+    if hints:
+        lines.append("HINT  a hint")
     lines.append("? help  Q quit")
     return lines
 
 
-def draw_keys_reminder(screen: ScreenBuffer, columns: int, *, hot: bool) -> None:
+def draw_keys_reminder(screen: ScreenBuffer, columns: int, *, hot: bool, hints: bool) -> None:
     """Draw the keys' reminder into the sidebar of an ANSI board."""
-    for offset, line in enumerate(keys_reminder(columns, hot=hot, pointer=True)):
+    lines = keys_reminder(columns, hot=hot, pointer=True, hints=hints)
+    for offset, line in enumerate(lines):
         screen.put(REMINDER_TOP + offset, REMINDER_COL, line, INFO)

@@ -47,9 +47,23 @@ class Visit:
 
     def __post_init__(self) -> None:
         letters = self.look.suit_letters or self.terminal.info.suit_letters
-        self.look = replace(
-            self.look, ansi=self.terminal.ansi, suit_letters=letters, terse=not self.terminal.ansi
+        self._see(
+            replace(
+                self.look,
+                ansi=self.terminal.ansi,
+                suit_letters=letters,
+                terse=not self.terminal.ansi,
+            )
         )
+
+    def _see(self, look: Look) -> None:
+        """Show the door to the caller as ``look`` says from now on. Suits as letters go with
+        letters for every glyph of CP437's control range (►, ▲ ...): the terminal sends
+        those as ASCII stand-ins."""
+        self.look = look
+        info = self.terminal.info
+        if info.suit_letters != look.suit_letters:
+            self.terminal.info = replace(info, suit_letters=look.suit_letters)
 
     def refresh(self) -> None:
         """Take on the door's settings as they are now: called at each menu, so a level the
@@ -81,7 +95,7 @@ class Visit:
             letters = letters or self.terminal.info.suit_letters
         if user.ansi is not None:
             self.terminal.ansi = user.ansi
-        self.look = self._look(letters)
+        self._see(self._look(letters))
         self.hot_keys_chosen = user.hot_keys
 
     def _look(self, suit_letters: bool) -> Look:
@@ -116,7 +130,7 @@ class Visit:
             self.terminal.ansi = ansi
         if charset is not None:
             self.terminal.charset = charset
-        self.look = self._look(self.look.suit_letters if suit_letters is None else suit_letters)
+        self._see(self._look(self.look.suit_letters if suit_letters is None else suit_letters))
         if self.user is not None:
             self.user = await self.store.save_preferences(
                 self.user.id, self.terminal.ansi, self.terminal.charset, self.look.suit_letters
@@ -127,7 +141,7 @@ class Visit:
         the caller's next calls."""
         if self.user is not None:
             self.user = await self.store.save_game_view(self.user.id, "terse" if terse else "board")
-        self.look = replace(self.look, terse=terse)
+        self._see(replace(self.look, terse=terse))
 
     def show(self, screen: ScreenBuffer) -> None:
         """Send a whole page: drawn in place (ANSI) or as plain lines."""

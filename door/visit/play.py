@@ -34,6 +34,7 @@ from door.views.board import (
     card_text,
     draw_banner,
     draw_board,
+    part_words,
     plain_lines,
 )
 from door.views.pointer import draw_keys_reminder, draw_pointer
@@ -118,6 +119,9 @@ class GameScreen:
             hot=visit.hot_keys, pointer=visit.look.ansi, columns=len(game.tableau)
         )
         self._echoed = ""  # what a plain caller has been shown of their typing
+        # A key changed the typing or the pointer while more keys waited: the screen owes
+        # the caller a look at it once they have all been read.
+        self.owed = False
 
     @property
     def look(self) -> Look:
@@ -145,6 +149,7 @@ class GameScreen:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
         keys = self.keys
+        self.owed = False
         prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
         if self.look.terse and not full:
             terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
@@ -152,7 +157,8 @@ class GameScreen:
             board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
             terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
         elif self.look.ansi:
-            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot)
+            hints = self.level.hints != "off"
+            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot, hints=hints)
             shown = game or self.game
             whole = shown.variant.moves == "whole"
             draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
@@ -173,6 +179,7 @@ class GameScreen:
         if self.look.ansi:
             self.draw()
             return
+        self.owed = False
         terminal = self.visit.terminal
         typed = self.keys.typed
         if not terminal.echo:
@@ -216,10 +223,12 @@ class GameScreen:
 
     def notice(self, text: str) -> str:
         """A warning from the terminal (idle, time left) or a line from the sysop, shown on
-        the message line; a plain board gets it on a line of its own, then the prompt and
-        what the caller has typed so far."""
+        the message line, where it stays until the caller's next play or a newer message; a
+        plain board gets it on a line of its own, then the prompt and what the caller has
+        typed so far."""
         if not self.look.ansi or self.look.terse:
             return f"\r\n{text}\r\n{self.visit.terminal.prompt_line}"
+        self.say(text)  # the board's message now: the next draw keeps it
         self.buffer.invalidate(MESSAGE_ROW)
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
 
@@ -275,6 +284,8 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
                 ended = await _step(visit, screen, game_id, step)
                 if ended is not None:
                     return ended
+            if screen.owed and not terminal.keys_waiting():
+                screen.show_typing()  # the last of the keys that came together made no step
     finally:
         terminal.on_notice = None
         terminal.replay = None
@@ -288,7 +299,9 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
     if step.said and not step.command:
         screen.say(step.said, REFUSAL if step.refused else MESSAGE)
     if step.command is None:
-        if not visit.terminal.keys_waiting():  # the rest of a line sent at once comes first
+        if visit.terminal.keys_waiting():  # the rest of a line sent at once comes first
+            screen.owed = True
+        else:
             screen.show_typing()
         return None
     if not step.command:
@@ -349,7 +362,7 @@ async def _command(
     try:
         result = game.play(SPELLINGS.get(command, command))
     except IllegalMove as refusal:
-        screen.say(sanitize(str(refusal), 140), REFUSAL)
+        screen.say(sanitize(part_words(refusal.parts, visit.look), 140), REFUSAL)
         screen.draw()
         return None
     try:

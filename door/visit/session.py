@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from ansi.sequences import reset, show_cursor
+from ansi.sequences import clear_to_end_of_line, move, reset, show_cursor
 from ansi.text import sanitize
 from door.config import Config
 from door.net.nodes import Nodes
@@ -26,6 +26,7 @@ from door.solving.pool import Solving
 from door.store import Store
 from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
+from door.views.board import PROMPT_ROW
 from door.views.layout import wrap
 from door.visit.context import RunningDoor, Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
@@ -44,6 +45,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("door")
+
+GOODBYE = "Thanks for playing Canfield. Goodbye!"
 
 
 async def telnet_visit(
@@ -156,7 +159,12 @@ async def run_visit(visit: Visit, user: User) -> None:
     await close_past_days(visit.store, today)
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
-    # The caller's own colours back (ESC[0m), not the door's white on black.
-    reset_colours = reset() + show_cursor() if visit.look.ansi else ""
-    visit.terminal.write(f"{reset_colours}\r\nThanks for playing Canfield. Goodbye!\r\n")
+    if visit.look.ansi:
+        # On the prompt's row, in the caller's own colours (ESC[0m), not the door's white on
+        # black: the last menu stays on the screen, nothing scrolled.
+        visit.terminal.write(
+            f"{reset()}{show_cursor()}{move(PROMPT_ROW, 1)}{clear_to_end_of_line()}{GOODBYE}"
+        )
+    else:
+        visit.terminal.write(f"\r\n{GOODBYE}\r\n")
     await visit.terminal.flush(check_time=False)

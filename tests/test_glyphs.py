@@ -1,0 +1,321 @@
+"""Every glyph the door draws shows, in every charset it can choose and behind a BBS that
+re-encodes its CP437 as UTF-8.
+
+The door's screens are drawn for four callers at once: a UTF-8 terminal (the reference), a
+CP437 terminal that draws the glyphs of bytes 1 to 31 (SyncTERM), a UTF-8 terminal behind a
+board that re-encodes CP437 and passes the suits and ► on as control bytes (ENiGMA½), and an
+ASCII terminal. Each goes through the same visit, screen by screen; wherever the reference
+screen shows something, every other caller's screen shows something too: no suit, pointer,
+frame or letter the door meant to draw is lost, and nothing after it shifts left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+import re
+
+import pyte
+from client import Caller
+from test_charset_probe import DroppingCaller
+from test_visit import DEAL, sign_up_on
+
+from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
+from ansi.screen import ScreenBuffer
+from door.config import SHIPPED_LEVELS
+from door.engine import Game, IllegalMove, Variant
+from door.engine.solver import solve
+from door.views.board import REFUSAL, Look, draw_board, part_words
+
+DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
+WON_DEAL, WON_LEVEL = 10, 2  # a deal whose winning line at level 2 is short
+QUIET = 0.3  # seconds without a byte after which a screen is taken as drawn
+
+# Each charset the door can choose: how the caller is made, its terminal type and charset.
+CALLERS = {
+    "utf-8": (Caller, "xterm", "utf-8"),
+    "cp437": (Caller, "syncterm", "cp437"),
+    "cp437 behind a re-encoding board": (DroppingCaller, "ansi-bbs", "cp437"),
+    "ascii": (Caller, "vt100", "ascii"),
+}
+REFERENCE = "utf-8"
+
+
+@functools.cache
+def winning_line() -> tuple[str, ...]:
+    variant = SHIPPED_LEVELS[WON_LEVEL - 1].variant
+    verdict = solve(Game.deal(variant, WON_DEAL), max_seconds=20)
+    assert verdict.result == "won"
+    return tuple(verdict.line)
+
+
+async def quiet(caller: Caller, since: int | None = None, timeout: float = 15.0) -> None:
+    """Wait for the door to finish drawing: bytes came after ``since`` (if given), then none
+    for a while."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while since is not None and len(caller.received) == since:
+        assert loop.time() < deadline, "the door sent nothing"
+        await asyncio.sleep(0.02)
+    seen = len(caller.received)
+    while True:
+        await asyncio.sleep(QUIET)
+        if len(caller.received) == seen or loop.time() > deadline:
+            return
+        seen = len(caller.received)
+
+
+class Tour:
+    """One caller's way through the door, keeping each screen as their terminal shows it."""
+
+    def __init__(self, caller: Caller) -> None:
+        self.caller = caller
+        self.screens: dict[str, list[str]] = {}
+
+    def keep(self, name: str) -> None:
+        self.screens[name] = list(self.caller.screen.display)
+
+    async def wait(self, name: str, pattern: str) -> None:
+        await self.caller.wait_for(pattern, timeout=20)
+        await quiet(self.caller)
+        self.keep(name)
+
+    async def press(self, name: str | None, data: str) -> None:
+        since = len(self.caller.received)
+        await self.caller.key(data)
+        await quiet(self.caller, since)
+        if name:
+            self.keep(name)
+
+
+def kind_of(refusal: IllegalMove) -> str:
+    """A refusal with its cards, suits, ranks and numbers left out."""
+    return re.sub(r"[A2-9TJQK][♣♦♥♠]|[♣♦♥♠]|\b(?:10|\d|[AJQK])\b|(?<=\")\w+", "#", str(refusal))
+
+
+def refused_commands() -> list[str]:
+    """Commands the practice deal refuses at its start, one of each kind of refusal."""
+    game = Game.deal(SHIPPED_LEVELS[1].variant, DEAL)
+    kinds: dict[str, str] = {}
+    candidates = ["U", "F", "D 1", "S 9", "XX", "1 1"]
+    candidates += [f"{source} {target}" for source in "S1234" for target in "F1234"]
+    for command in candidates:
+        try:
+            game.play(command)
+        except IllegalMove as refusal:
+            kinds.setdefault(kind_of(refusal), command)
+        else:
+            game = Game.deal(game.variant, DEAL)
+    return list(kinds.values())
+
+
+# The main menu's other pages: the key, the page's name (None: not kept) and what it shows.
+MENU_PAGES = (
+    ("T", "terminal settings", "Terminal settings"),
+    ("Q", None, "Your choice"),
+    ("S", "scoreboards", "Which board"),
+    ("1", "high scores", "High scores - "),
+    (" ", None, "Which board"),
+    ("A", "standings", "Won %"),
+    (" ", None, "Which board"),
+    ("Q", None, "Your choice"),
+    ("M", "statistics", "Your statistics"),
+    ("Q", None, "Your choice"),
+)
+
+
+async def tour(door, kind: str, alias: str) -> Tour:
+    make, term, charset = CALLERS[kind]
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", door.port), 5)
+    caller = make(reader, writer, term=term, charset=charset)
+    visit = Tour(caller)
+    await visit.wait("welcome", "Your alias")
+    await sign_up_on(caller, alias)
+    await visit.wait("main menu", "Your choice")
+
+    # A won game: the last play of a winning line, then the banner.
+    level = door.config.level(WON_LEVEL)
+    game = Game.deal(level.variant, WON_DEAL)
+    line = winning_line()
+    for command in line[:-1]:
+        game.play(command)
+    user = await door.store.find_user(alias)
+    await door.store.start_game(user.id, level, game, practice=True)
+    await caller.key("X")
+    await visit.wait("main menu with a saved game", "Resume your saved game")
+    await caller.key("R")
+    await visit.wait("a game one play from a win", r"Command \(\? for help\)")
+    await caller.type(line[-1])
+    await visit.wait("the win banner", "You won!")
+    await caller.key("\r")
+    await visit.wait("main menu after a win", "Well played")
+
+    # A practice deal: the pointer on each pile, a card held, each refusal, a half command.
+    await caller.key("#")
+    await visit.wait("deal number", "Deal number")
+    await caller.type(str(DEAL))
+    await visit.wait("levels", "Choose a level")
+    await caller.key("\r")
+    await visit.wait("the board", r"Command \(\? for help\)")
+    for pile, key in zip("SVDF4321", [RIGHT] * 4 + [DOWN] + [LEFT] * 3, strict=True):
+        await visit.press(f"the pointer on {pile}", key)
+    await visit.press("column 1's card held", " ")
+    await visit.press(None, "\x1b")  # put back
+    for command in refused_commands():
+        await visit.press(f"the refusal of {command}", command + "\r")
+    await visit.press("a half-typed command", "S")
+    await visit.press(None, "\x7f")
+    await caller.key("?")
+    await visit.wait("help", "Canfield commands")
+    await caller.key("\r")
+    await caller.wait_for(r"Command \(\? for help\)")
+    await caller.key("Q")
+    await visit.wait("main menu with the deal saved", "Your game is saved")
+
+    # The pages of the main menu.
+    await caller.key("I")
+    while True:
+        shown = await caller.wait_for(r"The rules of Canfield \((\d+)/(\d+)\)")
+        page, pages = map(int, re.search(r"\((\d+)/(\d+)\)", shown).groups())
+        await visit.wait(f"rules page {page}", rf"The rules of Canfield \({page}/")
+        await caller.key(" ")
+        if page == pages:
+            break
+        await caller.wait_for(rf"The rules of Canfield \({page + 1}/")
+    await caller.wait_for("Your choice")
+    for key, name, pattern in MENU_PAGES:
+        await caller.key(key)
+        if name:
+            await visit.wait(name, pattern)
+        else:
+            await caller.wait_for(pattern)
+    await caller.key("G")
+    await caller.wait_closed()
+    visit.keep("goodbye")
+    return visit
+
+
+def lost_cells(reference: list[str], shown: list[str]) -> list[tuple[int, int, str]]:
+    """Cells (row, column, 1-based) the reference fills and ``shown`` leaves blank."""
+    return [
+        (row, col, char)
+        for row, (wanted, seen) in enumerate(zip(reference, shown, strict=True), start=1)
+        for col, (char, got) in enumerate(zip(wanted, seen, strict=True), start=1)
+        if char != " " and got == " "
+    ]
+
+
+async def test_every_screen_keeps_every_cell_in_every_charset(door):
+    tours = await asyncio.gather(
+        *(tour(door, kind, f"Caller{index}") for index, kind in enumerate(CALLERS, start=1))
+    )
+    by_kind = dict(zip(CALLERS, tours, strict=True))
+    reference = by_kind[REFERENCE].screens
+    assert len(reference) > 30
+    # The reference draws what this test is about: suits, the pointer, the banner's frame.
+    assert "►" in "".join(reference["the pointer on 2"])
+    assert any("♥" in row for row in reference["the win banner"][11:16])
+    assert any(re.search("the [♣♦♥♠] foundation", "".join(screen)) for screen in reference.values())
+    problems = []
+    for kind, visit in by_kind.items():
+        assert visit.screens.keys() == reference.keys(), kind
+        for name, screen in visit.screens.items():
+            lost = lost_cells(reference[name], screen)
+            if lost:
+                rows = sorted({row for row, _, _ in lost})[:3]
+                shown = [f"  ref {reference[name][r - 1]!r}\n  got {screen[r - 1]!r}" for r in rows]
+                problems.append(f"{kind}, {name}: {len(lost)} cells lost, first {lost[:4]}:")
+                problems.extend(shown)
+    assert not problems, "\n".join(problems)
+    # Behind the re-encoding board, the suits and the pointer are letters and '>'.
+    relayed = by_kind["cp437 behind a re-encoding board"].screens
+    assert ">" in relayed["the pointer on 2"][7]
+    assert any("HDCS" in row for row in relayed["the win banner"][11:16])
+
+
+# -- every refusal the engine gives, drawn for each charset --------------------------------------
+
+
+def each_kind_of_refusal() -> list[IllegalMove]:
+    """One refusal of each kind, found by trying every command along many games."""
+    variants = [
+        Variant(),
+        Variant(draw=1, passes=1, undo="none"),
+        Variant(moves="partial", spaces="manual", base="choose", spaces_after_reserve="king"),
+        Variant(spaces_after_reserve="waste", undo="one", wrap="broken"),
+        Variant(moves="whole", reserve_size=1),
+    ]
+    commands = ["V", "S F", "D F", "S 9", "XX"]
+    commands += [f"{source} {target}" for source in "SD1234" for target in "F1234"]
+    commands += ["U", "F"]  # last: they may be played, which the legal plays do not list
+    found: dict[str, IllegalMove] = {}
+    chooser = random.Random(21)
+    for variant in variants:
+        for number in range(1, 13):
+            game = Game.deal(variant, number)
+            for _ in range(50):
+                legal = set(game.legal())
+                for command in commands:
+                    if command in legal or game.status != "playing":
+                        continue  # a legal play is never refused
+                    try:
+                        game.play(command)  # U or F, which the legal plays do not list
+                    except IllegalMove as refusal:
+                        found.setdefault(kind_of(refusal), refusal)
+                    else:
+                        legal = set(game.legal())
+                if not legal or game.status != "playing":
+                    break
+                game.play(chooser.choice(sorted(legal)))
+    return list(found.values())
+
+
+def screen_of(data: bytes, relay: bool, charset: str) -> list[str]:
+    screen = pyte.Screen(80, 24)
+    stream = pyte.Stream(screen)
+    if relay:  # the board re-encodes CP437 as UTF-8; 0x01-0x1F draw nothing on the way
+        stream.feed(data.translate(None, bytes(range(3, 7))).decode("cp437"))
+    elif charset == "utf-8":
+        stream.feed(data.decode("utf-8"))
+    else:
+        stream.feed(decode(data, charset, glyphs=True))
+    return list(screen.display)
+
+
+def test_every_refusal_keeps_its_suits_in_every_charset():
+    refusals = each_kind_of_refusal()
+    texts = [str(refusal) for refusal in refusals]
+    assert len(refusals) >= 15, texts
+    assert any("foundation needs" in text for text in texts)
+    assert any("foundation starts with" in text for text in texts)
+    assert any("can't go on" in text for text in texts)
+    game = Game.deal(Variant(), DEAL)
+    # How the door draws for each charset: the look its visit takes, and whether the
+    # terminal was seen drawing CP437's glyphs for bytes 1 to 31.
+    ways = {
+        "utf-8": (Look(), "utf-8", True, False),
+        "cp437": (Look(), "cp437", True, False),
+        "cp437 behind a re-encoding board": (Look(suit_letters=True), "cp437", False, True),
+        "ascii": (Look(), "ascii", True, False),
+    }
+    for refusal in refusals:
+        drawn = {}
+        for kind, (look, charset, low_glyphs, relay) in ways.items():
+            buffer = ScreenBuffer(80, 24)
+            draw_board(buffer, game, "Level 2", look, part_words(refusal.parts, look), REFUSAL)
+            data = encode(buffer.render_full(), charset, low_glyphs=low_glyphs)
+            drawn[kind] = screen_of(data, relay, charset)
+        for kind, screen in drawn.items():
+            lost = lost_cells(drawn["utf-8"], screen)
+            assert not lost, (str(refusal), kind, lost, screen[21])
+
+
+def test_every_control_range_glyph_has_a_stand_in_that_shows():
+    for glyph in LOW_GLYPHS:
+        stand_in = plain_glyph(glyph)
+        assert stand_in.isascii() and stand_in.isprintable() and stand_in not in " ?", glyph
+        assert encode(glyph, "utf-8", low_glyphs=False) == stand_in.encode(), glyph
+        # CP437 has a glyph of its own for a few (• is ∙ there): one byte, never a control.
+        sent = encode(glyph, "cp437", low_glyphs=False)
+        assert len(sent) == 1 and sent[0] >= 0x20, glyph
