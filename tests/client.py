@@ -21,6 +21,9 @@ IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 ECHO, SGA, TTYPE, NAWS, BINARY = 1, 3, 24, 31, 0
 IS, SEND = 0, 1
 CPR_REQUEST = b"\x1b[6n"
+# Seconds a screen may take to show what a test waits for: far more than it needs, so that a
+# machine busy with other work (or the suite's own parallel workers) does not fail a test.
+WAIT = 30.0
 
 
 class Caller:
@@ -43,6 +46,7 @@ class Caller:
         self.received = bytearray()  # every byte after telnet commands were taken out
         self.text = ""  # everything received, decoded, for plain-text callers
         self._pending = b""
+        self._arrived = asyncio.Event()  # set when bytes have been shown, or the line drops
         self._reader_task = asyncio.create_task(self._read_forever())
         self.closed = asyncio.Event()
 
@@ -120,10 +124,12 @@ class Caller:
                         cursor = self.screen.cursor
                         self.writer.write(f"\x1b[{cursor.y + 1};{cursor.x + 1}R".encode())
                 self.shown()
+                self._arrived.set()
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
             self.closed.set()
+            self._arrived.set()
 
     def shown(self) -> None:
         """Called once a chunk of what the door sent is on the screen, as a terminal shows
@@ -146,18 +152,22 @@ class Caller:
         """Screen row ``number``, 1-based as ANSI counts."""
         return self.screen.display[number - 1].rstrip()
 
-    async def wait_for(self, pattern: str, timeout: float = 10.0, *, in_text: bool = False) -> str:
-        """Wait until the screen (or, for plain callers, the text received) matches."""
+    async def wait_for(self, pattern: str, timeout: float = WAIT, *, in_text: bool = False) -> str:
+        """Wait until the screen (or, for plain callers, the text received) matches: looked at
+        again each time bytes arrive, so it returns as soon as they are shown."""
         deadline = time.monotonic() + timeout
         regex = re.compile(pattern)
         while True:
+            self._arrived.clear()
             haystack = self.text if in_text else self.display()
             if regex.search(haystack):
                 return haystack
-            if self.closed.is_set() or time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if self.closed.is_set() or left <= 0:
                 shown = haystack[-3000:]
                 raise AssertionError(f"{pattern!r} not seen in {timeout} s; the screen:\n{shown}")
-            await asyncio.sleep(0.02)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), left)
 
     async def type(self, text: str, enter: bool = True) -> None:
         data = text.encode("utf-8" if self.charset == "utf-8" else "latin-1", "replace")

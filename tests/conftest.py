@@ -13,6 +13,12 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# The tests' folders (tmp_path) go to memory-backed /dev/shm where there is one: their SQLite
+# files are as real, and every commit still calls fsync, which there does not wait for a disk
+# that other work keeps busy.
+if os.access("/dev/shm", os.W_OK):
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", "/dev/shm")
+
 
 # -- a door on 127.0.0.1 for end-to-end tests ----------------------------------------------------
 
@@ -24,7 +30,7 @@ import pytest  # noqa: E402
 
 from door.config import Config, load_config  # noqa: E402
 from door.net.nodes import Nodes  # noqa: E402
-from door.net.telnet import DoorServer, start_server  # noqa: E402
+from door.net.telnet import NEGOTIATE_TIMEOUT, DoorServer, start_server  # noqa: E402
 from door.solving.pool import Solving  # noqa: E402
 from door.store import Clock, Store  # noqa: E402
 from door.visit.session import telnet_visit  # noqa: E402
@@ -65,10 +71,15 @@ class RunningDoor:
 
 
 async def open_door(
-    config: Config, *, clock: Clock | None = None, background: bool = False
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    background: bool = False,
+    negotiate_timeout: float = NEGOTIATE_TIMEOUT,
 ) -> RunningDoor:
     """A door on config's port; ``clock`` for the store, ``background`` to start the solver's
-    background search (winnable deals kept ready, the day's deal chosen) as serve does."""
+    background search (winnable deals kept ready, the day's deal chosen) as serve does;
+    ``negotiate_timeout`` shorter for tests whose callers never answer telnet negotiation."""
     store = await Store.open(config.server.database, clock=clock)
     solving = Solving(store, config)
     nodes = Nodes(config.server)
@@ -76,7 +87,13 @@ async def open_door(
     async def visit(terminal, node):
         await telnet_visit(terminal, node, store, config, solving, nodes=nodes)
 
-    server = await start_server(config.server, visit, detect_timeout=0.5, nodes=nodes)
+    server = await start_server(
+        config.server,
+        visit,
+        detect_timeout=0.5,
+        negotiate_timeout=negotiate_timeout,
+        nodes=nodes,
+    )
     if background:
         solving.start()
     return RunningDoor(server, store, config, solving)

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 from client import Caller
 from conftest import RunningDoor, door_config, open_door
-from test_hostile import WAIT, Raw, sign_up
+from test_hostile import NEGOTIATE_SOON, WAIT, Raw, sign_up
 
 from door.config import ServerConfig, load_config
 from door.net.nodes import (
@@ -30,7 +30,7 @@ CTRL_U, UP = b"\x15", b"\x1b[A"
 
 @contextlib.asynccontextmanager
 async def door_with(tmp_path, **server: object) -> AsyncIterator[RunningDoor]:
-    running = await open_door(door_config(tmp_path, **server))
+    running = await open_door(door_config(tmp_path, **server), negotiate_timeout=NEGOTIATE_SOON)
     try:
         yield running
     finally:

@@ -86,6 +86,13 @@ class Card(int):
     def __str__(self) -> str:
         return RANKS[self >> 2] + SUITS[self & 3]
 
+    # A card never changes, so a copy of it is the card itself (identity stays meaningful).
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Card:
+        return self
+
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
 

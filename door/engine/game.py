@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -154,6 +155,27 @@ class Game:
     def from_order(cls, variant: Variant, cards: Iterable[Card | str]) -> Game:
         """Deal an explicit order of the 52 cards (``"7H"`` strings or Cards)."""
         return cls(variant, [c if isinstance(c, Card) else Card.parse(c) for c in cards], None)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        """A game to try plays on apart from this one, made without copy's general walk (the
+        door copies a game for a trial play, the solver to check a line): the lists, and the
+        piles in them, are new; what they hold (cards, plays, undo's snapshots) never changes,
+        and neither does any other attribute, so those are shared. The cached targets are
+        left to be worked out again.
+
+        >>> game = Game.deal(Variant(), 7)
+        >>> trial = copy.deepcopy(game)
+        >>> trial.play("v").move, len(game.waste), len(trial.waste), game.history
+        ('V', 0, 3, [])
+        """
+        twin = copy.copy(self)
+        memo[id(self)] = twin
+        for name, value in vars(self).items():
+            if isinstance(value, list):  # each list holds one kind: piles, or values
+                nested = value and isinstance(value[0], list)
+                setattr(twin, name, [list(pile) for pile in value] if nested else value[:])
+        twin._targets_cache = None
+        return twin
 
     def _deal_piles(self) -> None:
         variant, order = self.variant, self.order
