@@ -36,9 +36,15 @@ async def stalled_ssh_client(port: int) -> asyncio.StreamWriter:
 
 
 async def ssh_connect(
-    port: int, username: str, password: str | None = None, *, address: str = "127.0.0.1", **more
+    port: int,
+    username: str,
+    password: str | None = None,
+    *,
+    address: str = "127.0.0.1",
+    wait: float = 30.0,
+    **more,
 ):
-    """An SSH connection logged in with ``password`` from ``address``."""
+    """An SSH connection logged in with ``password`` from ``address`` within ``wait`` s."""
     return await asyncio.wait_for(
         asyncssh.connect(
             "127.0.0.1",
@@ -52,7 +58,7 @@ async def ssh_connect(
             local_addr=(address, 0),
             **more,
         ),
-        30,
+        wait,
     )
 
 
@@ -162,7 +168,8 @@ async def test_an_honest_log_in_during_a_burst_of_guesses_is_answered(tmp_path):
         async def guess(number: int) -> None:
             # Refused, or cut off at the log-in time while its address's checks wait in turn.
             with pytest.raises((asyncssh.PermissionDenied, asyncssh.ConnectionLost)):
-                await ssh_connect(running.port, "Bob" if number % 2 else f"Nobody{number}", "x")
+                alias = "Bob" if number % 2 else f"Nobody{number}"
+                await ssh_connect(running.port, alias, "x", wait=120.0)
 
         burst = [asyncio.create_task(guess(number)) for number in range(20)]
         await asyncio.sleep(0.05)  # the burst is under way
