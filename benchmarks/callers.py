@@ -27,8 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
+
 from door.config import Level, load_config
 from door.engine import Game
+from door.net.websocket import carry
 from door.views.board import PROMPT, PROMPT_ROW
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +58,7 @@ PROMPT_AT = (PROMPT_ROW, 2 + len(PROMPT))  # where the cursor rests while the ca
 DEAL_NUMBER = re.compile(rb"[Dd]eal (\d+)")  # a practice deal's title names its deal
 
 LISTENING = re.compile(r"listening on \S+ port (\d+)")
+WEB_LISTENING = re.compile(r"listening for web on \S+ port (\d+)")
 STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
 START_TIMEOUT = 20.0  # seconds for a door subprocess to start listening
 
@@ -152,6 +156,30 @@ class TelnetCaller(asyncio.Protocol):
         _, caller = await asyncio.wait_for(
             loop.create_connection(lambda: cls(**options), "127.0.0.1", port), timeout
         )
+        return caller
+
+    @classmethod
+    async def connect_web(cls, port: int, timeout: float = 10.0, **options) -> TelnetCaller:
+        """The same caller on the door's web port: telnet over WebSocket (binary messages),
+        carried by the door's own WebSocket transport on aiohttp's client."""
+        session = aiohttp.ClientSession()
+        try:
+            socket = await asyncio.wait_for(
+                session.ws_connect(f"http://127.0.0.1:{port}/telnet", protocols=("binary",)),
+                timeout,
+            )
+        except BaseException:
+            await session.close()
+            raise
+        caller = cls(**options)
+
+        async def run() -> None:
+            try:
+                await carry(socket, socket.protocol, caller, ("127.0.0.1", port), None)
+            finally:
+                await session.close()
+
+        caller.carrying = asyncio.create_task(run())
         return caller
 
     # -- asyncio.Protocol ---------------------------------------------------------------------
@@ -322,6 +350,7 @@ def write_config(
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
     ``if_present`` are changed only where the file has them."""
     text = SHIPPED_CONFIG.read_text(encoding="utf-8")
+    text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
     server = {**LOOPBACK_LIMITS, **server}
     changes = [(key, value, True) for key, value in server.items()]
     changes += [(key, value, False) for key, value in (if_present or {}).items()]
@@ -381,6 +410,13 @@ class ServerProcess:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def web_port(self) -> int:
+        """The door's web port, from its log (the benchmarks' settings turn the web on)."""
+        found = WEB_LISTENING.search(self.log_text())
+        if found is None:
+            raise RuntimeError(f"the door does not listen for the web; see {self.log_path}")
+        return int(found.group(1))
 
     def sample(self) -> ProcessSample:
         return process_sample(self.pid)

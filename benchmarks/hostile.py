@@ -14,10 +14,21 @@ door tells apart:
 - ``connections``: short connections, opened and closed as fast as the door takes them
   (1,000 a second asked for) from ``--sources`` addresses (16), most of them refused by the
   limit per address (with many sources, most are let in: a harsher test);
+- ``enter``: two callers who never log in, pressing Enter at the alias prompt 2,000 times a
+  second each, calling again as soon as they are hung up;
+- ``keys``: a caller who signed up, at the board of a game, sending 100,000 carriage
+  returns, then 120 KB of ``7`` over 5 s, logging in again as soon as they are hung up;
+- ``subnegotiation``: 24 connections from 24 addresses, each sending ``IAC SB TTYPE`` and
+  600 KB with no ``IAC SE``, as fast as the door takes it, reconnecting when hung up;
+- ``slow-logins``: 28 connections from 28 addresses, enough for every node open to callers
+  not logged in, each typing a letter every 10 s and never logging in, calling again when
+  hung up; this phase lasts at least 30 s (the door's log-in time is 30 s here, so a silent
+  call may be ended for a new caller after 10 s);
 - ``settle``: nothing again, to see the memory come back.
 
-For each phase: the plays' median, 95th percentile and worst latency, the worst wait for a
-welcome (and how many welcomes failed), how much the door's log grew, and the door's
+For each phase: the plays' median, 95th percentile and worst latency (a play with no answer
+within 30 s counts as 30 s, and as lost), the worst wait for a welcome (and how many
+welcomes failed), how much the door's log grew, the door's CPU seconds in the phase, and its
 resident memory at the phase's end (its peak within the phase for the floods). All traffic
 goes to 127.0.0.1, is bounded in time, and stops by itself.
 
@@ -41,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -55,6 +67,7 @@ from callers import (
     CallerGone,
     ServerProcess,
     TelnetCaller,
+    log_in,
     percentile,
     sign_up,
     write_config,
@@ -69,6 +82,26 @@ def connecting_addresses(count: int) -> list[str]:
     """Where the short connections come from: ``count`` addresses of 127.0.2.0 on."""
     return [f"127.0.{2 + n // 250}.{1 + n % 250}" for n in range(count)]
 
+ENTER_ADDRESSES = ["127.0.3.1", "127.0.3.2"]
+KEYS_ADDRESS = "127.0.4.1"
+SUBNEGOTIATION_ADDRESSES = [f"127.0.5.{n}" for n in range(1, 25)]
+SUBNEGOTIATION_CHUNK = bytes([IAC, SB, 24]) + b"x" * 600_000  # TTYPE, and no IAC SE
+SLOW_ADDRESSES = [f"127.0.6.{n}" for n in range(1, 29)]
+SLOW_EVERY = 10.0  # seconds between a slow caller's letters
+SLOW_PHASE = 30.0  # seconds the slow log-ins phase lasts at least
+LOGIN_TIMEOUT = 30  # seconds: the door's log-in time here (90 as shipped)
+PHASES = (
+    "quiet",
+    "malformed",
+    "connections",
+    "enter",
+    "keys",
+    "subnegotiation",
+    "slow-logins",
+    "settle",
+)
+FLOODS = frozenset(PHASES) - {"quiet", "settle"}
+
 PLAY_EVERY = 0.2  # seconds between the player's plays
 WELCOME_EVERY = 1.0  # seconds between new callers
 WAIT = 30.0  # seconds any one answer may take before it counts as failed
@@ -79,10 +112,12 @@ PASSWORD = "hostile-bench"
 class Phase:
     name: str
     plays: list[float] = field(default_factory=list)  # seconds per play
+    play_failures: int = 0  # plays not answered within WAIT
     welcomes: list[float] = field(default_factory=list)  # seconds to the welcome screen
     welcome_failures: int = 0
     log_growth: int = 0  # bytes
     rss_kb: int = 0  # at the end, or the peak within the phase for a flood
+    cpu_seconds: float = 0.0  # the door's, within the phase
     flood: dict[str, int] = field(default_factory=dict)
 
 
@@ -151,13 +186,119 @@ async def _connections(port: int, seconds: float, rate: int, sources: int) -> di
     return counts
 
 
+async def _connect(port: int, address: str) -> TelnetCaller | None:
+    """A telnet caller from ``address``, or None when the door would not take the call."""
+    loop = asyncio.get_running_loop()
+    try:
+        _, caller = await asyncio.wait_for(
+            loop.create_connection(TelnetCaller, "127.0.0.1", port, local_addr=(address, 0)), 5
+        )
+    except (OSError, TimeoutError):
+        return None
+    return caller
+
+
+async def _keep_sending(
+    port: int, addresses: list[str], seconds: float, send: Callable[..., Awaitable[int]]
+) -> dict[str, int]:
+    """From each address, call and ``send(caller, end)`` (the bytes it sent) until hung up,
+    then call again, until ``seconds`` have passed."""
+    counts = {"connections": 0, "bytes": 0}
+    end = time.monotonic() + seconds
+
+    async def attacker(address: str) -> None:
+        while time.monotonic() < end:
+            caller = await _connect(port, address)
+            if caller is None:
+                await asyncio.sleep(0.5)
+                continue
+            counts["connections"] += 1
+            with contextlib.suppress(OSError, TimeoutError, CallerGone):
+                counts["bytes"] += await send(caller, end)
+            caller.hang_up()
+            await asyncio.sleep(0.2)  # refused (too often, say): wait a little, and again
+
+    await asyncio.gather(*(attacker(address) for address in addresses))
+    return counts
+
+
+async def _enters(caller: TelnetCaller, end: float) -> int:
+    """Enter at the alias prompt, 2,000 times a second, until hung up."""
+    await caller.expect(ALIAS_PROMPT, 10)
+    sent = 0
+    while time.monotonic() < end and not caller.closed.done():
+        caller.send(b"\r\n" * 20)
+        sent += 40
+        await asyncio.sleep(0.01)
+    return sent
+
+
+async def _board_keys(caller: TelnetCaller, end: float, first: list[bool]) -> int:
+    """Signed up (the first time) or logged in, at the board: 100,000 carriage returns at
+    once, then 120 KB of ``7`` over 5 s, until hung up."""
+    if first[0]:
+        first[0] = False
+        await sign_up(caller, "Flooder", PASSWORD)
+    else:
+        await log_in(caller, "Flooder", PASSWORD)
+    await caller.ask(b"#", b"Deal number")
+    await caller.ask(b"1\r\n", LEVEL_PROMPT)
+    await caller.ask(b"\r", GAME_PROMPT)
+    caller.send(b"\r" * 100_000)
+    sent = 100_000
+    while time.monotonic() < end and not caller.closed.done():
+        caller.send(b"7" * 240)  # 24 KB a second
+        sent += 240
+        await asyncio.sleep(0.01)
+    return sent
+
+
+async def _subnegotiation(caller: TelnetCaller, end: float) -> int:
+    """A sub-negotiation that never ends, as fast as the door takes it, until hung up."""
+    assert caller.transport is not None
+    sent = 0
+    while time.monotonic() < end and not caller.closed.done():
+        caller.transport.write(SUBNEGOTIATION_CHUNK)
+        sent += len(SUBNEGOTIATION_CHUNK)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(caller.closed), 1.0)
+    return sent
+
+
+async def _slow(caller: TelnetCaller, end: float) -> int:
+    """A letter every 10 s, never an Enter, until hung up."""
+    sent = 0
+    while time.monotonic() < end and not caller.closed.done():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(caller.closed), SLOW_EVERY)
+        if not caller.closed.done():
+            caller.send(b"a")
+            sent += 1
+    return sent
+
+
 def _flood(
     kind: str, port: int, seconds: float, rate: int, sources: int, results: multiprocessing.Queue
 ) -> None:
     if kind == "malformed":
         counts = asyncio.run(_malformed(port, seconds))
-    else:
+    elif kind == "connections":
         counts = asyncio.run(_connections(port, seconds, rate, sources))
+    elif kind == "enter":
+        counts = asyncio.run(_keep_sending(port, ENTER_ADDRESSES, seconds, _enters))
+    elif kind == "keys":
+        first = [True]
+
+        async def keys(caller: TelnetCaller, end: float) -> int:
+            return await _board_keys(caller, end, first)
+
+        counts = asyncio.run(_keep_sending(port, [KEYS_ADDRESS], seconds, keys))
+    elif kind == "subnegotiation":
+        counts = asyncio.run(
+            _keep_sending(port, SUBNEGOTIATION_ADDRESSES, seconds, _subnegotiation)
+        )
+    else:
+        counts = asyncio.run(_keep_sending(port, SLOW_ADDRESSES, seconds, _slow))
     results.put(counts)
 
 
@@ -175,7 +316,11 @@ async def _player(port: int) -> TelnetCaller:
 
 async def _play(caller: TelnetCaller, phase: Phase, end: float) -> None:
     while time.monotonic() < end:
-        phase.plays.append(await caller.ask(b"V\r\n", UPDATE, timeout=WAIT))
+        try:
+            phase.plays.append(await caller.ask(b"V\r\n", UPDATE, timeout=WAIT))
+        except TimeoutError:  # no answer in WAIT seconds: counted as that long, and failed
+            phase.plays.append(WAIT)
+            phase.play_failures += 1
         await asyncio.sleep(PLAY_EVERY)
 
 
@@ -227,7 +372,12 @@ class PeakMemory:
 async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
     with tempfile.TemporaryDirectory(prefix="hostile-") as folder_name:
         folder = Path(folder_name)
-        shipped = {"reserved_nodes": 4, "connections_per_minute": 20, "signups_per_hour": 3}
+        shipped = {
+            "reserved_nodes": 4,
+            "connections_per_minute": 20,
+            "signups_per_hour": 3,
+            "login_timeout": LOGIN_TIMEOUT,
+        }
         config = write_config(folder, {"host": "127.0.0.1", "port": 0, **shipped}, QUIET_SOLVER)
         log = folder / "door.log"
         server = ServerProcess.door(config, folder / "door.db", log)
@@ -236,19 +386,21 @@ async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
         phases: list[Phase] = []
         try:
             player = await _player(server.port)
-            for name in ("quiet", "malformed", "connections", "settle"):
+            for name in PHASES:
                 phase = Phase(name)
                 log_before = log.stat().st_size
+                cpu_before = server.sample().cpu_seconds
                 memory.reset()
                 flood = None
                 spawning = multiprocessing.get_context("spawn")
                 results: multiprocessing.Queue = spawning.Queue()
-                if name in ("malformed", "connections"):
+                length = max(seconds, SLOW_PHASE) if name == "slow-logins" else seconds
+                if name in FLOODS:
                     flood = spawning.Process(
-                        target=_flood, args=(name, server.port, seconds, rate, sources, results)
+                        target=_flood, args=(name, server.port, length, rate, sources, results)
                     )
                     flood.start()
-                end = time.monotonic() + seconds
+                end = time.monotonic() + length
                 await asyncio.gather(
                     _play(player, phase, end), _welcomes(server.port, phase, end, newcomers)
                 )
@@ -259,6 +411,7 @@ async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
                 else:
                     phase.rss_kb = server.sample().rss_kb
                 phase.log_growth = log.stat().st_size - log_before
+                phase.cpu_seconds = server.sample().cpu_seconds - cpu_before
                 phases.append(phase)
                 print(row(phase), flush=True)
             player.hang_up()
@@ -273,8 +426,8 @@ def _ms(value: float) -> str:
 
 
 HEADER = (
-    "phase          plays  p50 ms  p95 ms  worst ms  welcomes  worst wait ms  failed"
-    "  log KB   RSS MB  flood"
+    "phase            plays  p50 ms  p95 ms  worst ms  lost  welcomes  worst wait ms  failed"
+    "  log KB  CPU s   RSS MB  flood"
 )
 
 
@@ -282,11 +435,11 @@ def row(phase: Phase) -> str:
     plays = sorted(phase.plays)
     flood = ", ".join(f"{key} {value}" for key, value in phase.flood.items())
     return (
-        f"{phase.name:<12} {len(plays):7d} {_ms(statistics.median(plays) if plays else 0)}"
-        f" {_ms(percentile(plays, 0.95))} {_ms(max(plays, default=0)):>9}"
+        f"{phase.name:<14} {len(plays):7d} {_ms(statistics.median(plays) if plays else 0)}"
+        f" {_ms(percentile(plays, 0.95))} {_ms(max(plays, default=0)):>9} {phase.play_failures:5d}"
         f" {len(phase.welcomes):9d} {_ms(max(phase.welcomes, default=0)):>14}"
         f" {phase.welcome_failures:7d} {phase.log_growth / 1024:7.1f}"
-        f" {phase.rss_kb / 1024:8.1f}  {flood}"
+        f" {phase.cpu_seconds:6.1f} {phase.rss_kb / 1024:8.1f}  {flood}"
     )
 
 

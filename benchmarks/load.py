@@ -7,6 +7,9 @@ each) and start a game; once all are playing, each sends a random legal play (it
 the deal picks them) about every ``--interval`` seconds, jittered, for ``--duration`` seconds,
 and times each play until the board update is complete: the door redraws the prompt row last.
 Then every caller saves and leaves (Q, G), calls again and logs in, timed on its own.
+With ``--web N``, N of the door's callers do all this through the web's WebSocket (telnet
+over WebSocket, as a browser's page or fTelnet calls), the rest by telnet; their plays are
+also timed apart.
 
 With ``--fsync-delay-ms N`` the same load then runs against the door on a slow disk: every
 fsync N ms slower (benchmarks/fsync_delay.c, loaded with LD_PRELOAD, built with the system's
@@ -19,7 +22,7 @@ server in bytes mode whose shell only echoes each line back: the floor any telne
 Python stands on. The door's p99 latency is compared with the bare server's.
 
     python benchmarks/load.py [--callers 100 500 1000] [--interval 2] [--duration 60]
-        [--arrival 25] [--client-processes 1] [--fsync-delay-ms 10]
+        [--arrival 25] [--client-processes 1] [--fsync-delay-ms 10] [--web 200]
         [--json benchmarks/results/load.json]
 
 Targets (2-core machine): 1,000 callers each sending a play every 2 seconds, door p99 at most
@@ -102,6 +105,8 @@ class Plan:
     duration: float
     arrival: float  # callers per second this process connects
     seed: int
+    web_port: int = 0  # the door's web port, for callers load0 ... load<web_callers - 1>
+    web_callers: int = 0
 
 
 @dataclass
@@ -115,10 +120,16 @@ class Seat:
     latencies: list[float] = field(default_factory=list)
     received: int = 0
     new_deals: int = 0
+    web: bool = False  # comes by WebSocket rather than telnet
 
     @property
     def alias(self) -> str:
         return f"load{self.number}"
+
+    async def connect(self, plan: Plan) -> TelnetCaller:
+        if self.web:
+            return await TelnetCaller.connect_web(plan.web_port)
+        return await TelnetCaller.connect(plan.port)
 
 
 @dataclass
@@ -128,6 +139,7 @@ class Tally:
     set_up: list[float] = field(default_factory=list)  # seconds, password again -> menu
     log_in: list[float] = field(default_factory=list)  # seconds, password -> menu
     latencies: list[float] = field(default_factory=list)  # seconds per play
+    web_latencies: list[float] = field(default_factory=list)  # of those, the web callers'
     received: int = 0
     new_deals: int = 0
     errors: Counter[str] = field(default_factory=Counter)
@@ -149,7 +161,7 @@ async def _set_up(plan: Plan, seat: Seat, delay: float, tally: Tally) -> None:
     await asyncio.sleep(delay)
     level = default_level()
     try:
-        seat.caller = await TelnetCaller.connect(plan.port)
+        seat.caller = await seat.connect(plan)
         if plan.mode == "door":
             tally.set_up.append(await sign_up(seat.caller, seat.alias, PASSWORD))
             seat.game = await start_game(seat.caller, level, seat.rng)
@@ -204,7 +216,7 @@ async def _call_again(plan: Plan, seat: Seat, delay: float, tally: Tally) -> Non
             caller.send(b"G")
             await caller.wait_closed()
         await asyncio.sleep(delay)
-        seat.caller = caller = await TelnetCaller.connect(plan.port)
+        seat.caller = caller = await seat.connect(plan)
         tally.log_in.append(await log_in(caller, seat.alias, PASSWORD))
         caller.send(b"G")
         await caller.wait_closed()
@@ -220,7 +232,11 @@ def _wait(event: Any) -> None:
 async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: Any) -> None:
     loop = asyncio.get_running_loop()
     seats = [
-        Seat(plan.first + i, random.Random(plan.seed * 100_003 + plan.first + i))
+        Seat(
+            plan.first + i,
+            random.Random(plan.seed * 100_003 + plan.first + i),
+            web=plan.first + i < plan.web_callers,
+        )
         for i in range(plan.count)
     ]
     tally = Tally()
@@ -235,6 +251,8 @@ async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: 
     tally.cpu_seconds = _cpu_seconds() - cpu
     for seat in seats:
         tally.latencies += seat.latencies
+        if seat.web:
+            tally.web_latencies += seat.latencies
         tally.received += seat.received
         tally.new_deals += seat.new_deals
     report.put(("played", tally.message()))
@@ -342,6 +360,7 @@ def _merge(bodies: list[dict[str, Any]]) -> Tally:
         tally.set_up += body["set_up"]
         tally.log_in += body["log_in"]
         tally.latencies += body["latencies"]
+        tally.web_latencies += body["web_latencies"]
         tally.received += body["received"]
         tally.new_deals += body["new_deals"]
         tally.errors.update(body["errors"])
@@ -360,7 +379,9 @@ def _milliseconds(seconds: list[float]) -> dict[str, float]:
     }
 
 
-def _plans(mode: str, port: int, callers: int, args: argparse.Namespace) -> list[Plan]:
+def _plans(
+    mode: str, port: int, callers: int, args: argparse.Namespace, web_port: int = 0
+) -> list[Plan]:
     processes = max(1, min(args.client_processes, callers))
     arrival = args.arrival if mode == "door" else max(args.arrival, BARE_ARRIVAL)
     share, extra = divmod(callers, processes)
@@ -377,6 +398,8 @@ def _plans(mode: str, port: int, callers: int, args: argparse.Namespace) -> list
                 args.duration,
                 arrival / processes,
                 args.seed + index,
+                web_port,
+                min(args.web, callers) if mode == "door" else 0,
             )
         )
         first += count
@@ -428,7 +451,8 @@ def run_case(
         time.sleep(1.0)
         readings = Readings(idle=server.sample())
         started = time.monotonic()
-        for plan in _plans(mode, server.port, callers, args):
+        web_port = server.web_port() if mode == "door" and args.web else 0
+        for plan in _plans(mode, server.port, callers, args, web_port):
             worker = context.Process(
                 target=client_process, args=(plan, report, play, again, start_at), daemon=True
             )
@@ -485,6 +509,8 @@ def run_case(
         "commands": commands,
         "commands_per_second": round(commands / play_seconds, 1),
         "latency_ms": _milliseconds(played.latencies),
+        "web_callers": min(args.web, callers) if mode == "door" else 0,
+        "web_latency_ms": _milliseconds(played.web_latencies),
         "bytes_per_command": round(played.received / commands, 1) if commands else 0,
         "sign_up_ms": _milliseconds(set_up.set_up),
         "log_in_ms": _milliseconds(logged_in.log_in),
@@ -535,6 +561,15 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
     for run in runs:
         for case in (run["door"], *run.get("slow", ()), run["bare"]):
             print(_row(case))
+    for run in runs:
+        for case in (run["door"], *run.get("slow", ())):
+            if case["web_callers"]:
+                web = case["web_latency_ms"]
+                print(
+                    f"{case['server']:<10} of its {case['callers']} callers, "
+                    f"{case['web_callers']} by WebSocket: p50 {web['p50']:.1f}, "
+                    f"p95 {web['p95']:.1f}, p99 {web['p99']:.1f}, max {web['max']:.1f} ms"
+                )
     print()
     print("the store's commits while everyone played (writes: plays, and deals after a game)")
     print(f"{'':<10}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}")
@@ -593,6 +628,13 @@ def main() -> None:
     parser.add_argument("--arrival", type=float, default=25.0, help="callers connecting a second")
     parser.add_argument("--client-processes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--web",
+        type=int,
+        default=0,
+        metavar="N",
+        help="of the door's callers, N come by the web's WebSocket (telnet over WebSocket)",
+    )
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/load.json"))
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="py-spy the servers into DIR while playing"

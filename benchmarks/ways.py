@@ -1,12 +1,13 @@
-"""The ways in compared: what a caller costs the door to reach the main menu, by telnet, SSH
-and RLOGIN, and what a caller waiting at the menu holds in memory.
+"""The ways in compared: what a caller costs the door to reach the main menu, by telnet, SSH,
+RLOGIN and the web's WebSocket, and what a caller waiting at the menu holds in memory.
 
 The door runs as a subprocess (``python -m door serve``) on 127.0.0.1 with SSH and RLOGIN on
 (one linked board, 127.0.0.1), a fresh database in which the callers' users already exist,
 and nodes enough for everyone. For each way, N callers arrive at ``--arrival`` a second and
 each goes from connecting to the main menu: telnet callers type their alias and password
 (the scrypt check), SSH callers log in at SSH's password prompt (key exchange, then the same
-check), RLOGIN callers are sent by the linked board (no password: the board vouches). Each
+check), RLOGIN callers are sent by the linked board (no password: the board vouches), web
+callers open the WebSocket a browser's page opens and type as telnet callers do. Each
 caller answers the door's ANSI probe as a BBS terminal does. Once all N wait at the menu,
 the door's resident memory is read; then they all say goodbye.
 
@@ -112,6 +113,19 @@ async def telnet_caller(port: int, number: int, leave: asyncio.Event, menu: asyn
     return took
 
 
+async def web_caller(port: int, number: int, leave: asyncio.Event, menu: asyncio.Event) -> float:
+    started = time.perf_counter()
+    caller = await TelnetCaller.connect_web(port)
+    await log_in(caller, f"caller{number}", PASSWORD)
+    took = time.perf_counter() - started
+    menu.set()
+    await leave.wait()
+    caller.send(b"G")
+    caller.hang_up()
+    await caller.wait_closed()
+    return took
+
+
 async def ssh_caller(port: int, number: int, leave: asyncio.Event, menu: asyncio.Event) -> float:
     started = time.perf_counter()
     connection = await asyncssh.connect(
@@ -165,7 +179,12 @@ class Arrivals:
 
 
 async def run_way(way: str, door: ServerProcess, port: int, callers: int, arrival: float):
-    call = {"telnet": telnet_caller, "ssh": ssh_caller, "rlogin": rlogin_caller}[way]
+    call = {
+        "telnet": telnet_caller,
+        "ssh": ssh_caller,
+        "rlogin": rlogin_caller,
+        "web": web_caller,
+    }[way]
     leave = asyncio.Event()
     arrivals = Arrivals(callers)
 
@@ -208,6 +227,7 @@ def ports(log: str) -> dict[str, int]:
         "telnet": re.search(r"listening on \S+ port (\d+)", log),
         "ssh": re.search(r"listening for SSH on \S+ port (\d+)", log),
         "rlogin": re.search(r"listening for RLOGIN on \S+ port (\d+)", log),
+        "web": re.search(r"listening for web on \S+ port (\d+)", log),
     }
     return {way: int(match.group(1)) for way, match in found.items() if match}
 
@@ -221,10 +241,10 @@ async def main(args: argparse.Namespace) -> list[WayResult]:
         door = ServerProcess.door(config, database, folder / "door.log")
         try:
             deadline = time.monotonic() + 20
-            while len(listening := ports(door.log_text())) < 3 and time.monotonic() < deadline:
+            while len(listening := ports(door.log_text())) < 4 and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)
             results = []
-            for way in ("telnet", "ssh", "rlogin"):
+            for way in ("telnet", "ssh", "rlogin", "web"):
                 results.append(await run_way(way, door, listening[way], args.callers, args.arrival))
                 await asyncio.sleep(2)  # the hang-ups settle before the next way's callers
         finally:

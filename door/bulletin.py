@@ -37,7 +37,9 @@ from ansi.sequences import (
 )
 from ansi.text import sanitize
 from door.config import Config
+from door.contests import ContestBoard, board_json, contest_board
 from door.store import HighScore, Standing, Store
+from door.store.contests import CLOSED, ContestStanding
 from door.views.layout import wrap
 from door.views.pages import board_cell
 
@@ -61,12 +63,14 @@ class LevelBoard:
 
 @dataclass(frozen=True, slots=True)
 class Bulletin:
-    """Everything a bulletin shows. ``standings`` is None when only one level was asked for."""
+    """Everything a bulletin shows. ``standings`` is None when only one level was asked for;
+    ``contest`` is the latest contest that has opened (its table), if any."""
 
     bbs_name: str
     generated: datetime
     levels: tuple[LevelBoard, ...]
     standings: tuple[Standing, ...] | None
+    contest: ContestBoard | None = None
 
 
 async def gather(
@@ -90,14 +94,16 @@ async def gather(
         boards.append(
             LevelBoard(entry.number, entry.name, entry.variant.to_dict(), since, tuple(rows))
         )
-    standings = None
+    standings = contest = None
     if level is None:
         standings = tuple(await store.standings(config.scoreboard.standings, bbs))
+        contest = await contest_board(store, bbs=bbs)
     return Bulletin(
         bbs_name=sanitize(bbs or config.bbs.name),
         generated=now or datetime.now(UTC),
         levels=tuple(boards),
         standings=standings,
+        contest=contest,
     )
 
 
@@ -177,7 +183,12 @@ def _stamp(moment: datetime) -> str:
 def _several_boards(bulletin: Bulletin) -> bool:
     """Whether any row is of a caller from another board: then a Board column is shown."""
     rows = [row for board in bulletin.levels for row in board.rows]
-    return any(row.bbs for row in [*rows, *(bulletin.standings or ())])
+    contest = bulletin.contest.rows if bulletin.contest is not None else ()
+    return any(row.bbs for row in [*rows, *(bulletin.standings or ()), *contest])
+
+
+def _contest_columns(boards: bool) -> tuple[_Column, ...]:
+    return _BOARD_CONTEST_COLUMNS if boards else _CONTEST_COLUMNS
 
 
 def _score_columns(boards: bool) -> tuple[_Column, ...]:
@@ -219,6 +230,63 @@ def _standing_cells(rank: int, row: Standing, boards: bool = False) -> list[str]
     ]
 
 
+_CONTEST_COLUMNS = (
+    _Column("#", 3, right=True),
+    _Column("Alias", ALIAS_WIDTH),
+    _Column("Deals", 5),
+    _Column("Score", 7, right=True),
+    _Column("Moves", 5, right=True),
+    _Column("Finished", 11),
+    _Column("Hint", 4),
+)
+# With a Board column, aliases get four columns fewer: the lines keep within the frame.
+_BOARD_CONTEST_COLUMNS = (
+    _Column("#", 3, right=True),
+    _Column("Alias", ALIAS_WIDTH - 4),
+    _Column("Board", BOARD_WIDTH),
+    *_CONTEST_COLUMNS[2:],
+)
+
+
+def _contest_cells(rank: int, row: ContestStanding, boards: bool = False) -> list[str]:
+    where = [board_cell(row.bbs, BOARD_WIDTH)] if boards else []
+    return [
+        f"{rank}.",
+        sanitize(row.alias, ALIAS_WIDTH - 4 if boards else ALIAS_WIDTH),
+        *where,
+        f"{row.played}" + (f"+{row.playing}" if row.playing else ""),
+        str(row.score),
+        str(row.moves),
+        row.finished.astimezone().strftime("%m-%d %H:%M") if row.finished else "",
+        "yes" if row.assisted else "",
+    ]
+
+
+def _contest_title(board: ContestBoard) -> str:
+    contest = board.contest
+    if board.state == CLOSED:
+        when = f"closed {_stamp(contest.closes)}"
+    else:
+        when = f"open until {_stamp(contest.closes)}"
+    return (
+        f"Contest: {sanitize(contest.name)} ({contest.deals} deals, level {contest.level}, {when})"
+    )
+
+
+def _contest_notes(board: ContestBoard) -> list[str]:
+    """What the deals may be seen as: seals while the contest is open, deals and salts after."""
+    notes = [
+        "Deals: finished (+ begun). Ranked by score, then fewer moves, then who finished first."
+    ]
+    if board.deals:
+        notes.append("Deals revealed (seal = first 32 hex digits of sha256 of DEAL:SALT):")
+        notes += [f"  {deal.number}. {deal.deal} salt {deal.salt}" for deal in board.deals]
+    else:
+        notes.append("Seals (the deals and salts are shown when it closes):")
+        notes += [f"  {number}. {sealed}" for number, sealed in enumerate(board.seals, 1)]
+    return [piece for note in notes for piece in wrap(note, INNER - 4)]
+
+
 def _line(columns: Sequence[_Column], cells: Sequence[str]) -> str:
     return _GAP.join(column.cell(cell) for column, cell in zip(columns, cells, strict=True))
 
@@ -258,6 +326,18 @@ def render_ascii(bulletin: Bulletin) -> str:
             "  " + _line(scores, _score_cells(rank, row, boards))
             for rank, row in enumerate(board.rows, start=1)
         ]
+    if bulletin.contest is not None:
+        board, columns = bulletin.contest, _contest_columns(boards)
+        lines += ["", *wrap(_contest_title(board), WIDTH)]
+        if board.rows:
+            lines.append("  " + _heading(columns))
+            lines += [
+                "  " + _line(columns, _contest_cells(rank, row, boards))
+                for rank, row in enumerate(board.rows, start=1)
+            ]
+        else:
+            lines.append("  Nobody has played a deal of it yet.")
+        lines += [f"  {note}" for note in _contest_notes(board)]
     if bulletin.standings is not None:
         lines += ["", "Standings"]
         if bulletin.standings:
@@ -366,10 +446,30 @@ def _ansi_standings(standings: Sequence[Standing], boards: bool = False) -> list
     return lines
 
 
+def _ansi_contest(board: ContestBoard, boards: bool = False) -> list[str]:
+    lines = [
+        _framed([("  ", _TEXT), (line, _TITLE)]) for line in wrap(_contest_title(board), INNER - 2)
+    ]
+    if not board.rows:
+        lines.append(_framed([("  Nobody has played a deal of it yet.", _TEXT)]))
+    else:
+        columns = _contest_columns(boards)
+        lines.append(_framed([("  " + _heading(columns), _HEAD)]))
+        where = [_TEXT] if boards else []
+        styles = [_TEXT, _ALIAS, *where, _TEXT, _SCORE, _TEXT, _TEXT, _NOTE]
+        for rank, row in enumerate(board.rows, start=1):
+            cells = _contest_cells(rank, row, boards)
+            lines.append(_framed(_row_segments(columns, cells, styles)))
+    lines += [_framed([("  " + note, _TEXT)]) for note in _contest_notes(board)]
+    return lines
+
+
 def render_ansi(bulletin: Bulletin) -> bytes:
     """Colours and a double frame, CP437 bytes, for an 80x25 ANSI screen."""
     boards = _several_boards(bulletin)
     sections = [_ansi_level(board, boards) for board in bulletin.levels]
+    if bulletin.contest is not None:
+        sections.append(_ansi_contest(bulletin.contest, boards))
     if bulletin.standings is not None:
         sections.append(_ansi_standings(bulletin.standings, boards))
     title = f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards"
@@ -435,6 +535,8 @@ def as_json(bulletin: Bulletin) -> dict[str, Any]:
             for board in bulletin.levels
         ],
     }
+    if bulletin.contest is not None:
+        document["contest"] = board_json(bulletin.contest)
     if bulletin.standings is not None:
         document["standings"] = [
             _standing_json(rank, row) for rank, row in enumerate(bulletin.standings, start=1)

@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import ssl
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -34,6 +35,7 @@ from typing import Any
 
 from ansi.text import sanitize
 from door.engine.variant import Variant, VariantError
+from door.net.xterm import ASSETS, PACKAGES
 
 DEFAULT_CONFIG_PATH = Path("sysop.toml")
 
@@ -130,6 +132,23 @@ class LinkedBoard:
 
 
 @dataclass(frozen=True, slots=True)
+class WebConfig:
+    """The web page and its WebSocket: ``port`` None keeps them off. ``host`` None listens
+    where telnet does. ``origins``: other sites whose pages may open the WebSocket (the
+    door's own page always may); ``proxies``: the addresses whose X-Forwarded-For is believed;
+    ``certificate`` and ``key``: TLS (https and wss); ``assets``: a folder of the sysop's own
+    copy of xterm.js (None: the pinned files from a public CDN)."""
+
+    port: int | None = None
+    host: str | None = None
+    origins: tuple[str, ...] = ()
+    proxies: tuple[IpNetwork, ...] = ()
+    certificate: Path | None = None
+    key: Path | None = None
+    assets: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RloginConfig:
     """The RLOGIN listener for linked boards: ``port`` None keeps it off."""
 
@@ -211,6 +230,7 @@ class Config:
     backup: BackupConfig = field(default_factory=BackupConfig)
     ssh: SshConfig = field(default_factory=SshConfig)
     rlogin: RloginConfig = field(default_factory=RloginConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     path: Path = DEFAULT_CONFIG_PATH
     door_charset: str = "auto"
 
@@ -476,6 +496,7 @@ _SECTIONS = (
     "backup",
     "ssh",
     "rlogin",
+    "web",
     "door",
     "levels",
 )
@@ -486,6 +507,16 @@ _SSH: dict[str, Check] = {
 _RLOGIN: dict[str, Check] = {
     "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
 }
+_WEB: dict[str, Check] = {
+    "port": _whole(0, 65535, " (0 lets the system pick a free port)"),
+    "host": _plain("an address or host name", spaces=False),
+    "origins": lambda value: value,  # checked by _Reader.web, which knows the whole list
+    "proxies": lambda value: value,
+    "certificate": _plain("a file name"),
+    "key": _plain("a file name"),
+    "assets": _plain("a folder name"),
+}
+ORIGIN_PATTERN = re.compile(r"(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(:[0-9]{1,5})?")
 TAG_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,16}")
 SECRET_MIN, SECRET_MAX = 8, 64
 _BOARD_KEYS = ("tag", "name", "addresses", "secret")
@@ -548,6 +579,7 @@ class _Reader:
             solver=solver,
             ssh=self.ssh(self.section(document, "ssh", _SSH)),
             rlogin=self.rlogin(document),
+            web=self.web(self.section(document, "web", _WEB)),
             path=self.path,
             door_charset=self.section(document, "door", _DOOR).get("charset", "auto"),
         )
@@ -557,6 +589,71 @@ class _Reader:
             key = Path(settings["host_key"]).expanduser()
             settings["host_key"] = _absolute(_absolute(self.path).parent / key)
         return SshConfig(**settings)
+
+    def web(self, settings: dict[str, Any]) -> WebConfig:
+        origins = settings.get("origins", [])
+        accepted = 'a list of sites, each a scheme and host, such as ["https://bbs.example.com"]'
+        if not isinstance(origins, list):
+            raise self.refuse("web.origins", origins, accepted)
+        for origin in origins:
+            if not isinstance(origin, str) or not ORIGIN_PATTERN.fullmatch(origin.lower()):
+                raise self.refuse("web.origins", origin, accepted)
+        settings["origins"] = tuple(origin.lower() for origin in origins)
+        settings["proxies"] = self.networks(
+            "web.proxies", settings.get("proxies", []), allow_empty=True
+        )
+        for name in ("certificate", "key", "assets"):
+            if name in settings:
+                settings[name] = self.beside(settings[name])
+        if ("certificate" in settings) != ("key" in settings):
+            given, missing = ("certificate", "key") if "certificate" in settings else (
+                "key", "certificate"
+            )
+            raise ConfigError(
+                self.path,
+                f"web.{given} is set but web.{missing} is missing: TLS needs both files",
+                f"web.{missing}",
+            )
+        if "certificate" in settings:
+            try:
+                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                    settings["certificate"], settings["key"]
+                )
+            except (OSError, ssl.SSLError) as error:
+                reason = getattr(error, "strerror", None) or getattr(error, "reason", None)
+                raise ConfigError(
+                    self.path,
+                    f"web.certificate and web.key can't be used for TLS: {reason or error} "
+                    "(a PEM certificate chain, and its PEM private key without a passphrase)",
+                    "web.certificate",
+                ) from None
+        if "assets" in settings:
+            folder: Path = settings["assets"]
+            missing_files = [a.path for a in ASSETS if not (folder / a.path).is_file()]
+            if missing_files:
+                raise ConfigError(
+                    self.path,
+                    f"web.assets = {_shown(str(folder))} has no {missing_files[0]}: the folder "
+                    f"is node_modules/@xterm after `npm install --prefix FOLDER "
+                    f"{' '.join(PACKAGES)}`",
+                    "web.assets",
+                )
+        return WebConfig(**settings)
+
+    def networks(
+        self, key: str, addresses: object, *, allow_empty: bool = False
+    ) -> tuple[IpNetwork, ...]:
+        """A list of IP addresses or networks, checked."""
+        accepted = 'a list of IP addresses or networks, such as ["192.0.2.7", "2001:db8::/64"]'
+        if not isinstance(addresses, list) or not (addresses or allow_empty):
+            raise self.refuse(key, addresses, accepted)
+        networks: list[IpNetwork] = []
+        for address in addresses:
+            try:
+                networks.append(ipaddress.ip_network(address, strict=False))
+            except (TypeError, ValueError):
+                raise self.refuse(key, address, accepted) from None
+        return tuple(networks)
 
     def rlogin(self, document: Mapping[str, Any]) -> RloginConfig:
         table = document.get("rlogin", {})
@@ -616,22 +713,14 @@ class _Reader:
                 f"{SECRET_MIN} to {SECRET_MAX} ASCII letters, digits or signs, without "
                 "spaces, in quotes",
             )
-        accepted = 'a list of IP addresses or networks, such as ["192.0.2.7", "2001:db8::/64"]'
-        if not isinstance(addresses, list) or not addresses:
-            raise self.refuse(f"{where}.addresses", addresses, accepted)
-        networks: list[IpNetwork] = []
-        for address in addresses:
-            try:
-                networks.append(ipaddress.ip_network(address, strict=False))
-            except (TypeError, ValueError):
-                raise self.refuse(f"{where}.addresses", address, accepted) from None
+        networks = self.networks(f"{where}.addresses", addresses)
         max_calls = table.get("max_calls")
         if max_calls is not None:
             try:
                 max_calls = _BOARD_OPTIONS["max_calls"](max_calls)
             except _Refused as refused:
                 raise self.refuse(f"{where}.max_calls", max_calls, refused.accepted) from None
-        return LinkedBoard(tag, name, tuple(networks), secret, max_calls)
+        return LinkedBoard(tag, name, networks, secret, max_calls)
 
     def section(
         self, document: Mapping[str, Any], name: str, checks: Mapping[str, Check]

@@ -25,17 +25,56 @@ def replace_file(path: Path, data: bytes) -> Path:
     disk, then renamed over ``path`` (a symlink at ``path`` is replaced, not followed).
     OSError if the folder can't be written.
     """
+    partial = _written_beside(path, data)
+    try:
+        os.replace(partial, path)
+        sync_folder(path.parent)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _written_beside(path: Path, data: bytes) -> Path:
+    """A new owner-only file beside ``path`` under a name nobody can guess, holding
+    ``data`` flushed to disk; the caller renames or removes it."""
     descriptor, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        os.replace(partial, path)
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
-    return path
+    return Path(partial)
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s own entries to disk: a file renamed into it stays renamed after a
+    power cut (the rename is in the folder, not in the file)."""
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def create_once(path: Path, data: bytes) -> bytes:
+    """Make ``path`` owner-only holding ``data``, unless it is there already; what it holds.
+
+    The file appears whole (written beside it, flushed, then linked in place), and if two
+    processes make it at once, one wins and both read its ``data``.
+    """
+    partial = _written_beside(path, data)
+    try:
+        os.link(partial, path)  # never replaces: FileExistsError if one was made first
+        sync_folder(path.parent)
+    except FileExistsError:
+        pass
+    finally:
+        partial.unlink(missing_ok=True)
+    return path.read_bytes()
 
 
 def private_temp(path: Path) -> Path:

@@ -15,6 +15,7 @@ from door.config import (
     Config,
     ConfigError,
     SolverConfig,
+    WebConfig,
     load_config,
 )
 from door.engine.variant import Variant
@@ -55,9 +56,11 @@ def test_shipped_file_has_big_blue_disks_three_levels() -> None:
 
 
 def test_shipped_file_shows_the_defaults() -> None:
-    # The header promises that a deleted line falls back to the value shown in the file.
+    # The header promises that a deleted line falls back to the value shown in the file,
+    # except the web's port: on as shipped, off when its line goes, as the header says.
     shipped = load_config(SHIPPED)
-    defaults = Config(path=shipped.path, server=shipped.server)
+    assert "(the web's port: off)" in SHIPPED.read_text(encoding="utf-8")
+    defaults = Config(path=shipped.path, server=shipped.server, web=WebConfig(port=8080))
     assert shipped == defaults
     assert shipped.levels == SHIPPED_LEVELS
     assert shipped.server.port == 2323
@@ -424,7 +427,7 @@ def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> No
         port = taken.getsockname()[1]
         result = canfield_door(
             tmp_path, "serve", "--config", str(SHIPPED), "--host", "127.0.0.1",
-            "--port", str(port), "--database", str(tmp_path / "door.db"),
+            "--port", str(port), "--database", str(tmp_path / "door.db"), "--web-port", "0",
         )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr

@@ -145,3 +145,39 @@ def test_a_reload_takes_new_linked_boards_at_once_and_new_ports_at_a_restart(tmp
     assert reloaded.changes == ("rlogin.boards: ABC -> ABC, XYZ",)
     assert reloaded.restart == ("ssh.port: none -> 2222", "rlogin.port: 5513 -> 6000")
     assert all("s3cret" not in line for line in reloaded.changes + reloaded.restart)
+
+
+def test_shipped_file_has_the_web_on_and_one_line_turns_it_off(tmp_path):
+    shipped = load_config(SHIPPED)
+    assert shipped.web.port == 8080 and shipped.web.assets is None
+    text = SHIPPED.read_text().replace("\nport = 8080\n", "\n# port = 8080\n")
+    assert load_config(write(tmp_path, text)).web.port is None
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [
+        ('origins = "https://bbs.example.org"', "web.origins = "),
+        ('origins = ["bbs.example.org"]', "a scheme and host"),
+        ('origins = ["https://bbs.example.org/fterm"]', "a scheme and host"),
+        ('proxies = ["localhost"]', "web.proxies = \"localhost\" is not accepted: a list of IP"),
+        ('certificate = "cert.pem"', "web.key is missing: TLS needs both files"),
+        ('certificate = "cert.pem"\nkey = "key.pem"', "can't be used for TLS"),
+        ('assets = "xterm"', "has no xterm/lib/xterm.js"),
+        ("port = 70000", "web.port = 70000 is not accepted: a whole number from 0 to 65535"),
+    ],
+)
+def test_web_mistakes_are_named_with_what_would_do(tmp_path, setting, words):
+    (tmp_path / "xterm").mkdir()
+    (tmp_path / "cert.pem").write_text("not a certificate\n")
+    (tmp_path / "key.pem").write_text("not a key\n")
+    message = refused(write(tmp_path, f"[web]\n{setting}\n"))
+    assert words in message
+    assert message.startswith(str(tmp_path / "sysop.toml"))
+
+
+def test_web_settings_are_read_beside_the_file(tmp_path):
+    text = '[web]\nport = 8443\norigins = ["https://BBS.example.org"]\nproxies = ["10.0.0.0/8"]\n'
+    web = load_config(write(tmp_path, text)).web
+    assert web.port == 8443 and web.origins == ("https://bbs.example.org",)
+    assert web.proxies == (ipaddress.ip_network("10.0.0.0/8"),)

@@ -1,6 +1,7 @@
-"""Every way in guarded alike: SSH and RLOGIN connections meet telnet's rules per address as
-they arrive, wrong passwords count against the address over SSH, guesses made at once count
-as guesses made one after another, and aliases from other boards meet the alias rules."""
+"""Every way in guarded alike: SSH, RLOGIN and the web's connections meet telnet's rules per
+address as they arrive, wrong passwords count against the address over SSH, guesses made at
+once count as guesses made one after another, and aliases from other boards meet the alias
+rules."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from door.store.hashing import HASHING
 from tests.client import Caller
 from tests.test_rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
 from tests.test_ssh import _WrongEveryTime, open_ssh_door, ssh_caller, ssh_config
+from tests.web_caller import WebDoor, web_caller, web_config
 
 ELSEWHERE = "127.0.0.2"  # a second address on the loopback network: another caller
 
@@ -119,6 +121,34 @@ async def test_ssh_connections_too_often_are_refused_and_logged_once_a_minute(tm
         assert len(refused) == 1
     finally:
         await running.close()
+
+
+async def test_web_connections_too_often_are_refused_by_the_browser_s_address(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    # Behind a proxy: every WebSocket comes from 127.0.0.1, each browser named by the proxy.
+    config = web_config(tmp_path, proxies=(ipaddress.ip_network("127.0.0.1/32"),))
+    server = dataclasses.replace(config.server, connections_per_minute=2, max_per_address=10)
+    door = await WebDoor.open(dataclasses.replace(config, server=server))
+    try:
+        knocking = {"X-Forwarded-For": "203.0.113.7"}
+        callers = [await web_caller(door.web_port, headers=knocking) for _ in range(2)]
+        for caller in callers:
+            await caller.wait_for("Your alias")
+        for _ in range(3):
+            refused = await web_caller(door.web_port, headers=knocking)
+            await refused.wait_for(TOO_OFTEN_MESSAGE, in_text=True)
+            await refused.wait_closed()
+        # Another browser through the same proxy is let in.
+        other = await web_caller(door.web_port, headers={"X-Forwarded-For": "198.51.100.9"})
+        await other.wait_for("Your alias")
+        lines = [r for r in caplog.records if r.getMessage().startswith("refused WEB from")]
+        assert [line.getMessage().split(":")[0] for line in lines] == [
+            "refused WEB from 203.0.113.7"
+        ]
+        for caller in (*callers, other):
+            await caller.hang_up()
+    finally:
+        await door.close()
 
 
 async def test_wrong_ssh_passwords_count_against_the_address(tmp_path, caplog):

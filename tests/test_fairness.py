@@ -8,6 +8,9 @@ import asyncio
 import dataclasses
 import logging
 import re
+import shutil
+import sqlite3
+import stat
 from datetime import date, timedelta
 
 import pytest
@@ -16,6 +19,7 @@ from conftest import RunningDoor, door_config, open_door
 from test_daily_visits import Clock, daily_config
 from test_visit import log_in, scored_deal, sign_up, start_deal
 
+from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import solve
@@ -383,3 +387,55 @@ async def test_an_older_database_keeps_its_games_and_drops_guessable_deals(tmp_p
         assert (await store.daily_deal(date(2026, 11, 27))).deal == 7  # played: it stands
         assert await store.daily_deal(date(2026, 11, 28)) is None  # chosen again when asked
         assert len(await store.daily_secret()) == 64
+
+
+async def test_the_daily_secret_is_kept_out_of_the_database_and_its_backups(tmp_path) -> None:
+    """Whoever holds a backup can't work out the days to come: the secret is in an
+    owner-only file of its own beside the database, never in it."""
+    database = tmp_path / "door.db"
+    async with Store.open(database) as store:
+        secret = await store.daily_secret()
+        await store.backup(tmp_path / "backup.db")
+    kept = tmp_path / "door.db.secret"
+    assert kept.read_text().strip() == secret
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    for copy in (database, tmp_path / "backup.db"):
+        with sqlite3.connect(copy) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert secret.encode() not in copy.read_bytes()
+
+
+async def test_a_secret_an_older_door_kept_in_the_database_moves_to_its_file(tmp_path) -> None:
+    database = tmp_path / "door.db"
+    async with Store.open(database):
+        pass
+    (tmp_path / "door.db.secret").unlink()
+    older = "ab" * 32
+    with sqlite3.connect(database) as db:
+        db.execute("INSERT INTO door_secrets VALUES ('daily', ?, '2026-01-01')", (older,))
+    async with Store.open(database) as store:
+        assert await store.daily_secret() == older  # the days to come stay as they were
+    assert (tmp_path / "door.db.secret").read_text().strip() == older
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT count(*) FROM door_secrets").fetchone()[0] == 0
+
+
+async def test_a_backup_restored_without_the_secret_keeps_the_days_chosen(
+    tmp_path, caplog
+) -> None:
+    """The sysop restores a backup elsewhere: the days already chosen keep their deals, the
+    log says a new secret was made, and later days are drawn from it."""
+    day = Clock().now.date()
+    level = SHIPPED_LEVELS[1]
+    async with Store.open(tmp_path / "door.db") as store:
+        first = await store.daily_secret()
+        await store.choose_daily_deal(day, level, 1234)
+        await store.backup(tmp_path / "backup.db")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(tmp_path / "backup.db", elsewhere / "door.db")
+    caplog.set_level(logging.INFO, logger="door")
+    async with Store.open(elsewhere / "door.db") as restored:
+        assert (await restored.daily_deal(day)).deal == 1234
+        assert await restored.daily_secret() != first
+    assert "the deal of the day's secret was made anew" in caplog.text

@@ -4,15 +4,25 @@ that commit is done, a write that fails fails alone, and reads don't wait for th
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
-from door.store import AliasTaken, NotFound, Store, StoreError
+from door.store import (
+    AliasTaken,
+    DiskFault,
+    NotFound,
+    Store,
+    StoreBusy,
+    StoreError,
+    WriterFailed,
+)
 
 LEVEL = SHIPPED_LEVELS[2]
 CALLERS = 20
@@ -32,6 +42,18 @@ async def dealt(store: Store, count: int) -> list[tuple[int, int, Game]]:
         game = Game.deal(LEVEL.variant, 1000 + number)
         tables.append((user.id, await store.start_game(user.id, LEVEL, game), game))
     return tables
+
+
+@contextmanager
+def write_lock_held(path: Path) -> Iterator[None]:
+    """Another program holds the database's write lock meanwhile."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
 
 
 def stored_moves(path: Path) -> dict[int, int]:
@@ -135,3 +157,65 @@ async def test_closing_commits_what_is_queued(tmp_path: Path) -> None:
     assert stored_moves(path) == {game_id: 1 for _, game_id, _ in tables}
     with pytest.raises(StoreError, match="closed"):
         await store.record_play(tables[0][1], tables[0][2])
+
+
+class Escaped(BaseException):
+    """Something no write is meant to raise (not an Exception, so no handler takes it)."""
+
+
+async def test_a_writer_that_fails_fails_every_waiting_write_and_starts_again(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Whatever escapes the writer, the writes waiting for it are told at once (none waits
+    forever), the log names the fault, and the next writes are committed."""
+    tables = await dealt(store, 3)
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+
+    def escapes(db: sqlite3.Connection) -> None:
+        raise Escaped
+
+    caplog.set_level(logging.ERROR, logger="door")
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            store.record_play(tables[0][1], tables[0][2]),
+            store._write(escapes),
+            *(store.record_play(game_id, game) for _, game_id, game in tables[1:]),
+            return_exceptions=True,
+        ),
+        10,
+    )
+    assert all(isinstance(result, WriterFailed) for result in results), results
+    assert stored_moves(store.path) == {game_id: 0 for _, game_id, _ in tables}
+    assert "the store's writer failed" in caplog.text and "Escaped" in caplog.text
+    await asyncio.wait_for(
+        asyncio.gather(*(store.record_play(game_id, game) for _, game_id, game in tables)), 10
+    )
+    assert stored_moves(store.path) == {game_id: 1 for _, game_id, _ in tables}
+
+
+async def test_a_write_lock_held_past_the_busy_timeout_is_tried_again(tmp_path: Path) -> None:
+    """Another program holds the write lock a little longer than one wait: the play is
+    stored once the lock is free, not failed as a disk fault."""
+    async with Store.open(tmp_path / "door.db", busy_timeout_ms=300) as store:
+        ((_, game_id, game),) = await dealt(store, 1)
+        game.play(game.legal()[0])
+        with write_lock_held(store.path):
+            play = asyncio.create_task(store.record_play(game_id, game))
+            await asyncio.sleep(0.4)
+        await asyncio.wait_for(play, 10)
+        assert (await store.game_record(game_id)).moves == 1
+
+
+async def test_a_write_lock_held_for_good_is_called_busy_not_a_disk_fault(
+    tmp_path: Path,
+) -> None:
+    async with Store.open(tmp_path / "door.db", busy_timeout_ms=100) as store:
+        ((_, game_id, game),) = await dealt(store, 1)
+        game.play(game.legal()[0])
+        with write_lock_held(store.path), pytest.raises(StoreBusy) as fault:
+            await asyncio.wait_for(store.record_play(game_id, game), 10)
+        assert "another program holds" in str(fault.value)
+        assert not isinstance(fault.value, DiskFault)
+        await store.record_play(game_id, game)
+        assert (await store.game_record(game_id)).moves == 1

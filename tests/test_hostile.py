@@ -312,7 +312,10 @@ async def test_telnet_command_flood(
         await nodes_settle(door, 1)
         await next_caller(door)
     flood_of = "telnet commands" if commands else "input"
-    assert f"hung up on 127.0.0.1: a flood of {flood_of}" in caplog.text
+    if flood.startswith(bytes([IAC, SB])):  # cut short at its first few hundred bytes
+        assert "hung up on 127.0.0.1: a sub-negotiation that never ends" in caplog.text
+    else:
+        assert f"hung up on 127.0.0.1: a flood of {flood_of}" in caplog.text
     # Each DO ECHO after a DONT ECHO earns a WILL ECHO: the answers count what was read.
     read_at_most = INPUT_BURST + INPUT_RATE * seconds
     assert 6 * seen.count(bytes([IAC, WILL, ECHO])) <= read_at_most + 6
@@ -433,7 +436,7 @@ async def test_megabyte_line_without_an_end(
 async def test_long_line_is_cut_to_its_field(door: RunningDoor) -> None:
     caller = await Caller.connect(door.port)
     await caller.wait_for("Your alias", WAIT)
-    caller.writer.write(b"B" * (INPUT_BURST // 2) + b"\r\n")
+    caller.writer.write(b"B" * 3000 + b"\r\n")  # a runaway paste, short of noise and flood
     await caller.wait_for(r"Nobody called B{20} is here", WAIT)
     assert caller.text.count("\a") <= 1  # one bell for a whole runaway paste
     await caller.hang_up()

@@ -45,7 +45,17 @@ async def keep_pressing(raw: Raw, keys: bytes, every: float = 0.4) -> None:
             await asyncio.sleep(every)
 
 
-async def test_a_caller_who_never_logs_in_is_hung_up(tmp_path) -> None:
+async def logged(caplog, text: str) -> None:
+    """Wait until the door's log has ``text`` (a visit logs its end once it has hung up)."""
+    for _ in range(100):
+        if text in caplog.text:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{text!r} not in the log:\n{caplog.text}")
+
+
+async def test_a_caller_who_never_logs_in_is_hung_up(tmp_path, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="door")
     async with door_with(tmp_path, login_timeout=2, idle_timeout=300) as door:
         raw = await Raw.connect(door.port)
         await raw.read_until(b"Your alias (or NEW):")
@@ -55,6 +65,9 @@ async def test_a_caller_who_never_logs_in_is_hung_up(tmp_path) -> None:
         pressing.cancel()
         assert seen.endswith(f"{LOGIN_TIMEOUT_MESSAGE}\r\n".encode())
         assert b"saved" not in seen
+        # The log gives the real reason, not the sysop's.
+        await logged(caplog, "node 1: hang-up (not logged in in time)")
+        assert "ended by the sysop" not in caplog.text
 
 
 async def test_a_caller_who_logs_in_in_time_stays(tmp_path) -> None:
@@ -86,7 +99,8 @@ async def test_callers_not_logged_in_leave_the_reserved_nodes_free(tmp_path) -> 
             await guest.read_until(b"Your alias (or NEW):")
             guests.append(guest)
         third = await Raw.connect(door.port)
-        assert b"All 3 nodes are busy. Please call again later." in await third.read_to_end()
+        said = await third.read_to_end()  # the two for callers not logged in, truly said
+        assert b"All 2 nodes for callers not yet logged in are busy." in said
         assert len(door.server.nodes.calls) == 2  # one node left, for a caller logged in
         assert door.server.nodes.refusal("127.0.0.1", logged_in=True, count=False) is None
         # A guest who logs in leaves the guests' share: another guest may come.
@@ -131,7 +145,10 @@ async def test_at_most_max_per_address_at_once_counts_the_64(tmp_path) -> None:
         first.close()
 
 
-async def test_logging_in_again_takes_over_the_other_node_with_the_game_saved(tmp_path) -> None:
+async def test_logging_in_again_takes_over_the_other_node_with_the_game_saved(
+    tmp_path, caplog
+) -> None:
+    caplog.set_level(logging.INFO, logger="door")
     async with door_with(tmp_path) as door:
         first = await sign_up(door.port, "Twice")
         await first.type("P")  # P and Enter: the Enter is the key's own, swallowed
@@ -150,6 +167,7 @@ async def test_logging_in_again_takes_over_the_other_node_with_the_game_saved(tm
         await second.type("Y")
         await first.wait_closed(WAIT)
         assert TAKEN_OVER_MESSAGE in first.text
+        await logged(caplog, "node 1 (Twice): hang-up (taken over by a log-in on another node)")
         await second.wait_for("Resume your saved game", WAIT)
         await second.key("R")
         await second.wait_for(r"Moves\s+1\b", WAIT)  # the move made on node 1 was kept

@@ -39,11 +39,6 @@ def test_the_test_command_needs_no_sudo_as_root_and_uses_it_otherwise(tmp_path):
     assert as_user.stdout.strip() == "sudo echo apt-get update"
 
 
-def test_the_readme_says_how_long_the_suite_takes():
-    section = README.read_text(encoding="utf-8").split("## Run the tests", 1)[1].split("##")[0]
-    assert "about three minutes" in section
-
-
 def test_the_readme_says_what_a_cp437_caller_and_a_reencoding_board_show():
     text = README.read_text(encoding="utf-8")
     assert "`S > ?` on a CP437 screen" in text  # a CP437 screen has no →

@@ -44,6 +44,8 @@ def start_door(
             "127.0.0.1",
             "--port",
             "0",
+            "--web-port",
+            "0",
             "--database",
             str(tmp_path / "door.db"),
         ],

@@ -109,7 +109,7 @@ async def test_a_superscript_two_gets_a_message_at_every_number_a_caller_types(d
     await caller.key("S")
     await caller.wait_for("Which board")
     caller.writer.write(SUPERSCRIPT_TWO)
-    await caller.wait_for("Press a level's number, A or Q")
+    await caller.wait_for("Press a level's number, A, C or Q")
     await caller.key("Q")
     await caller.wait_for("Your choice")
     await caller.key("#")

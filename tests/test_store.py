@@ -4,9 +4,12 @@ statistics, both scoreboards, resume, the daily count, resets, backups and migra
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sqlite3
-from collections.abc import AsyncIterator
+import stat
+import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +24,7 @@ from door.store import (
     AliasTaken,
     NotFound,
     PasswordRefused,
+    SchemaMoved,
     SchemaTooNew,
     Store,
     StoreError,
@@ -118,6 +122,47 @@ async def test_a_later_migration_step_runs_once_at_open(
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
         assert db.execute("SELECT motto FROM users").fetchall() == [("hi",)]
+
+
+async def test_a_migration_copies_the_database_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "door.db"
+    async with Store.open(path) as store:
+        await store.create_user("Bob", "secret")
+    assert not (tmp_path / f"door-schema-{SCHEMA_VERSION}.db").exists()  # none to migrate
+    step = ("ALTER TABLE users ADD COLUMN motto TEXT NOT NULL DEFAULT 'hi'",)
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, step))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    async with Store.open(path) as store:
+        await store.create_user("Ann", "secret")
+    copy = tmp_path / f"door-schema-{SCHEMA_VERSION}.db"
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    with sqlite3.connect(copy) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT alias FROM users").fetchall() == [("Bob",)]
+
+
+async def test_a_database_moved_to_a_newer_schema_under_the_door_takes_no_more_writes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A newer door (a door-mode process, say) migrated the database while this one runs:
+    this one says so and writes nothing into a schema it does not know; reads go on."""
+    path = tmp_path / "door.db"
+    async with Store.open(path) as store:
+        bob = await store.create_user("Bob", "secret")
+        with sqlite3.connect(path) as db:
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        for _ in range(2):
+            with pytest.raises(SchemaMoved, match="moved to schema version"):
+                await store.create_user("Ann", "secret")
+        with pytest.raises(SchemaMoved):
+            await store.rename_user(bob.id, "Robert")
+        assert "moved to schema version" in caplog.text
+        assert (await store.find_user("bob")) is not None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT alias FROM users").fetchall() == [("Bob",)]
 
 
 async def test_a_database_from_a_newer_door_is_refused(tmp_path: Path) -> None:
@@ -440,6 +485,44 @@ async def test_games_started_today(store: Store, clock: Clock) -> None:
     for number in (4, 5, 6):
         await deal_and_play(store, bob.id, LEVEL_3, number)
     assert await store.games_started_today(bob.id) == 3
+
+
+@pytest.fixture
+def london() -> Iterator[None]:
+    """The server's clock on London time, which moves to summer time on 29 March 2026."""
+    was = os.environ.get("TZ")
+    os.environ["TZ"] = "Europe/London"
+    time.tzset()
+    yield
+    if was is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = was
+    time.tzset()
+
+
+async def test_the_day_the_clocks_go_forward_starts_at_its_own_midnight(
+    store: Store, clock: Clock, london: None
+) -> None:
+    """On 29 March 2026 London's midnight is 00:00 GMT; by noon the clock reads BST (UTC+1):
+    a game at 23:30 on the 28th is yesterday's, not today's."""
+    bob = await store.create_user("Bob", "secret")
+    clock.now = datetime(2026, 3, 28, 23, 30, tzinfo=UTC)
+    await deal_and_play(store, bob.id, LEVEL_3, 1)
+    clock.now = datetime(2026, 3, 29, 0, 30, tzinfo=UTC)
+    await deal_and_play(store, bob.id, LEVEL_3, 2)
+    clock.now = datetime(2026, 3, 29, 11, 0, tzinfo=UTC)
+    assert await store.games_started_today(bob.id) == 1
+    assert await store.games_today() == 1
+
+
+async def test_games_today_reads_an_index_not_every_game(store: Store) -> None:
+    """`sysop status` asks for today's games: SQLite finds them by the start time's index."""
+    with sqlite3.connect(store.path) as db:
+        plan = db.execute(
+            "EXPLAIN QUERY PLAN SELECT count(*) FROM games WHERE started >= ?", ("2026",)
+        ).fetchall()
+    assert any("USING COVERING INDEX games_by_start" in row[-1] for row in plan), plan
 
 
 async def test_mark_assisted(store: Store) -> None:

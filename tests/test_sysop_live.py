@@ -46,6 +46,7 @@ def write_config(
     text = text.replace("connections_per_minute = 20", "connections_per_minute = 10000")
     text = text.replace("signups_per_hour = 3", "signups_per_hour = 0")
     text = text.replace('database = "canfield.db"', 'database = "door.db"')
+    text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
     path = folder / "sysop.toml"
     path.write_text(text + extra)
     return path
@@ -451,7 +452,7 @@ async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
         await caller.wait_for("Your choice")
         (call,) = door.ways.nodes.calls
         assert call.way == "rlogin"
-        call.end(kick_farewell("Closing early"))
+        call.end(kick_farewell("Closing early"), "ended by the sysop")
         await caller.wait_closed()
         assert "The sysop has ended your call: Closing early." in caller.text
     finally:

@@ -14,7 +14,7 @@ import pytest
 
 from door.net.clocks import IdleTimeout, TimeUp, describe_seconds
 from door.net.detection import UNKNOWN_TERMINAL, TerminalInfo, choose_charset, screen_size
-from door.net.terminal import CallerGone, Terminal
+from door.net.terminal import NOISE_LIMIT, CallerGone, LineNoise, Terminal
 
 WAIT = 5.0
 
@@ -287,11 +287,20 @@ async def test_cp437_input() -> None:
 
 async def test_over_long_line_is_cut_and_rings_once() -> None:
     terminal, line = make()
-    line.type(b"x" * 1_000_000)
+    line.type(b"x" * 3000)  # a runaway paste, short of noise
     line.type(b"\r")
     assert await read_line(terminal, max_length=20) == "x" * 20
     await terminal.flush()
     assert line.sent == b"x" * 20 + b"\a\r\n"
+
+
+async def test_a_line_of_nothing_but_noise_ends_the_call() -> None:
+    # Whatever way the caller came (SSH, a BBS's door): characters past the field, and no
+    # Enter, for longer than any paste.
+    terminal, line = make()
+    line.type(b"x" * (2 * NOISE_LIMIT))
+    with pytest.raises(LineNoise):
+        await read_line(terminal, max_length=20)
 
 
 async def test_erasing_a_full_line_lets_typing_resume() -> None:

@@ -44,13 +44,16 @@ async def log_in(door, alias="Alice", password="secret-one1", **options) -> Call
     return caller
 
 
-async def start_deal(caller: Caller, number: int, level_key: str = "\r") -> None:
+async def start_deal(
+    caller: Caller, number: int, level_key: str = "\r", then: str = "Command \\(\\? for help\\)"
+) -> None:
+    """Deal ``number`` at a level from the main menu, and wait for ``then`` (the board)."""
     await caller.key("#")
     await caller.wait_for("Deal number")
     await caller.type(str(number))
     await caller.wait_for("Choose a level")
     await caller.key(level_key)
-    await caller.wait_for("Command \\(\\? for help\\)")
+    await caller.wait_for(then)
 
 
 async def scored_deal(
@@ -259,7 +262,7 @@ async def test_statistics_show_recent_games(door):
     await caller.hang_up()
 
 
-async def test_wrong_passwords_are_slowed_then_refused(door):
+async def test_three_wrong_passwords_end_the_call_and_a_fourth_rests_the_alias(door):
     await (await sign_up(door)).hang_up()
     caller = await Caller.connect(door.port)
     for _ in range(3):
@@ -267,8 +270,18 @@ async def test_wrong_passwords_are_slowed_then_refused(door):
         await caller.type("alice")
         await caller.wait_for("Password for")
         await caller.type("wrong")
-    await caller.wait_for("Too many wrong passwords", in_text=True, timeout=15)
+    await caller.wait_for("Too many wrong passwords. Goodbye.", in_text=True, timeout=15)
     await caller.wait_closed()
+    # A new call gets one more try; after it the alias rests, even with the right password.
+    again = await Caller.connect(door.port)
+    await again.wait_for("Your alias")
+    await again.type("alice")
+    await again.wait_for("Password for")
+    await again.type("wrong")
+    await again.wait_for("Wrong password for alice", timeout=15)
+    await again.type("alice")
+    await again.wait_for("Too many wrong passwords lately. Try again in", timeout=15)
+    await again.hang_up()
 
 
 async def test_the_rules_and_settings_pages(door):

@@ -27,7 +27,13 @@ from door.config import ConfigError
 from door.running.control import control_path
 
 ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
-WAYS = {"telnet": "telnet", "ssh": "SSH", "rlogin": "board (RLOGIN)", "door": "door mode"}
+WAYS = {
+    "telnet": "telnet",
+    "ssh": "SSH",
+    "rlogin": "board (RLOGIN)",
+    "web": "web",
+    "door": "door mode",
+}
 
 Run = Callable[[argparse.Namespace, Path], int]
 

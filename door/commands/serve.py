@@ -21,10 +21,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser(
         "serve",
         help="run the door (the default command)",
-        description="Listen for telnet callers, and for SSH callers and linked boards' RLOGIN "
-        "callers when sysop.toml turns them on, with the settings of sysop.toml; the flags "
-        "override the file (--port is telnet's). Stops cleanly on Ctrl-C or SIGTERM, saving "
-        "every game; SIGHUP reads sysop.toml again without hanging up anyone.",
+        description="Listen for telnet callers, and for SSH callers, linked boards' RLOGIN "
+        "callers and web callers when sysop.toml turns them on, with the settings of "
+        "sysop.toml; the flags override the file (--port is telnet's). Stops cleanly on "
+        "Ctrl-C or SIGTERM, saving every game; SIGHUP reads sysop.toml again without "
+        "hanging up anyone.",
     )
     add_arguments(serve)
     serve.set_defaults(run=run)
@@ -41,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, help="telnet port (overrides server.port)")
     parser.add_argument(
         "--database", metavar="FILE", help="SQLite file (overrides server.database)"
+    )
+    parser.add_argument(
+        "--web-port",
+        metavar="PORT",
+        help="port of the web page and its WebSocket (overrides [web] port; off: no web)",
     )
 
 
@@ -87,7 +93,17 @@ def settings(args: argparse.Namespace) -> Config:
         server = dataclasses.replace(server, port=args.port)
     if args.database is not None:
         server = dataclasses.replace(server, database=Path(args.database).absolute())
-    return dataclasses.replace(config, server=server)
+    web = config.web
+    if getattr(args, "web_port", None) is not None:
+        port = None if args.web_port == "off" else _port(args.web_port)
+        web = dataclasses.replace(web, port=port)
+    return dataclasses.replace(config, server=server, web=web)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise ConfigError(Path("--web-port"), f"{text} is not accepted: 0 to 65535, or off")
+    return int(text)
 
 
 async def serve(config: Config, reread: Callable[[], Config]) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ansi.text import sanitize
 from door import bulletin
-from door.commands import live, scores, solve, users
+from door.commands import contest, live, scores, solve, users
 from door.commands.cli import (
     WIDTH,
     AdminError,
@@ -64,6 +64,7 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     _add_backup(commands, common)
     _add_game(commands, common)
     solve.add_subcommand(commands)
+    contest.add_subcommand(commands, common)
     live.add_subcommands(commands, common)
 
 
@@ -205,6 +206,9 @@ async def _game(args: argparse.Namespace, context: Context, store: Store) -> int
     kind = "practice (a deal the player chose)" if record.practice else "scored"
     if record.day is not None:
         kind += f", the deal of the day {record.day}"
+    contest = await store.contest_of_game(record.id)
+    if contest is not None:
+        kind += f", deal {contest[1]} of the contest {sanitize(contest[0].name)!r}"
     lines = [
         f"Game {record.id}: {who(user)}, level {record.level}, {kind}",
         f"Rules: {' '.join(f'{key}={value}' for key, value in sorted(knobs.items()))}",
@@ -212,7 +216,7 @@ async def _game(args: argparse.Namespace, context: Context, store: Store) -> int
         f"{record.cards_up} cards up" + (", a hint was taken" if record.assisted else ""),
         f"Started {when(record.started)}"
         + (f", finished {when(record.finished)}" if record.finished else ""),
-        *_deal_lines(record),
+        *_deal_lines(record, contest is not None and not contest[0].revealed),
     ]
     check = replay(record, variant, [str(card) for card in stored.order])
     print("\n".join(line for text in lines for line in textwrap.wrap(text, WIDTH)))
@@ -233,9 +237,10 @@ async def _game(args: argparse.Namespace, context: Context, store: Store) -> int
     return 1
 
 
-def _deal_lines(record: GameRecord) -> list[str]:
+def _deal_lines(record: GameRecord, in_contest: bool = False) -> list[str]:
     """The game's deal and seal as the sysop may see them: a scored game's deal only once it
-    is over, as its player sees it."""
+    is over, as its player sees it; a contest's game's (``in_contest``) once the contest
+    has closed."""
     if record.deal is None:
         return ["Deal: laid out by hand (no number)"]
     if record.practice:
@@ -243,6 +248,8 @@ def _deal_lines(record: GameRecord) -> list[str]:
     if record.salt is None:
         return [f"Deal {record.deal} (no seal: dealt before deals were sealed)"]
     sealed = seal(record.deal, record.salt)
+    if in_contest:
+        return [f"Seal {sealed}; the deal is shown once the contest has closed"]
     if record.status == PLAYING:
         return [f"Seal {sealed}; the deal is shown once the game is over"]
     return [f"Deal {record.deal}, salt {record.salt}", f"Seal {sealed} (shown at its start)"]

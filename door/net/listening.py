@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from ansi.text import sanitize
 from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
 from door.net.nodes import Call, Nodes
-from door.net.terminal import ByteReader, ByteWriter, CallerGone, Terminal
+from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
 
 log = logging.getLogger("door")
 
@@ -180,13 +180,15 @@ async def guard_call(
 ) -> str:
     """:func:`guard_visit` for a caller holding a node: cancelled, they are told why, the
     sysop's words if the sysop ended the call (:meth:`Call.end`), else ``closing()``, the
-    door's as it shuts down. Every way in that holds nodes runs its visits through this."""
+    door's as it shuts down; the log gives the call's own ending (the sysop, the log-in
+    limit, a take-over) or "shut down". Every way in that holds nodes runs its visits
+    through this."""
     return await guard_visit(
         call.node,
         call.terminal,
         visit,
         on_cancel=lambda: call.farewell or closing() or "",
-        cancelled=lambda: "ended by the sysop" if call.farewell is not None else "shut down",
+        cancelled=lambda: call.ending or "shut down",
     )
 
 
@@ -275,6 +277,8 @@ def _ending(ended: VisitEnded) -> str:
         return "time up"
     if isinstance(ended, CallerGone):
         return "caller gone"
+    if isinstance(ended, LineNoise):
+        return "line noise"
     return type(ended).__name__
 
 

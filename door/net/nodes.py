@@ -11,6 +11,9 @@ The rules that keep one hostile caller from holding the door, for every way in a
 - ``reserved_nodes`` nodes are only for callers who have logged in (a way in that knows
   its caller before the visit, such as SSH, asks with ``logged_in=True``), so that callers
   who never log in cannot take them all;
+- when a new caller finds the other nodes all held by callers not logged in, the oldest call
+  that has answered nothing in a third of ``login_timeout`` (at most :data:`ANSWER_GRACE`)
+  is ended to make room: slow connections that never log in cannot keep callers out;
 - an address may hold ``max_per_address`` nodes at once (connections still logging in
   before they take a node, as over SSH, count as nodes: :meth:`Nodes.arriving`), and
   connect at most ``connections_per_minute`` times in any minute; an IPv6 address counts as
@@ -41,7 +44,9 @@ TOO_MANY_MESSAGE = "Too many connections from your address."
 TOO_OFTEN_MESSAGE = "Too many calls from your address in the last minute. Please wait a minute."
 LOGIN_TIMEOUT_MESSAGE = "You did not log in in time. Goodbye."
 TAKEN_OVER_MESSAGE = "You logged in on another node, which took over this call. Your game is saved."
+MADE_ROOM_MESSAGE = "A new caller needed your node. Goodbye."
 RATE_WINDOW = 60.0  # seconds over which connections_per_minute counts
+ANSWER_GRACE = 30.0  # seconds a caller not logged in may take to answer before making room
 TAKE_OVER_GRACE = 10.0  # seconds a visit taken over gets to save and say goodbye
 
 
@@ -94,6 +99,7 @@ class Call:
     terminal: Terminal
     since: float = field(default_factory=time.monotonic)
     farewell: str | None = None  # set when the call is ended: what the caller is told
+    ending: str | None = None  # and why, for the log ("ended by the sysop", ...)
     user_id: int | None = None
     _login_timer: asyncio.TimerHandle | None = None
 
@@ -106,11 +112,12 @@ class Call:
     def logged_in(self) -> bool:
         return self.user_id is not None
 
-    def end(self, farewell: str) -> None:
-        """End the call (the sysop's kick, a take-over): the visit is cancelled, so it saves
-        and says ``farewell``, as at a shutdown."""
+    def end(self, farewell: str, ending: str) -> None:
+        """End the call (the sysop's kick, a take-over, the log-in limit): the visit is
+        cancelled, so it saves and says ``farewell``, as at a shutdown; the log gives
+        ``ending`` as the reason."""
         if self.farewell is None:
-            self.farewell = farewell
+            self.farewell, self.ending = farewell, ending
             self.task.cancel()
 
 
@@ -150,12 +157,37 @@ class Nodes:
         if rationed and held >= self.limits.max_per_address:
             return TOO_MANY_MESSAGE
         nodes = self.limits.max_nodes
-        guests = sum(1 for call in self._calls.values() if not call.logged_in)
+        staying = [call for call in self._calls.values() if call.farewell is None]
+        guests = [call for call in staying if not call.logged_in]
         open_to_guests = max(1, nodes - self.limits.reserved_nodes)
-        if len(self._calls) >= nodes or (not logged_in and guests >= open_to_guests):
+        if not logged_in and len(guests) >= open_to_guests and self._make_room(guests):
+            return None
+        if len(staying) >= nodes:
             busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
             return f"{busy} Please call again later."
+        if not logged_in and len(guests) >= open_to_guests:
+            some = f"All {open_to_guests} nodes" if open_to_guests != 1 else "The only node"
+            verb = "are" if open_to_guests != 1 else "is"
+            return f"{some} for callers not yet logged in {verb} busy. Please call again later."
         return None
+
+    def _make_room(self, guests: list[Call]) -> bool:
+        """End the oldest of ``guests`` (calls not logged in) that has answered nothing for a
+        while, for a new caller; False if none has."""
+        now = time.monotonic()
+        timeout = self.limits.login_timeout
+        grace = min(ANSWER_GRACE, timeout / 3) if timeout > 0 else ANSWER_GRACE
+        silent = [c for c in guests if not c.terminal.answered and now - c.since >= grace]
+        if not silent:
+            return False
+        oldest = min(silent, key=lambda call: call.since)
+        log.info(
+            "node %d: answered nothing in %d s; ended for a new caller",
+            oldest.node,
+            now - oldest.since,
+        )
+        oldest.end(MADE_ROOM_MESSAGE, "ended for a new caller")
+        return True
 
     def _too_often(self, key: str, now: float) -> bool:
         """Count a connection from ``key``; has it connected too often in the last minute?"""
@@ -245,7 +277,7 @@ class Nodes:
         call._login_timer = None
         if not call.logged_in and self._calls.get(call.node) is call:
             log.info("node %d: not logged in within %d s", call.node, self.limits.login_timeout)
-            call.end(LOGIN_TIMEOUT_MESSAGE)
+            call.end(LOGIN_TIMEOUT_MESSAGE, "not logged in in time")
 
     def call(self, node: int) -> Call | None:
         """The call on ``node``, if any."""
@@ -271,7 +303,7 @@ class Nodes:
     async def take_over(self, stale: Call, *, grace: float = TAKE_OVER_GRACE) -> None:
         """End ``stale`` (its game saved, as at a shutdown), and wait until it has let go."""
         log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
-        stale.end(TAKEN_OVER_MESSAGE)
+        stale.end(TAKEN_OVER_MESSAGE, "taken over by a log-in on another node")
         if not stale.task.done():
             await asyncio.wait([stale.task], timeout=grace)
 

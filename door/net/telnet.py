@@ -46,6 +46,7 @@ from door.net.nodes import Call, Nodes
 from door.net.telnet_guard import (
     COMMAND_BURST,
     COMMAND_RATE,
+    SUBNEGOTIATION_LIMIT,
     DoorWriter,
     FaultLog,
     TokenBucket,
@@ -61,11 +62,14 @@ VisitHandler = Callable[[Terminal, int], Awaitable[None]]
 
 NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 # Bytes a second of a caller's input the door takes, after a first burst of INPUT_BURST;
-# a caller who sends more is hung up. Far more than anyone types or pastes, far less than a
-# flood: telnetlib3 reads telnet commands byte by byte in Python (a megabyte costs seconds of
-# CPU), so one caller flooding them would otherwise take the event loop from everyone else.
-INPUT_RATE = 4096
-INPUT_BURST = 131072
+# a caller who sends more is hung up. What a person needs: a fast typist sends 15 keys a
+# second, a held arrow key 30 (3 bytes each), a paste a few kilobytes at once (an SSH key
+# line is under one). Far less than a flood: telnetlib3 reads telnet commands byte by byte
+# in Python, and every key costs the door some work, so one caller flooding would otherwise
+# take the event loop from everyone else.
+INPUT_RATE = 512
+INPUT_BURST = 16384
+_PIECE = 2 * SUBNEGOTIATION_LIMIT  # bytes handed to telnetlib3 at a time
 
 
 class _DoorProtocol(telnetlib3.TelnetServer):
@@ -82,7 +86,8 @@ class _DoorProtocol(telnetlib3.TelnetServer):
       much, and telnetlib3 reads telnet commands byte by byte in Python, so a flood of them
       would take the event loop from everyone else.
     - Sub-negotiations are checked before telnetlib3 reads them, and faults are logged a line
-      per kind, then counted (:mod:`door.net.telnet_guard`).
+      per kind, then counted (:mod:`door.net.telnet_guard`); a caller sending one longer than
+      :data:`~door.net.telnet_guard.SUBNEGOTIATION_LIMIT` is hung up.
     - MCCP3 (compressed input) is refused: the door offers no compression, and inflating
       what a client sends would turn a few kilobytes into megabytes of telnet commands.
     - Once the connection is lost and its shell has ended, the reference cycles telnetlib3's
@@ -125,9 +130,16 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         now = asyncio.get_running_loop().time()
         granted = self._budget.take(len(data), now)
         within = commands_granted(data[:granted], self._commands, now)
-        if within:
-            super().data_received(data if within == len(data) else data[:within])
-        if within < len(data) and self._transport is not None:
+        # Read a piece at a time: telnetlib3 reads a sub-negotiation byte by byte, and one cut
+        # short ends the reading (and the call) at once, not at the end of a long chunk.
+        for start in range(0, within, _PIECE):
+            super().data_received(data[start : min(start + _PIECE, within)])
+            if self.writer.cut_short:
+                break
+        if self.writer.cut_short and self._transport is not None:
+            log.info("hung up on %s: a sub-negotiation that never ends", self._address)
+            self._transport.abort()
+        elif within < len(data) and self._transport is not None:
             flood = "telnet commands" if within < granted else "input"
             log.info("hung up on %s: a flood of %s", self._address, flood)
             self._transport.abort()
@@ -181,7 +193,9 @@ class _DoorProtocol(telnetlib3.TelnetServer):
 
 
 class DoorServer:
-    """A listening door: made by :func:`start_server`, ended by :meth:`close`."""
+    """A listening door: made by :func:`start_server`, ended by :meth:`close`. Made with
+    another ``way`` and never listening, it serves a way in that carries telnet inside
+    another protocol (:meth:`connection`), its callers shown under that way."""
 
     def __init__(
         self,
@@ -191,6 +205,7 @@ class DoorServer:
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
         nodes: Nodes | None = None,
+        way: str = "telnet",
     ) -> None:
         self.config = config
         self.nodes = nodes if nodes is not None else Nodes(config)
@@ -199,24 +214,36 @@ class DoorServer:
         self._negotiate_timeout = negotiate_timeout
         self._telnet: telnetlib3.Server | None = None
         self._forgetting: asyncio.Task[None] | None = None
-        self._listening = Listening("telnet", self.nodes)
+        self._listening = Listening(way, self.nodes)
+        self._protocol = type("DoorProtocol", (_DoorProtocol,), {"listening": self._listening})
+
+    def _protocol_options(self) -> dict[str, Any]:
+        """What telnetlib3 makes each connection's protocol with."""
+        return {
+            "shell": self._shell,
+            "encoding": False,
+            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
+            # negotiation need not wait for BINARY to be agreed.
+            "force_binary": True,
+            "connect_maxwait": self._negotiate_timeout,
+            "timeout": 0,  # the door keeps its own idle time, with a warning first
+            "compression": False,
+            "cols": 0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
+            "rows": 0,
+        }
+
+    def connection(self) -> asyncio.Protocol:
+        """A telnet connection's protocol, as the listener makes one, for a way in that
+        carries the telnet stream itself (the web's WebSocket): the same negotiation, guards
+        and visit; its transport names the caller's address as ``peername``."""
+        return self._protocol(**self._protocol_options())
 
     async def _listen(self) -> None:
-        protocol = type("DoorProtocol", (_DoorProtocol,), {"listening": self._listening})
         self._telnet = await telnetlib3.create_server(
             host=self.config.host,
             port=self.config.port,
-            protocol_factory=protocol,
-            shell=self._shell,
-            encoding=False,
-            # Bytes are 8-bit whatever BINARY says (BBS terminals expect CP437), and
-            # negotiation need not wait for BINARY to be agreed.
-            force_binary=True,
-            connect_maxwait=self._negotiate_timeout,
-            timeout=0,  # the door keeps its own idle time, with a warning first
-            compression=False,
-            cols=0,  # 0x0 until NAWS says otherwise: "unknown", not a guess
-            rows=0,
+            protocol_factory=self._protocol,
+            **self._protocol_options(),
         )
         assert self._telnet.sockets
         self._listening.port = int(self._telnet.sockets[0].getsockname()[1])
@@ -232,6 +259,11 @@ class DoorServer:
     def port(self) -> int:
         """The port listened on (the real one when the configuration said 0)."""
         return self._listening.port
+
+    @property
+    def way(self) -> str:
+        """The way in its callers are shown under: telnet, or the way that carries it."""
+        return self._listening.way
 
     async def serve_forever(self) -> None:
         """Return once the server has been closed."""
@@ -283,7 +315,7 @@ class DoorServer:
 
     async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
         """Hold a node for the length of one call."""
-        with self.nodes.hold("telnet", address, terminal) as call:
+        with self.nodes.hold(self.way, address, terminal) as call:
             await self._visit_node(call, terminal, writer, address)
 
     async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:
@@ -294,7 +326,7 @@ class DoorServer:
             await _detect(terminal, writer, self._detect_timeout)
             await settle_call(
                 node,
-                f"connect from {address}",
+                f"{'' if self.way == 'telnet' else self.way + ' '}connect from {address}",
                 terminal,
                 self._detect_timeout,
                 self.config.time_limit,

@@ -19,6 +19,7 @@ import telnetlib3
 
 log = logging.getLogger("door")
 
+SB_COMMAND = telnetlib3.telopt.SB  # how telnetlib3 notes a sub-negotiation under way
 # Telnet option codes (RFC 854 and those after it).
 _IS, _SEND = 0, 1
 TTYPE, NAWS, TSPEED, LFLOW, LINEMODE, XDISPLOC, NEW_ENVIRON, CHARSET = (
@@ -46,6 +47,9 @@ TERMINAL_TYPE_LENGTH = 40  # RFC 1091's longest terminal type name
 # by byte in Python), so their budget is much smaller than the input budget.
 COMMAND_RATE = 64
 COMMAND_BURST = 256
+# The longest sub-negotiation kept: a terminal type, a window size, an environment of a few
+# variables. telnetlib3 keeps a megabyte, at 8 bytes of memory a byte, of one that never ends.
+SUBNEGOTIATION_LIMIT = 512
 
 
 class TokenBucket:
@@ -168,6 +172,8 @@ class DoorWriter(telnetlib3.TelnetWriter):
 
     faults: FaultLog
     _terminal_types = 0
+    #: A sub-negotiation ran past :data:`SUBNEGOTIATION_LIMIT`: the caller is to be hung up.
+    cut_short = False
 
     def handle_subnegotiation(self, buf: deque[bytes]) -> None:
         if not buf or not buf[0]:
@@ -185,6 +191,17 @@ class DoorWriter(telnetlib3.TelnetWriter):
             self.faults.note("a sub-negotiation telnetlib3 could not read", _describe(error))
 
     def feed_byte(self, byte: bytes) -> bool:
+        if (
+            self.cmd_received == SB_COMMAND
+            and not self._sb_overflow
+            and len(self._sb_buffer) >= SUBNEGOTIATION_LIMIT
+        ):
+            # Cut short: what was kept is let go, the rest is dropped (until its IAC SE, or
+            # the hang-up the protocol gives a client that sends such a thing).
+            option = self._sb_buffer[0][0]
+            self._sb_buffer.clear()
+            self._sb_overflow = self.cut_short = True
+            self.faults.note("a sub-negotiation too long to keep", f"option {option}")
         try:
             return super().feed_byte(byte)
         except Exception as error:

@@ -43,6 +43,7 @@ from door.net.detection import (
     probe_suits,
     screen_size,
 )
+from door.net.telnet_guard import TokenBucket
 
 ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
 ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
@@ -50,10 +51,27 @@ ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its lin
 _READ_SIZE = 512  # bytes taken from the reader at a time: what is held stays small
 _TAIL_LIMIT = 160  # longest prompt line redrawn after a warning
 _DRAIN_TIMEOUT = 30.0  # a caller who takes no output for this long has gone
+# Bytes of input in a row that do nothing (no key the door acts on) after which the call is
+# only noise: more than any paste into the door's longest field.
+NOISE_LIMIT = 4096
+# Commands a second the door acts on, after a first burst: more than anyone types or clicks,
+# and a whole game's commands pasted at once. Commands past these are dropped, and the
+# caller told.
+ACTION_RATE = 50
+ACTION_BURST = 500
 
 
 class CallerGone(VisitEnded):
     """The caller hung up (end of input, or the connection broke)."""
+
+
+class LineNoise(VisitEnded):
+    """Nothing but noise came from the caller for :data:`NOISE_LIMIT` bytes."""
+
+    farewell = "Only noise came down the line. Goodbye."
+
+    def __init__(self) -> None:
+        super().__init__(f"{NOISE_LIMIT} bytes of input that did nothing")
 
 
 class ByteReader(Protocol):
@@ -145,6 +163,11 @@ class Terminal:
         self._editing = ""  # the line being typed, as echoed
         self._at_input = False  # waiting for the caller's keys, with all output sent
         self._closed = False
+        self._noise = 0  # bytes read since the last key that did something
+        #: Whether the caller has answered anything yet (a line, or a key asked for).
+        self.answered = False
+        self._action_budget = TokenBucket(ACTION_RATE, ACTION_BURST, time.monotonic())
+        self._dropped = 0  # commands dropped as too many, not told yet
 
     # --- what the terminal is ------------------------------------------------------------
 
@@ -400,14 +423,21 @@ class Terminal:
     # --- input -----------------------------------------------------------------------------
 
     async def read_line(
-        self, max_length: int = 60, *, echo: bool = True, mask: bool = False
+        self,
+        max_length: int = 60,
+        *,
+        echo: bool = True,
+        mask: bool = False,
+        skip_blank: bool = False,
     ) -> str:
         """Read a line the caller types, with the editing keys of a BBS.
 
         Backspace and DEL erase a character, Ctrl-U the whole line; arrow and function keys
         are ignored, as are other control characters. Characters past ``max_length`` are
         dropped (with one bell). ``mask`` echoes ``*`` (passwords); ``echo=False`` echoes
-        nothing. The Enter that ends the line is echoed as CR LF.
+        nothing. The Enter that ends the line is echoed as CR LF. With ``skip_blank``, an
+        Enter on a line of nothing but spaces is no answer: the spaces are wiped and the
+        caller stays at the prompt, at no cost of asking again.
         """
         shown = echo and self.echo
         chars: list[str] = []
@@ -416,8 +446,13 @@ class Terminal:
         try:
             while True:
                 key = await self._next_key(since)
+                if key == ENTER and skip_blank and not "".join(chars).strip():
+                    while chars:  # spaces alone: wiped, and the caller is asked on
+                        self._erase(chars.pop(), shown, mask)
+                    continue  # an Enter alone answers nothing: noise, if it goes on
                 if key == ENTER:
                     self._active()
+                    self.answered = True
                     if shown:
                         self._emit("\r\n")
                     self._tail, self._tail_lost = "", False  # the caller is on a new line
@@ -455,9 +490,11 @@ class Terminal:
             key = await self._next_key(since)
             if key == ENTER:
                 self._active()
+                self.answered = True
                 return ENTER
             if isinstance(key, str) and len(key) == 1 and printable(key):
                 self._active()
+                self.answered = True
                 self.expect_enter()
                 return key.upper()
 
@@ -468,6 +505,23 @@ class Terminal:
         if key is not None:
             self._active()  # on the board every key moves, picks up or plays
         return key
+
+    def may_act(self) -> bool:
+        """Whether the door may act on one more of the caller's commands now.
+
+        Past :data:`ACTION_RATE` a second (after :data:`ACTION_BURST`) the answer is no: the
+        command is dropped, and counted for :meth:`take_dropped`. Keys sent faster than the
+        door can answer them cost it one answer each only up to what a person could ask.
+        """
+        if self._action_budget.take(1, time.monotonic()):
+            return True
+        self._dropped += 1
+        return False
+
+    def take_dropped(self) -> int:
+        """How many commands :meth:`may_act` refused since last asked."""
+        dropped, self._dropped = self._dropped, 0
+        return dropped
 
     def keys_waiting(self) -> bool:
         """Whether keys the caller sent are already here, unread (a line sent at once)."""
@@ -524,6 +578,9 @@ class Terminal:
                 self._at_input = False
             now = time.monotonic()
             if data is not None:
+                self._noise += len(data)
+                if self._noise > NOISE_LIMIT:
+                    raise LineNoise()
                 self._keys.extend((key, now) for key in self._parser.feed(data))
                 if not self._parser.holding_escape:
                     self._escape_since = None
@@ -534,8 +591,10 @@ class Terminal:
                 self._escape_since = None
 
     def _active(self) -> None:
-        """The caller pressed a key that did something: the idle time starts again."""
+        """The caller pressed a key that did something: the idle time starts again, and
+        what came before was not noise."""
         self._clocks.key_pressed()
+        self._noise = 0
 
     async def _read(self, timeout: float | None) -> bytes | None:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""

@@ -47,9 +47,10 @@ def compare(running: Config, fresh: Config) -> Reloaded:
         for name in RESTART_SETTINGS
         if getattr(running.server, name) != getattr(fresh.server, name)
     )
-    # The SSH and RLOGIN listeners too; the linked boards change at once.
+    # The SSH, web and RLOGIN listeners too; the linked boards change at once.
     restart += (
         *_section_changes("ssh", running.ssh, fresh.ssh),
+        *_section_changes("web", running.web, fresh.web),
         *_value_change("rlogin.port", running.rlogin.port, fresh.rlogin.port),
     )
     kept = {name: getattr(running.server, name) for name in RESTART_SETTINGS}
@@ -57,6 +58,7 @@ def compare(running: Config, fresh: Config) -> Reloaded:
         fresh,
         server=dataclasses.replace(fresh.server, **kept),
         ssh=running.ssh,
+        web=running.web,
         rlogin=dataclasses.replace(fresh.rlogin, port=running.rlogin.port),
     )
     changes = [

@@ -109,7 +109,7 @@ class Service:
             self._store = store
             # The solver's workers, and its background search for winnable deals and the
             # day's deal, live as long as the server.
-            self._solving = solving = Solving(store, self.config)
+            self._solving = solving = Solving(store, self.config, contests_changed=self.game_ended)
             self._bulletins = BulletinKeeper(store, lambda: self.config, **self._interval())
             self._backups = BackupKeeper(store, lambda: self.config)
             self.ways = ways = await open_ways(
@@ -269,7 +269,7 @@ class Service:
             f" ({call.alias})" if call.alias else "",
             f": {cleaned}" if cleaned else "",
         )
-        call.end(kick_farewell(cleaned))
+        call.end(kick_farewell(cleaned), "ended by the sysop")
         return True
 
     async def status(self) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The ways in a running door listens on, wired to the visits: telnet always, SSH and RLOGIN
-when sysop.toml gives them a port. Every way shares one table of nodes
+"""The ways in a running door listens on, wired to the visits: telnet always, SSH, RLOGIN
+and the web when sysop.toml gives them a port. Every way shares one table of nodes
 (:class:`~door.net.nodes.Nodes`), so the limits count every caller once, and each hands its
 callers to the same visit (:mod:`door.visit.session`). The listeners themselves
 (:mod:`door.net`) know nothing of visits: this is where the two meet."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from door import scoreboard_page
 from door.config import Config
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
@@ -17,6 +18,7 @@ from door.net.rlogin import Arrival, RloginDoor, start_rlogin
 from door.net.ssh import SshDoor, start_ssh
 from door.net.telnet import DoorServer, start_server
 from door.net.terminal import Terminal
+from door.net.web import Document, WebDoor, start_web
 from door.solving.pool import Solving
 from door.store import Store, User
 from door.visit.context import RunningDoor
@@ -32,12 +34,14 @@ from door.visit.session import (
 
 @dataclass
 class Ways:
-    """The listening ways in; ``ssh`` and ``rlogin`` are None when sysop.toml leaves them off."""
+    """The listening ways in; ``ssh``, ``rlogin`` and ``web`` are None when sysop.toml leaves
+    them off."""
 
     nodes: Nodes
     telnet: DoorServer
     ssh: SshDoor | None = None
     rlogin: RloginDoor | None = None
+    web: WebDoor | None = None
 
     def reconfigure(self, config: Config) -> None:
         """Take on reloaded limits (the ports and the host key need a restart)."""
@@ -46,12 +50,14 @@ class Ways:
         for way in (self.ssh, self.rlogin):
             if way is not None:
                 way.config = config.server
+        if self.web is not None:
+            self.web.telnet.config = config.server
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """Tell every caller ``reason``, end their visits and stop listening, every way at once."""
         self.nodes.closing = reason
         closing = [self.telnet.close(reason, grace=grace)]
-        for way in (self.ssh, self.rlogin):
+        for way in (self.ssh, self.rlogin, self.web):
             if way is not None:
                 closing.append(way.close(reason, grace=grace))
         await asyncio.gather(*closing)
@@ -124,7 +130,32 @@ async def open_ways(
                 detect_timeout=detect_timeout,
                 **timeouts,
             )
+        if config.web.port is not None:
+            # Web callers are telnet callers whose stream rides on a WebSocket.
+            web_telnet = DoorServer(
+                config.server, telnet, detect_timeout=detect_timeout, nodes=nodes, way="web"
+            )
+            ways.web = await start_web(
+                config.web,
+                config.web.host or config.server.host,
+                web_telnet,
+                lambda: current().bbs.name,
+                lambda: publish_scoreboards(store, current()),
+            )
     except BaseException:
         await ways.close()
         raise
     return ways
+
+
+async def publish_scoreboards(store: Store, config: Config) -> dict[str, Document]:
+    """The scoreboards' web page and JSON, as the web way serves them."""
+    bulletin, daily = await scoreboard_page.gather(store, config)
+    return {
+        "scores.html": Document(
+            scoreboard_page.render_html(bulletin, daily).encode("utf-8"), "text/html"
+        ),
+        "scores.json": Document(
+            scoreboard_page.render_json(bulletin, daily).encode("utf-8"), "application/json"
+        ),
+    }

@@ -2,8 +2,12 @@
 
 A search is CPU-bound and may run for the whole budget (``[solver] seconds``); run in the
 server's process it would freeze every caller's screen meanwhile. :class:`SolverPool` sends
-each position (its JSON dict, which pickles cheaply) to a small process pool, created the
-first time it is needed and shut down with the server.
+each position (its JSON dict, which pickles cheaply) to a worker process, started the first
+time it is needed and shut down with the server. It keeps two lanes of one worker each: one
+for the background search (:attr:`SolverPool.background`), one for callers, so a caller
+never waits behind the background (on a one-core machine the two share one worker). A
+search whose caller stopped waiting (hung up, say) is stopped at once: its worker is ended
+and the lane starts a fresh one, where any search queued behind it runs again.
 
 :class:`Solving` is what the door asks: verdicts with the sysop's budget, winnable deals for
 the levels that deal only those, and the deal of the day. Started with the server, it keeps
@@ -28,10 +32,11 @@ from datetime import date
 from typing import Any
 
 from door.config import Config, Level
+from door.contests import keep_contests_on_time
 from door.engine.solver import Verdict, solve
-from door.solving.daily import choose_deal_of_the_day, close_past_days
+from door.solving.daily import Solver, choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
-from door.store import DailyDeal, Store
+from door.store import DailyDeal, Store, StoreError
 from door.tasks import Supervised
 
 log = logging.getLogger("door")
@@ -44,6 +49,9 @@ CALLER_WAIT = 60.0
 
 RECHECK_SECONDS = 60.0
 """How often the background looks again without being asked (a new day, say)."""
+
+CONTEST_WAIT = 0.5
+"""Seconds, at least, between two rounds brought forward for a contest's time."""
 
 WATCH_SECONDS = 2.0
 """How often a worker checks that the door's process is still there."""
@@ -78,64 +86,122 @@ def _solve(position: dict[str, Any], seconds: float) -> Verdict:
     return solve(position, max_seconds=seconds)
 
 
+CALLERS, BACKGROUND = "callers", "background"
+
+
 class SolverPool:
-    """Verdicts from worker processes. ``close`` ends the workers, a search under way too."""
+    """Verdicts from worker processes, in two lanes; see the module. ``close`` ends the
+    workers, a search under way too."""
 
     def __init__(self, workers: int = WORKERS) -> None:
         self._workers = max(1, min(workers, os.cpu_count() or 1, WORKERS))
-        self._executor: ProcessPoolExecutor | None = None
+        self._executors: dict[str, ProcessPoolExecutor] = {}
+        self._stopped: set[int] = set()  # ids of executors ended because nobody waited
         self._closed = False
 
-    def _pool(self) -> ProcessPoolExecutor:
+    @property
+    def background(self) -> Solver:
+        """The pool as the background search asks it: its own lane."""
+        return _BackgroundLane(self)
+
+    def _pool(self, lane: str) -> ProcessPoolExecutor:
         if self._closed:
             raise RuntimeError("the solver pool is shut down")
-        if self._executor is None:
+        executor = self._executors.get(lane)
+        if executor is None:
             # forkserver: workers start clean, not forked from a process with threads
             # (the store's) that might hold a lock at the fork.
             context = multiprocessing.get_context("forkserver")
-            self._executor = ProcessPoolExecutor(
-                self._workers, mp_context=context, initializer=_end_with, initargs=(os.getpid(),)
+            executor = ProcessPoolExecutor(
+                1, mp_context=context, initializer=_end_with, initargs=(os.getpid(),)
             )
-        return self._executor
+            self._executors[lane] = executor
+        return executor
 
-    async def solve(self, position: Mapping[str, Any], seconds: float) -> Verdict:
-        """The solver's verdict on ``position`` (RULES.md's JSON) within ``seconds``."""
-        loop = asyncio.get_running_loop()
-        executor = self._pool()
-        try:
-            return await loop.run_in_executor(executor, _solve, dict(position), seconds)
-        except (BrokenProcessPool, OSError):
-            # A worker died (out of memory, killed, or ended by close) or could not be
-            # started: answer "undecided", and start afresh next time.
-            if not self._closed:
-                log.warning("a solver worker died; the solver pool is restarted")
-            if self._executor is executor:
-                self._executor = None
-                executor.shutdown(wait=False, cancel_futures=True)
-            return Verdict("unknown", (), 0, 0.0)
+    async def solve(
+        self, position: Mapping[str, Any], seconds: float, *, background: bool = False
+    ) -> Verdict:
+        """The solver's verdict on ``position`` (RULES.md's JSON) within ``seconds``, in the
+        callers' lane (or the ``background``'s, where there are two workers)."""
+        lane = BACKGROUND if background and self._workers > 1 else CALLERS
+        while True:
+            executor = self._pool(lane)
+            future = executor.submit(_solve, dict(position), seconds)
+            try:
+                return await asyncio.wrap_future(future)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    # Nobody waits for this search any more: stop it, not just forget it.
+                    if not future.cancelled():
+                        self._stop(lane, executor)
+                    raise
+                if id(executor) not in self._stopped:
+                    raise
+                # Queued behind a search that was stopped: run again in a fresh worker.
+            except (BrokenProcessPool, OSError):
+                if id(executor) in self._stopped and not self._closed:
+                    continue  # behind a search that was stopped: run again
+                # A worker died (out of memory, killed, or ended by close) or could not be
+                # started: answer "undecided", and start afresh next time.
+                if not self._closed:
+                    log.warning("a solver worker died; the solver pool is restarted")
+                if self._executors.get(lane) is executor:
+                    del self._executors[lane]
+                    executor.shutdown(wait=False, cancel_futures=True)
+                return Verdict("unknown", (), 0, 0.0)
+
+    def _stop(self, lane: str, executor: ProcessPoolExecutor) -> None:
+        """End ``executor``'s worker (a search nobody waits for); the lane starts anew."""
+        self._stopped.add(id(executor))
+        if self._executors.get(lane) is executor:
+            del self._executors[lane]
+        _end(executor)
 
     def close(self) -> None:
         """Shut the workers down now, without waiting for a search to use up its budget."""
         self._closed = True
-        executor, self._executor = self._executor, None
-        if executor is None:
-            return
-        # ProcessPoolExecutor has no public way to stop a task already running; its worker
-        # processes are ended here so that shutdown need not wait out a long search.
-        processes = list(getattr(executor, "_processes", {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with suppress(OSError, ValueError):
-                process.terminate()
+        executors, self._executors = list(self._executors.values()), {}
+        for executor in executors:
+            _end(executor)
+
+
+class _BackgroundLane:
+    """:class:`SolverPool` for the background search (see ``SolverPool.background``)."""
+
+    def __init__(self, pool: SolverPool) -> None:
+        self._pool = pool
+
+    async def solve(self, position: Mapping[str, Any], seconds: float) -> Verdict:
+        return await self._pool.solve(position, seconds, background=True)
+
+
+def _end(executor: ProcessPoolExecutor) -> None:
+    """Shut ``executor`` down now, its worker processes ended mid-search if need be."""
+    # ProcessPoolExecutor has no public way to stop a task already running; its worker
+    # processes are ended here so that shutdown need not wait out a long search.
+    processes = list(getattr(executor, "_processes", {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with suppress(OSError, ValueError):
+            process.terminate()
 
 
 class Solving:
     """The door's questions for the solver, with the sysop's budget; see the module."""
 
-    def __init__(self, store: Store, config: Config, pool: SolverPool | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        pool: SolverPool | None = None,
+        *,
+        contests_changed: Callable[[], None] | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.pool = pool or SolverPool()
+        self._contests_changed = contests_changed  # a contest opened or closed
         self._daily_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._job = Supervised("solving", self._background)
@@ -177,7 +243,7 @@ class Solving:
 
     async def _keep_winnable_ready(self, level: Level) -> None:
         while len(await self.store.winnable_deals(level)) < self.config.solver.ready:
-            number = await find_winnable(self.pool, level, self.seconds)
+            number = await find_winnable(self.pool.background, level, self.seconds)
             if number is None:
                 log.warning("no winnable deal found for level %d this round", level.number)
                 return
@@ -185,11 +251,15 @@ class Solving:
 
     # -- the deal of the day -------------------------------------------------------------
 
-    async def deal_of_the_day(self, day: date | None = None) -> DailyDeal:
-        """The deal of ``day`` (today by the store's clock), chosen the first time asked."""
+    async def deal_of_the_day(
+        self, day: date | None = None, *, background: bool = False
+    ) -> DailyDeal:
+        """The deal of ``day`` (today by the store's clock), chosen the first time asked
+        (by the ``background`` search, in its lane, or by a caller, in theirs)."""
         day = day or self.store.today()
+        solver = self.pool.background if background else self.pool
         async with self._daily_lock:
-            return await choose_deal_of_the_day(self.pool, self.store, self.config, day)
+            return await choose_deal_of_the_day(solver, self.store, self.config, day)
 
     # -- the background ------------------------------------------------------------------
 
@@ -203,14 +273,29 @@ class Solving:
             try:
                 # A day's unfinished games of its deal are closed as soon as it is over.
                 await close_past_days(self.store, self.store.today())
-                await self.deal_of_the_day()
+                # Likewise contests open and close.
+                if await keep_contests_on_time(self.store) and self._contests_changed:
+                    self._contests_changed()
+                await self.deal_of_the_day(background=True)
                 for level in self.config.levels:
                     if level.winnable_only:
                         await self._keep_winnable_ready(level)
             except Exception:
                 log.exception("the background search failed; it tries again later")
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), RECHECK_SECONDS)
+                await asyncio.wait_for(self._wake.wait(), await self._until_next_round())
+
+    async def _until_next_round(self) -> float:
+        """Seconds to the next round: a minute, or less when a contest opens or closes
+        sooner, so that it does so on time."""
+        try:
+            change = await self.store.next_contest_change()
+        except StoreError:
+            return RECHECK_SECONDS
+        if change is None:
+            return RECHECK_SECONDS
+        seconds = (change - self.store.now()).total_seconds()
+        return min(RECHECK_SECONDS, max(seconds, CONTEST_WAIT))
 
     async def close(self) -> None:
         """Stop the background and the workers (before the store closes)."""

@@ -11,17 +11,18 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets
 - :mod:`door.store.daily` the deal of the day: each day's deal, its games and boards
 - :mod:`door.store.winnable` deals proved winnable, kept ready for winnable-only levels
+- :mod:`door.store.contests` contests: their sealed deals, games, tables and clock
 - :mod:`door.store.schema` the tables, as migration steps applied at open
 - :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
 - :mod:`door.store.statistics` a user's record worked out from their games
 - :mod:`door.store.records` the frozen dataclasses the store hands back, and its errors
 
-Design notes. :class:`Store` is made of five parts (users, games, scoreboards, the deal of
-the day, winnable deals), each a mixin over :class:`~door.store.base.StoreBase`, not parts it
-holds: they share the one writer, the one reader and the clock that the base keeps, and differ
-only in their SQL, so one object with one set of methods is what the door calls, and a part
-that needs another's answer (a level's variant, from the games part) asks ``self``. Each
-part's module is where a reader looks for its tables' queries.
+Design notes. :class:`Store` is made of six parts (users, games, scoreboards, the deal of
+the day, winnable deals, contests), each a mixin over :class:`~door.store.base.StoreBase`,
+not parts it holds: they share the one writer, the one reader and the clock that the base
+keeps, and differ only in their SQL, so one object with one set of methods is what the door
+calls, and a part that needs another's answer (a level's variant, from the games part) asks
+``self``. Each part's module is where a reader looks for its tables' queries.
 """
 
 from door.store.accounts import (
@@ -42,17 +43,22 @@ from door.store.records import (
     DailyDeal,
     DailyResult,
     DiskFault,
+    GameConflict,
     GameRecord,
     HighScore,
     NotFound,
     PasswordRefused,
+    SchemaMoved,
     SchemaTooNew,
     Standing,
     Statistics,
+    StoreBusy,
     StoreError,
+    StoreFault,
     User,
     UserSummary,
     VariantRow,
+    WriterFailed,
 )
 from door.store.schema import MIGRATIONS, SCHEMA_VERSION
 from door.store.scoreboards import ALL_LEVELS
@@ -72,18 +78,23 @@ __all__ = [
     "DailyDeal",
     "DailyResult",
     "DiskFault",
+    "GameConflict",
     "GameRecord",
     "HighScore",
     "NotFound",
     "PasswordRefused",
+    "SchemaMoved",
     "SchemaTooNew",
     "Standing",
     "Statistics",
     "Store",
+    "StoreBusy",
     "StoreError",
+    "StoreFault",
     "User",
     "UserSummary",
     "VariantRow",
+    "WriterFailed",
     "check_alias",
     "check_password",
     "clean_alias",

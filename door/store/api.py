@@ -3,8 +3,9 @@ database, so that nothing outside ``door.store`` writes SQL.
 
 Its methods come in parts: users (:mod:`door.store.users`), variants and games
 (:mod:`door.store.games`), statistics and scoreboards (:mod:`door.store.scoreboards`), the
-deal of the day (:mod:`door.store.daily`) and winnable deals (:mod:`door.store.winnable`), over
-the connection and transactions of :mod:`door.store.base`; opening and upkeep are here.
+deal of the day (:mod:`door.store.daily`), winnable deals (:mod:`door.store.winnable`) and
+contests (:mod:`door.store.contests`), over the connection and transactions of
+:mod:`door.store.base`; opening and upkeep are here.
 """
 
 from __future__ import annotations
@@ -12,20 +13,34 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import Coroutine
+import threading
+from collections.abc import Awaitable, Coroutine
+from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from door.files import create_private, make_private, private_temp
-from door.store.base import Clock, configure_reader, configure_writer, stamp, utc_now
+from door.files import create_private, make_private, private_temp, sync_folder
+from door.store.base import (
+    BUSY_TIMEOUT_MS,
+    Clock,
+    configure_reader,
+    configure_writer,
+    local_midnight,
+    snapshot,
+    stamp,
+    utc_now,
+)
+from door.store.contests import ContestStore
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.group_commit import Reader, Writer
 from door.store.records import NotFound, StoreError
-from door.store.schema import migrate
+from door.store.schema import migrate, schema_version
 from door.store.scoreboards import ScoreStore
 from door.store.users import UserStore
 from door.store.winnable import WinnableStore
+
+T = TypeVar("T")
 
 
 class _Opening:
@@ -48,9 +63,9 @@ class _Opening:
             await self._store.close()
 
 
-class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
-    """Users, games, variants, scoreboards, the deals of the day and the winnable deals
-    kept ready, in one SQLite file.
+class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, WinnableStore):
+    """Users, games, variants, scoreboards, the deals of the day, the winnable deals kept
+    ready and the contests, in one SQLite file.
 
     Each part is a mixin over :class:`~door.store.base.StoreBase` rather than an object the
     store holds, because the parts share everything but their SQL: one writer, one reader, one
@@ -70,16 +85,24 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     """
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True, clock: Clock | None = None) -> _Opening:
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        create: bool = True,
+        clock: Clock | None = None,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> _Opening:
         """Open (and with ``create``, create) the database, migrating it to this version.
 
-        ``clock`` gives the current time (tests set it); StoreError if the file is missing
+        ``clock`` gives the current time (tests set it); ``busy_timeout_ms`` how long one
+        try waits for another program's write lock. StoreError if the file is missing
         (``create=False``), not a database, or from a newer door.
         """
-        return _Opening(cls._open(Path(path), create, clock or utc_now))
+        return _Opening(cls._open(Path(path), create, clock or utc_now, busy_timeout_ms))
 
     @classmethod
-    async def _open(cls, path: Path, create: bool, clock: Clock) -> Store:
+    async def _open(cls, path: Path, create: bool, clock: Clock, busy_timeout_ms: int) -> Store:
         if not create and not path.is_file():
             raise NotFound(f"{path}: no such database")
         # The database holds password hashes: owner-only, and SQLite gives its -wal and -shm
@@ -92,8 +115,9 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
             raise StoreError(f"{path}: can't be opened: {error.strerror or error}") from None
         writer, reader = Writer("door-store-writer"), Reader("door-store-reader")
         try:
-            await writer.open(str(path), configure_writer(path))
-            await writer.call(migrate, writer.db)
+            await writer.open(str(path), configure_writer(path, busy_timeout_ms))
+            await writer.before_writes(migrate)
+            writer.expect_schema(await writer.before_writes(schema_version))
             await reader.open(str(path), configure_reader)
         except StoreError:
             await _close(writer, reader)
@@ -123,7 +147,7 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
 
     async def games_today(self) -> int:
         """Games started since midnight, the server's local time, by anyone."""
-        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        midnight = local_midnight(self._clock())
         rows = await self._read("SELECT count(*) FROM games WHERE started >= ?", (stamp(midnight),))
         return int(rows[0][0])
 
@@ -143,17 +167,15 @@ class Store(UserStore, GameStore, ScoreStore, DailyStore, WinnableStore):
         if refusal is not None:
             raise StoreError(refusal)
         partial = private_temp(target)  # owner-only, like the database it copies
+        stop = threading.Event()
         try:
-            copy = sqlite3.connect(partial, check_same_thread=False)
-            try:
-                # From the read connection: a copy of the last commit, while writes go on.
-                await self._reading(lambda db: db.backup(copy))
-                problems = await asyncio.to_thread(_settle_copy, copy)
-            finally:
-                copy.close()
+            # From the read connection: a copy of the last commit, while writes go on.
+            await _to_the_end(self._reading(lambda db: _copy(db, partial, stop)), stop)
+            problems = await _to_the_end(asyncio.to_thread(_settle_copy, partial, stop), stop)
             if problems != ["ok"]:
                 raise StoreError(f"the copy fails SQLite's integrity check: {problems[0]}")
             os.replace(partial, target)
+            await asyncio.to_thread(sync_folder, target.parent)
         except BaseException:
             partial.unlink(missing_ok=True)
             raise
@@ -179,7 +201,49 @@ async def _close(writer: Writer, reader: Reader) -> None:
     await reader.close()
 
 
-def _settle_copy(copy: sqlite3.Connection) -> list[str]:
+BACKUP_STEP_PAGES = 256
+"""Pages a backup copies between two looks at whether it was cancelled (1 MB of 4 KB pages)."""
+
+
+class _Stopped(Exception):
+    """A backup cancelled: its thread stops copying."""
+
+
+async def _to_the_end(work: Awaitable[T], stop: threading.Event) -> T:
+    """Await ``work`` (a thread's); if cancelled meanwhile, tell the thread to ``stop`` and
+    wait until it has, so nothing is written into the copy once it is removed."""
+    running = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        stop.set()
+        with suppress(Exception):
+            await running
+        raise
+
+
+def _copy(db: sqlite3.Connection, partial: Path, stop: threading.Event) -> None:
+    """Copy the database ``db`` reads into ``partial``, a step at a time, in one read
+    transaction (one state of the database throughout); stop early once ``stop`` is set."""
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+
+    copy = sqlite3.connect(partial)
+    try:
+        snapshot(db, lambda db: db.backup(copy, pages=BACKUP_STEP_PAGES, progress=progress))
+    finally:
+        copy.close()
+
+
+def _settle_copy(partial: Path, stop: threading.Event) -> list[str]:
     """Make a fresh copy a plain single file and check it; the integrity check's lines."""
-    copy.execute("PRAGMA journal_mode = DELETE")
-    return [row[0] for row in copy.execute("PRAGMA integrity_check")]
+    copy = sqlite3.connect(partial)
+    try:
+        copy.execute("PRAGMA journal_mode = DELETE")
+        if stop.is_set():
+            return ["cancelled"]
+        return [row[0] for row in copy.execute("PRAGMA integrity_check")]
+    finally:
+        copy.close()

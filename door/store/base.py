@@ -30,6 +30,20 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def local_midnight(now: datetime) -> datetime:
+    """The last midnight before ``now`` on the server's local clock, with the offset the
+    clock had then (on the days the clocks change, not the offset it has now).
+
+    >>> import os, time
+    >>> os.environ["TZ"] = "Europe/London"; time.tzset()
+    >>> local_midnight(datetime(2026, 3, 29, 11, 0, tzinfo=UTC)).isoformat()
+    '2026-03-29T00:00:00+00:00'
+    >>> del os.environ["TZ"]; time.tzset()
+    """
+    midnight = now.astimezone().replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    return midnight.astimezone()  # a naive time is read as local, with that moment's offset
+
+
 def stamp(when: datetime) -> str:
     """A time as stored: UTC ISO 8601 with microseconds, so that text order is time order."""
     return when.astimezone(UTC).isoformat(timespec="microseconds")
@@ -50,9 +64,11 @@ def fetch_all(db: sqlite3.Connection, sql: str, params: Iterable[Any] = ()) -> l
     return db.execute(sql, tuple(params)).fetchall()
 
 
-def configure_writer(path: Path) -> Callable[[sqlite3.Connection], None]:
+def configure_writer(
+    path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+) -> Callable[[sqlite3.Connection], None]:
     def configure(db: sqlite3.Connection) -> None:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
             raise StoreError(f"{path}: the database can't use WAL mode (got {mode})")

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sqlite3
 from datetime import date
+from pathlib import Path
 
 from door.config import Level
 from door.engine import Game
 from door.fairness import new_door_secret
+from door.files import create_once
 from door.store.base import execute, fetch_all, moment
 from door.store.games import VariantStore, rebuild
 from door.store.records import DailyDay, DailyDeal, DailyResult
+
+log = logging.getLogger("door")
 
 DAILY_SECRET = "daily"  # door_secrets.name of the secret each day's deal is drawn from
 
@@ -18,24 +24,41 @@ DAILY_SECRET = "daily"  # door_secrets.name of the secret each day's deal is dra
 class DailyStore(VariantStore):
     """Each day's deal, stored once so that every caller gets the same one all day."""
 
+    @property
+    def secret_path(self) -> Path:
+        """The deal of the day's secret, in an owner-only file of its own beside the database
+        (``canfield.db.secret``): out of the database, so out of every backup of it."""
+        return Path(f"{self.path}.secret")
+
     async def daily_secret(self) -> str:
         """The door's own secret for the deals of the day, made the first time it is asked
-        (the door asks when it opens its database) and kept for good."""
+        (the door asks when it opens its database) and kept for good in :attr:`secret_path`.
+
+        A secret an older door kept in the database moves to the file (and out of the
+        database). A database without its file (a backup restored elsewhere) gets a new
+        secret: the days already chosen keep their deals, later days are drawn anew.
+        """
+        path = self.secret_path
+        try:
+            return (await asyncio.to_thread(path.read_text)).strip()
+        except FileNotFoundError:
+            pass
         rows = await self._read("SELECT value FROM door_secrets WHERE name = ?", (DAILY_SECRET,))
-        if rows:
-            return str(rows[0][0])
-        made, now = new_door_secret(), self._now()
-
-        def keep(db: sqlite3.Connection) -> str:
-            execute(
-                db,
-                "INSERT OR IGNORE INTO door_secrets (name, value, made) VALUES (?, ?, ?)",
-                (DAILY_SECRET, made, now),
+        kept = str(rows[0][0]) if rows else None
+        made = await asyncio.to_thread(create_once, path, (kept or new_door_secret()).encode())
+        chosen = await self._read("SELECT count(*) FROM daily_deals")
+        if kept is None and chosen[0][0]:
+            log.warning(
+                "the deal of the day's secret was made anew in %s: the days already chosen "
+                "keep their deals, later days are drawn from the new secret",
+                path,
             )
-            rows = fetch_all(db, "SELECT value FROM door_secrets WHERE name = ?", (DAILY_SECRET,))
-            return str(rows[0][0])
-
-        return await self._write(keep)
+        elif kept is not None:
+            log.info("the deal of the day's secret moved out of the database to %s", path)
+        await self._write(
+            lambda db: execute(db, "DELETE FROM door_secrets WHERE name = ?", (DAILY_SECRET,))
+        )
+        return made.decode().strip()
 
     def today(self) -> date:
         """The server's local date, by the store's clock."""

@@ -18,12 +18,13 @@ from door.store.base import (
     change_one,
     execute,
     fetch_all,
+    local_midnight,
     moment,
     snapshot,
     stamp,
 )
 from door.store.group_commit import Reader, Writer
-from door.store.records import GameRecord, NotFound, StoreError, VariantRow
+from door.store.records import GameConflict, GameRecord, NotFound, StoreError, VariantRow
 from door.store.users import user_by_id
 
 GAME_COLUMNS = (
@@ -82,11 +83,11 @@ def game_by_id(db: sqlite3.Connection, game_id: int) -> GameRecord:
 
 
 def unfinished_game(db: sqlite3.Connection, user_id: int, level: int) -> int | None:
-    """The user's saved game at this level (a deal of the day's game is not one)."""
+    """The user's saved game at this level (a deal of the day's or a contest's is not one)."""
     rows = fetch_all(
         db,
         "SELECT id FROM games WHERE user_id = ? AND level = ? AND status = 'playing' "
-        "AND day IS NULL",
+        "AND day IS NULL AND contest_id IS NULL",
         (user_id, level),
     )
     return rows[0][0] if rows else None
@@ -97,11 +98,11 @@ def explain_unchanged(db: sqlite3.Connection, game_id: int, order: str, plays: i
     as an error."""
     record = game_by_id(db, game_id)
     if record.status != PLAYING:
-        raise StoreError(f"game {game_id} is over ({record.status}); it takes no more plays")
+        raise GameConflict(f"game {game_id} is over ({record.status}); it takes no more plays")
     rows = fetch_all(db, "SELECT deal_order FROM games WHERE id = ?", (game_id,))
     if rows[0][0] != order:
-        raise StoreError(f"game {game_id} was dealt differently from the game given")
-    raise StoreError(
+        raise GameConflict(f"game {game_id} was dealt differently from the game given")
+    raise GameConflict(
         f"game {game_id} has moved on to play {len(record.history)} elsewhere "
         f"(this copy is at play {plays}): was it played in two sessions?"
     )
@@ -191,9 +192,9 @@ class GameStore(VariantStore):
                     db, "SELECT 1 FROM games WHERE user_id = ? AND day = ?", (user_id, day)
                 )
                 if played:
-                    raise StoreError(f"user {user_id} has played the deal of the day {day}")
+                    raise GameConflict(f"user {user_id} has played the deal of the day {day}")
             elif unfinished_game(db, user_id, level.number) is not None:
-                raise StoreError(
+                raise GameConflict(
                     f"user {user_id} already has an unfinished game at level {level.number}"
                 )
             _, game_id = execute(
@@ -307,14 +308,14 @@ class GameStore(VariantStore):
         """The levels at which the user has a game to resume, in order."""
         rows = await self._read(
             "SELECT level FROM games WHERE user_id = ? AND status = 'playing' AND day IS NULL "
-            "ORDER BY level",
+            "AND contest_id IS NULL ORDER BY level",
             (user_id,),
         )
         return [row[0] for row in rows]
 
     async def games_started_today(self, user_id: int) -> int:
         """Games the user has started since midnight, the server's local time."""
-        midnight = self._clock().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        midnight = local_midnight(self._clock())
         rows = await self._read(
             "SELECT count(*) FROM games WHERE user_id = ? AND started >= ?",
             (user_id, stamp(midnight)),

@@ -19,11 +19,22 @@ of Python's GIL, up to 5 ms each while the event loop is busy.
 
 Reads run on a second connection: in WAL mode a reader sees the last commit and never waits
 for the writer, so scoreboards and logging in don't queue behind plays.
+
+Faults, by name: SQLite's complaint about the disk is a :class:`DiskFault`; another program
+holding the write lock past the busy timeout is :class:`StoreBusy`, once ``BEGIN IMMEDIATE``
+has been tried again a few times (as SQLite's busy handler would, without holding the event
+loop). The writer's connection is its own (nothing else uses it while it runs), and its task
+is supervised: anything unexpected that escapes it fails every waiting write at once with a
+:class:`WriterFailed`, is logged with its traceback, and the writer starts again. Each group
+checks the schema version it finds (one ``PRAGMA``, under the write lock): a database moved
+to a newer schema under the running door (by a newer door's migration) takes no more
+writes from it, each refused as :class:`SchemaMoved`, and the log says so once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,13 +42,24 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from door.store.records import DiskFault, StoreError
+from door.store.records import DiskFault, SchemaMoved, StoreBusy, StoreError, WriterFailed
+from door.tasks import Supervised
+
+log = logging.getLogger("door")
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
 
 # Writes in one transaction at most: the event loop runs them in one go (a few ms).
 GROUP_LIMIT = 200
+
+# Tries of BEGIN IMMEDIATE while another program holds the write lock, each waiting SQLite's
+# busy timeout, and the pause between two tries.
+BUSY_TRIES = 3
+BUSY_PAUSE = 0.05
+
+# Seconds before a writer that failed starts again (writes that come meanwhile wait for it).
+WRITER_RESTART_DELAY = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +78,21 @@ class CommitCounts:
     writes: int
 
 
+def is_busy(error: BaseException) -> bool:
+    """Whether SQLite said "database is locked": another connection holds the lock."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def as_store_error(error: BaseException) -> BaseException:
-    """SQLite's complaint about the disk (full, read-only, I/O) as a :class:`DiskFault`;
-    any other error as it is."""
+    """SQLite's "database is locked" as :class:`StoreBusy`, its complaint about the disk
+    (full, read-only, I/O) as a :class:`DiskFault`; any other error as it is."""
     if isinstance(error, sqlite3.IntegrityError | sqlite3.ProgrammingError):
         return error
+    if is_busy(error):
+        busy = StoreBusy(f"another program holds the database's write lock: {error}")
+        busy.__cause__ = error
+        return busy
     if isinstance(error, sqlite3.DatabaseError):
         fault = DiskFault(f"the database could not be written: {error}")
         fault.__cause__ = error
@@ -73,7 +105,7 @@ class Connection:
 
     def __init__(self, name: str) -> None:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
-        self.db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = None
 
     async def call(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in the connection's thread."""
@@ -90,17 +122,17 @@ class Connection:
                 raise
             return db
 
-        self.db = await self.call(connect)
+        self._db = await self.call(connect)
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in the connection's thread."""
-        db = self.db
+        db = self._db
         if db is None:
             raise StoreError("the store is closed")
         return await self.call(work, db)
 
     async def close(self) -> None:
-        db, self.db = self.db, None
+        db, self._db = self._db, None
         if db is not None:
             await self.call(db.close)
         self._thread.shutdown(wait=False)
@@ -128,9 +160,14 @@ class Writer(Connection):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self._queue: list[_Pending] = []
+        self._group: list[_Pending] = []  # the group being committed
         self._wake = asyncio.Event()
-        self._committer: asyncio.Task[None] | None = None
+        self._committer = Supervised(
+            "the store's writer", self._commit_groups, restart_delay=WRITER_RESTART_DELAY
+        )
         self._closing = False
+        self._schema: int | None = None  # the schema version every group must find
+        self._moved: SchemaMoved | None = None
         self._commits = 0
         self._writes = 0
 
@@ -138,32 +175,68 @@ class Writer(Connection):
     def counts(self) -> CommitCounts:
         return CommitCounts(self._commits, self._writes)
 
+    async def before_writes(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work(connection)`` in the writer's thread, before any write is taken (the
+        migrations, at open)."""
+        if self._committer.running:
+            raise StoreError("the writer has begun taking writes")
+        return await super().run(work)
+
+    def expect_schema(self, version: int) -> None:
+        """Every group from now on must find the database at schema ``version``: one moved
+        to another under the door (a newer door migrated it) takes no more writes."""
+        self._schema = version
+
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in the next group; its value once that group is committed."""
-        if self._closing or self.db is None:
+        if self._closing or self._db is None:
             raise StoreError("the store is closed")
+        if self._moved is not None:
+            raise self._moved
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(work, future))
         self._wake.set()
-        if self._committer is None:
-            self._committer = asyncio.create_task(self._commit_groups(), name="store-writer")
+        self._committer.start()
         return await future
 
     async def _commit_groups(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while self._queue:
-                group = [p for p in self._queue[:GROUP_LIMIT] if not p.future.cancelled()]
-                del self._queue[:GROUP_LIMIT]
-                if group:
-                    await self._commit_group(group)
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._queue:
+                    group = [p for p in self._queue[:GROUP_LIMIT] if not p.future.cancelled()]
+                    del self._queue[:GROUP_LIMIT]
+                    if group:
+                        self._group = group
+                        await self._commit_group(group)
+                        self._group = []
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:
+            self._fail_waiting(error)
+            if isinstance(error, Exception | KeyboardInterrupt | SystemExit):
+                raise
+            # Anything else escaping a write is the writer's failure too: logged, restarted.
+            raise RuntimeError(f"a write raised {error!r}") from error
+
+    def _fail_waiting(self, error: BaseException) -> None:
+        """The writer failed: nothing of the group under way is stored, and every write
+        waiting (in that group or queued after it) fails now rather than waiting forever."""
+        if self._db is not None:
+            _roll_back(self._db)
+        waiting, self._group, self._queue = self._group + self._queue, [], []
+        for pending in waiting:
+            if not pending.future.done():
+                fault = WriterFailed(f"the store's writer failed ({error!r}); it starts again")
+                fault.__cause__ = error
+                pending.future.set_exception(fault)
 
     async def _commit_group(self, group: list[_Pending]) -> None:
         works = [p.work for p in group]
         try:
             # The write lock, waited for once for the group (another program may hold it).
-            await self.call(self._begin)
+            await self._begin_patiently()
         except Exception as error:
             outcomes = [WriteResult(error=error)] * len(group)
         else:
@@ -179,14 +252,39 @@ class Writer(Connection):
                 pending.future.set_exception(as_store_error(outcome.error))
 
     def _begin(self) -> None:
-        assert self.db is not None
-        self.db.execute("BEGIN IMMEDIATE")
+        assert self._db is not None
+        self._db.execute("BEGIN IMMEDIATE")
+        if self._schema is None:
+            return
+        found = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if found != self._schema:
+            self._db.execute("ROLLBACK")
+            if self._moved is not None:
+                raise self._moved
+            self._moved = SchemaMoved(
+                f"the database was moved to schema version {found} under this door (which "
+                f"knows version {self._schema}): no more writes until a door that knows it runs"
+            )
+            log.critical("%s", self._moved)
+            raise self._moved
+
+    async def _begin_patiently(self) -> None:
+        """BEGIN IMMEDIATE, tried again while another program holds the write lock past
+        SQLite's busy timeout; the "database is locked" error once the tries are spent."""
+        for tries_left in reversed(range(BUSY_TRIES)):
+            try:
+                await self.call(self._begin)
+                return
+            except sqlite3.OperationalError as error:
+                if not is_busy(error) or not tries_left:
+                    raise
+            await asyncio.sleep(BUSY_PAUSE)
 
     async def _together(self, works: list[Work]) -> list[WriteResult] | None:
         """In the transaction begun: each write in its savepoint, then one commit; None if
         the group as a whole failed (rolled back: nothing of it stored)."""
-        assert self.db is not None
-        db = self.db
+        assert self._db is not None
+        db = self._db
         if len(works) == 1:
             return [await self._commit_one(works[0])]
         try:
@@ -204,15 +302,15 @@ class Writer(Connection):
     async def _alone(self, work: Work) -> WriteResult:
         """``work`` in a transaction of its own."""
         try:
-            await self.call(self._begin)
-        except sqlite3.Error as error:
+            await self._begin_patiently()
+        except (sqlite3.Error, SchemaMoved) as error:
             return WriteResult(error=error)
         return await self._commit_one(work)
 
     async def _commit_one(self, work: Work) -> WriteResult:
         """In the transaction begun: ``work``, then the commit."""
-        assert self.db is not None
-        db = self.db
+        assert self._db is not None
+        db = self._db
         try:
             value = work(db)
             await self.call(db.execute, "COMMIT")
@@ -225,7 +323,7 @@ class Writer(Connection):
 
     async def close(self) -> None:
         """Commit what is queued, then close."""
-        if self._committer is not None and not self._closing:
+        if self._committer.running and not self._closing:
             self._closing = True
             # Writes are committed in the order they came: once this one is, all are.
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -233,9 +331,7 @@ class Writer(Connection):
             self._wake.set()
             with suppress(StoreError):
                 await future
-            self._committer.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._committer
+        await self._committer.close()
         self._closing = True
         await super().close()
 

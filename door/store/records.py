@@ -26,9 +26,32 @@ class NotFound(StoreError, LookupError):
     """No such user or game (deleted by the sysop, or never there)."""
 
 
-class DiskFault(StoreError):
-    """The database could not be written (a full disk, a read-only file, an I/O error):
-    the change asked for was not stored, and nothing stored before it was lost."""
+class GameConflict(StoreError):
+    """The stored game is not where this copy of it thinks: played on meanwhile on another
+    line, over, dealt differently, or a game already begun at that level or that day."""
+
+
+class StoreFault(StoreError):
+    """The database, not the request, failed: the change asked for was not stored, and
+    nothing stored before it was lost. Its kinds below say why."""
+
+
+class DiskFault(StoreFault):
+    """The database could not be written (a full disk, a read-only file, an I/O error)."""
+
+
+class StoreBusy(StoreFault):
+    """Another program (a door-mode process, the sysop's command line) held the database's
+    write lock longer than the store waits and tries again."""
+
+
+class WriterFailed(StoreFault):
+    """The store's writer failed while this change waited for it; it starts again."""
+
+
+class SchemaMoved(StoreFault):
+    """The database was moved to a newer schema under the running door: it takes no more
+    writes until a door that knows that schema runs it."""
 
 
 class SchemaTooNew(StoreError):

@@ -12,8 +12,11 @@ which sorts in time order. Aliases are compared by ``alias_key`` (folded case, s
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
 
+from door.files import private_temp, sync_folder
 from door.store.records import SchemaTooNew
 
 _VERSION_1 = (
@@ -165,6 +168,48 @@ _VERSION_6 = (
 # the door's default (hot keys on an ANSI screen, lines on a plain one).
 _VERSION_7 = ("ALTER TABLE users ADD COLUMN hot_keys INTEGER",)
 
+# What `sysop status` and the daily limit read: the games started since midnight.
+_VERSION_8 = ("CREATE INDEX games_by_start ON games (started)",)
+# Contests: a set of sealed deals everyone plays once between two times, and one table.
+# A contest's deals are drawn from `secrets` when it is declared and kept with their salts;
+# its games are ordinary games that name the contest and the deal's place in it (1 to N).
+_VERSION_9 = (
+    """
+    CREATE TABLE contests (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL,
+        name_key    TEXT NOT NULL UNIQUE,         -- the name folded, to compare
+        level       INTEGER NOT NULL,             -- the menu number it is played at
+        variant_id  INTEGER NOT NULL REFERENCES variants (id),
+        opens       TEXT NOT NULL,
+        closes      TEXT NOT NULL,
+        made        TEXT NOT NULL,
+        opened      TEXT,                         -- when the door opened it (seals shown)
+        closed      TEXT,                         -- when it closed (deals and salts shown)
+        CHECK (closes > opens)
+    )
+    """,
+    """
+    CREATE TABLE contest_deals (
+        contest_id  INTEGER NOT NULL REFERENCES contests (id) ON DELETE CASCADE,
+        number      INTEGER NOT NULL,             -- 1 to N: how callers know the deal
+        deal        INTEGER NOT NULL,             -- from `secrets`; secret until the close
+        salt        TEXT NOT NULL,                -- the salt of the deal's seal
+        PRIMARY KEY (contest_id, number)
+    )
+    """,
+    "ALTER TABLE games ADD COLUMN contest_id INTEGER REFERENCES contests (id)",
+    "ALTER TABLE games ADD COLUMN contest_deal INTEGER",
+    # A contest game is not the caller's saved game of its level, and each deal is played
+    # once per caller.
+    "DROP INDEX games_unfinished",
+    "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level, coalesce(day, ''), "
+    "coalesce(contest_id, 0), coalesce(contest_deal, 0)) WHERE status = 'playing'",
+    "CREATE UNIQUE INDEX games_contest ON games (user_id, contest_id, contest_deal) "
+    "WHERE contest_id IS NOT NULL",
+    "CREATE INDEX games_by_contest ON games (contest_id) WHERE contest_id IS NOT NULL",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
@@ -173,6 +218,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_5,
     _VERSION_6,
     _VERSION_7,
+    _VERSION_8,
+    _VERSION_9,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 
@@ -183,10 +230,23 @@ def schema_version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
+def before_migration(database: Path, version: int) -> Path:
+    """Where a database at schema ``version`` is copied before it is migrated:
+    ``canfield-schema-6.db`` beside ``canfield.db``.
+
+    >>> before_migration(Path("/srv/canfield.db"), 6)
+    PosixPath('/srv/canfield-schema-6.db')
+    """
+    return database.with_name(f"{database.stem}-schema-{version}{database.suffix or '.db'}")
+
+
 def migrate(db: sqlite3.Connection) -> int:
     """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at.
 
-    The connection must be in autocommit mode (``isolation_level=None``).
+    A database with tables in it is first copied whole beside itself (see
+    :func:`before_migration`), so a migration that goes wrong, or a door that turns out
+    too new, can be undone by hand. The connection must be in autocommit mode
+    (``isolation_level=None``).
     """
     found = before = schema_version(db)
     if found > SCHEMA_VERSION:
@@ -194,6 +254,8 @@ def migrate(db: sqlite3.Connection) -> int:
             f"the database is at schema version {found}, newer than this door's "
             f"{SCHEMA_VERSION}: run a newer canfield-door"
         )
+    if 0 < found < SCHEMA_VERSION:
+        _copy_before_migration(db, found)
     while found < SCHEMA_VERSION:
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -210,3 +272,22 @@ def migrate(db: sqlite3.Connection) -> int:
             raise
         found = schema_version(db)
     return before
+
+
+def _copy_before_migration(db: sqlite3.Connection, version: int) -> None:
+    """The database as it is now, owner-only, whole or not at all, beside itself."""
+    database = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    target = before_migration(database, version)
+    partial = private_temp(target)
+    try:
+        copy = sqlite3.connect(partial)
+        try:
+            db.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            copy.close()
+        os.replace(partial, target)
+        sync_folder(target.parent)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise

@@ -16,10 +16,11 @@ from door.config import Config, Level
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.solving.daily import close_past_days
-from door.store import DailyDeal, DiskFault, StoreError
+from door.store import DailyDeal, StoreError, StoreFault
 from door.views.daily import board_lines, day_list_lines
 from door.views.pages import Entry, PageLine, Text
 from door.visit.context import Visit
+from door.visit.faults import fault_words, log_fault
 from door.visit.play import play_game
 from door.visit.screens import wait_key, whole_number
 
@@ -105,8 +106,9 @@ async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str
         game = Game.deal(level.variant, deal.deal)
         try:
             game_id = await store.start_game(visit.user.id, level, game, day=deal.day)
-        except DiskFault:
-            raise
+        except StoreFault as fault:
+            log_fault(visit, "the deal of the day's game", fault)
+            return f"The game could not be stored ({fault_words(fault)}): try again later."
         except StoreError:  # begun meanwhile in another session
             return ALREADY_PLAYED
     # The game screen's title says which game this is.

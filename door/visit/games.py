@@ -12,7 +12,7 @@ from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
-from door.store import StoreError
+from door.store import StoreError, StoreFault
 from door.views.pages import (
     Entry,
     PageLine,
@@ -20,6 +20,7 @@ from door.views.pages import (
     level_line,
 )
 from door.visit.context import Visit
+from door.visit.faults import fault_words, log_fault
 from door.visit.play import GameExit, play_game
 from door.visit.screens import ask_line, say, show_lines, wait_key, whole_number
 
@@ -112,6 +113,9 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
         game.resign()
         try:
             await visit.store.finish_game(game_id, game)
+        except StoreFault as fault:
+            log_fault(visit, f"resigning saved game {game_id}", fault)
+            return f"Your saved game was not resigned ({fault_words(fault)}); it is kept."
         except StoreError:  # played on meanwhile on another line
             return "That saved game was played on meanwhile on another line; it is kept."
         visit.game_ended()
@@ -133,6 +137,9 @@ async def new_game(visit: Visit, level: Level, number: int | None) -> str:
             game_id = await visit.store.start_game(
                 visit.user.id, level, game, practice=number is not None
             )
+        except StoreFault as fault:
+            log_fault(visit, "a new game", fault)
+            return f"The new game could not be stored ({fault_words(fault)}): try again later."
         except StoreError:  # a game begun meanwhile at this level, on another line
             return "You have a saved game at that level: R resumes it."
         outcome = await play_game(visit, level, game_id, game)
@@ -216,6 +223,8 @@ async def numbered_deal(visit: Visit) -> str:
     today = await visit.store.daily_deal(visit.store.today())
     if today is not None and today.deal == number:
         return "That is today's deal of the day: practise it from tomorrow."
+    if await visit.store.contest_holding(number) is not None:
+        return "That is a deal of a contest: practise it once the contest has closed."
     level = await choose_level(visit, f"Deal {number} (practice): at which level?")
     if level is None:
         return ""

@@ -38,10 +38,16 @@ async def log_in(visit: Visit) -> User | None:
     message = ""  # shown until the caller's next answer: a wrong password stays in view
     while failures < LOGIN_TRIES:
         alias = await ask_line(
-            visit, "Canfield", lines, "Your alias (or NEW): ", message, max_length=ALIAS_LENGTH
+            visit,
+            "Canfield",
+            lines,
+            "Your alias (or NEW): ",
+            message,
+            max_length=ALIAS_LENGTH,
+            skip_blank=True,  # an Enter alone draws no page: a flood of them costs nothing
         )
         message = ""
-        if not alias:
+        if not alias:  # Q on a welcome of more than one page: shown again
             continue
         if alias.upper() == NEW:
             user = await sign_up(visit, "")

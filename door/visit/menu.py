@@ -15,6 +15,7 @@ from door.views.pages import (
     statistics_lines,
 )
 from door.views.texts import rules_lines
+from door.visit.contests import contests, latest_table
 from door.visit.context import Visit
 from door.visit.daily import deal_of_the_day
 from door.visit.games import choose_and_play, level_numbered, numbered_deal, resume
@@ -41,6 +42,7 @@ async def main_menu(visit: Visit, message: str = "") -> None:
         if visit.solving is not None:
             entries.append(Entry("D", "Deal of the day"))
         entries += [
+            Entry("C", "Contests"),
             Entry("#", "Play a numbered deal"),
             Entry("S", "Scoreboards"),
             Entry("M", "My statistics"),
@@ -61,6 +63,8 @@ async def main_menu(visit: Visit, message: str = "") -> None:
             message = await numbered_deal(visit)
         elif key == "D" and visit.solving is not None:
             message = await deal_of_the_day(visit)
+        elif key == "C":
+            message = await contests(visit)
         elif key == "S":
             visit.doing("reading the scoreboards")
             await scoreboards(visit)
@@ -84,9 +88,15 @@ async def scoreboards(visit: Visit) -> None:
         lines: list[PageLine] = [
             Entry(str(level.number), f"High scores: {level.name}") for level in config.levels
         ]
-        lines += [Entry("A", "All callers' standings"), Entry("Q", "Back to the menu")]
+        lines += [
+            Entry("A", "All callers' standings"),
+            Entry("C", "The contest's table"),
+            Entry("Q", "Back to the menu"),
+        ]
         key = await wait_key(visit, "Scoreboards", lines, "Which board? ", message)
-        if key == "A":
+        if key == "C":
+            await latest_table(visit)
+        elif key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
             await wait_key(visit, "Standings", standing_lines(standings), "Press any key. ")
         elif (number := whole_number(key)) is not None and (
@@ -102,7 +112,7 @@ async def scoreboards(visit: Visit) -> None:
         elif key in ("Q", "\r"):
             return
         else:
-            message = "Press a level's number, A or Q."
+            message = "Press a level's number, A, C or Q."
             continue
         message = ""
 

@@ -14,6 +14,7 @@ import asyncio
 import copy
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
@@ -22,7 +23,7 @@ from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, RESIGNED, STUCK, WON
 from door.fairness import seal
-from door.store import DiskFault, GameRecord, StoreError
+from door.store import GameRecord, StoreError, StoreFault
 from door.views.board import (
     GOOD_NEWS,
     INFO,
@@ -42,6 +43,7 @@ from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
+from door.visit.faults import fault_words, log_fault
 from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
 from door.visit.screens import show_lines
 
@@ -58,7 +60,42 @@ PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
 SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
+
+
+def not_saved(fault: StoreFault) -> str:
+    """What the caller reads when a play could not be stored."""
+    return f"Your play could not be saved ({fault_words(fault)}): the game is as it was."
+
+
 NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
+
+
+RESIGN_FOR_NEW = "Resign this game and deal a new one? (Y/N) "
+
+
+@dataclass(frozen=True, slots=True)
+class GameTerms:
+    """What a game's screen allows beyond the level's rules. The default is an ordinary
+    game; a contest's game sets all of them:
+
+    - ``no_hints``: why HINT is refused ("" lets the level's hints be asked);
+    - ``sealed_until``: shown in place of the deal once the game is over, while the deal
+      must stay secret still ("" shows the deal and salt at the end);
+    - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
+      caller is told then (as a deal of the day's game ends with its day);
+    - ``resign``: the question that confirms N;
+    - ``won``: what a win says in place of its place on the level's high scores.
+    """
+
+    no_hints: str = ""
+    sealed_until: str = ""
+    closes: datetime | None = None
+    closed: str = ""
+    resign: str = RESIGN_FOR_NEW
+    won: str = ""
+
+
+ORDINARY = GameTerms()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,21 +109,23 @@ class GameLabels:
     opening: str
 
 
-def labels_of(record: GameRecord, game: Game) -> GameLabels:
+def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> GameLabels:
     """The words for a game: a scored game by its number and seal until it ends, then its
-    deal and salt; a practice game by its deal from the start."""
+    deal and salt (or, under ``terms.sealed_until``, still its seal); a practice game by its
+    deal from the start."""
     deal = game.deal_number
     if record.practice:
         name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
         return GameLabels(name, PRACTICE_NOTE, f"{name}.")
     caption = f"Game {record.id}"
-    if game.status != PLAYING and deal is not None:
+    if game.status != PLAYING and deal is not None and not terms.sealed_until:
         salt = f"  salt {record.salt}" if record.salt else ""
         return GameLabels(caption, f"Deal {deal}{salt}", f"{caption}.")
     if record.salt is None or deal is None:
         return GameLabels(caption, "", f"{caption}.")
     sealed = seal(deal, record.salt)
-    return GameLabels(caption, f"Seal {sealed} (deal and salt shown at the end)", f"{caption}.")
+    when = terms.sealed_until or "at the end"
+    return GameLabels(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +141,19 @@ class GameExit:
 class GameScreen:
     """The board of one game on one caller's terminal, ANSI or plain."""
 
-    def __init__(self, visit: Visit, level: Level, game: Game, record: GameRecord) -> None:
+    def __init__(
+        self,
+        visit: Visit,
+        level: Level,
+        game: Game,
+        record: GameRecord,
+        terms: GameTerms = ORDINARY,
+    ) -> None:
         self.visit = visit
         self.level = level
         self.game = game
         self.record = record
+        self.terms = terms
         self.buffer = ScreenBuffer(80, 24)
         self.message = ""
         self.message_style = MESSAGE
@@ -119,9 +166,10 @@ class GameScreen:
             hot=visit.hot_keys, pointer=visit.look.ansi, columns=len(game.tableau)
         )
         self._echoed = ""  # what a plain caller has been shown of their typing
-        # A key changed the typing or the pointer while more keys waited: the screen owes
-        # the caller a look at it once they have all been read.
-        self.owed = False
+        # Owed to the caller once no more keys wait: the board, or what they typed. A run of
+        # keys sent at once is answered with one draw, not one a key.
+        self.owes_draw = False
+        self.owes_typing = False
 
     @property
     def look(self) -> Look:
@@ -133,7 +181,8 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
-        labels = labels_of(self.record, self.game)
+        self.owes_draw = self.owes_typing = False
+        labels = labels_of(self.record, self.game, self.terms)
         draw_board(
             self.buffer,
             game or self.game,
@@ -149,7 +198,6 @@ class GameScreen:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
         keys = self.keys
-        self.owed = False
         prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
         if self.look.terse and not full:
             terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
@@ -174,12 +222,25 @@ class GameScreen:
             terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
             self._echoed = ""
 
+    def settle(self) -> None:
+        """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
+        commands dropped as too many (``Terminal.may_act``)."""
+        dropped = self.visit.terminal.take_dropped()
+        if dropped:
+            what = "a command" if dropped == 1 else f"{dropped} commands"
+            self.say(f"Keys came faster than the door can answer: {what} dropped.", REFUSAL)
+            self.owes_draw = True
+        if self.owes_draw:
+            self.draw()
+        elif self.owes_typing:
+            self.show_typing()
+
     def show_typing(self) -> None:
         """Show what the caller has typed so far: in the prompt (ANSI), or as an echo."""
         if self.look.ansi:
             self.draw()
             return
-        self.owed = False
+        self.owes_typing = False
         terminal = self.visit.terminal
         typed = self.keys.typed
         if not terminal.echo:
@@ -233,12 +294,15 @@ class GameScreen:
         return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
 
 
-async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> GameExit:
+async def play_game(
+    visit: Visit, level: Level, game_id: int, game: Game, terms: GameTerms = ORDINARY
+) -> GameExit:
     """Play until the game ends or the caller leaves it; every play is stored first.
 
-    A scored game's deal number is shown only once the game is over."""
+    A scored game's deal number is shown only once the game is over (or, under ``terms``,
+    not even then)."""
     record = await visit.store.game_record(game_id)
-    screen = GameScreen(visit, level, game, record)
+    screen = GameScreen(visit, level, game, record, terms)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
     terminal.replay = screen.replay
@@ -249,19 +313,21 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
         # The prompt says "? for help"; the message line need not say it again, but for a
         # game a line per play, whose prompt is short.
         help_hint = " Type ? for help." if screen.look.terse else ""
-        opening = labels_of(record, game).opening
+        opening = labels_of(record, game, terms).opening
         screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
         if not screen.look.terse:  # a game a line per play has no board to click on
             terminal.report_mouse(True)
         screen.draw(full=True)
         keys = screen.keys
         while True:
+            if not terminal.keys_waiting():
+                screen.settle()
             await terminal.flush()
             if screen.look.terse:
                 line = await terminal.read_line(COMMAND_LENGTH)
                 screen.erase_typing()
                 command = " ".join(line.upper().split())
-                if _day_is_over(visit, record):
+                if _day_is_over(visit, record) or _time_is_up(visit, terms):
                     return await _close_the_day(visit, screen, game_id)
                 if not command:
                     screen.say("")  # in lines, only the prompt again
@@ -276,7 +342,9 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
                 steps = keys.expire()
             else:
                 steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
-            if any(step.command for step in steps) and _day_is_over(visit, record):
+            if any(step.command for step in steps) and (
+                _day_is_over(visit, record) or _time_is_up(visit, terms)
+            ):
                 if any(step.hot for step in steps):
                     terminal.expect_enter()  # the Enter sent with the key is the key's own
                 return await _close_the_day(visit, screen, game_id)
@@ -284,8 +352,6 @@ async def play_game(visit: Visit, level: Level, game_id: int, game: Game) -> Gam
                 ended = await _step(visit, screen, game_id, step)
                 if ended is not None:
                     return ended
-            if screen.owed and not terminal.keys_waiting():
-                screen.show_typing()  # the last of the keys that came together made no step
     finally:
         terminal.on_notice = None
         terminal.replay = None
@@ -299,13 +365,10 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
     if step.said and not step.command:
         screen.say(step.said, REFUSAL if step.refused else MESSAGE)
     if step.command is None:
-        if visit.terminal.keys_waiting():  # the rest of a line sent at once comes first
-            screen.owed = True
-        else:
-            screen.show_typing()
+        screen.owes_typing = True  # shown once the rest of a line sent at once is read
         return None
     if not step.command:
-        screen.draw()
+        screen.owes_draw = True
         return None
     return await _command(visit, screen, game_id, step.command, step.said)
 
@@ -314,7 +377,10 @@ async def _command(
     visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
 ) -> GameExit | None:
     """Run one command line; ``said`` is what to show after an ordinary play (the
-    pointer's play, as a command)."""
+    pointer's play, as a command). Past what a person could ask for, it is dropped."""
+    if not visit.terminal.may_act():
+        screen.owes_draw = True  # the caller is told once the keys that came are read
+        return None
     game = screen.game
     if command == QUIT:
         return GameExit(game.status, practice=screen.record.practice)
@@ -347,10 +413,16 @@ async def _command(
         screen.draw(full=True)
         return None
     if command == RESIGN:
-        if await _confirm(visit, screen, "Resign this game and deal a new one? (Y/N) "):
+        if await _confirm(visit, screen, screen.terms.resign):
             game.resign()
             try:
                 await visit.store.finish_game(game_id, game)
+            except StoreFault as fault:
+                log_fault(visit, f"resigning game {game_id}", fault)
+                screen.game = await visit.store.load_game(game_id)
+                screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
+                screen.draw()
+                return None
             except StoreError:
                 return await _played_elsewhere(visit, screen)
             await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
@@ -367,7 +439,7 @@ async def _command(
         return None
     try:
         await visit.store.record_play(game_id, game)
-    except DiskFault as fault:
+    except StoreFault as fault:
         await _play_not_stored(visit, screen, game_id, fault)
         return None
     except StoreError:
@@ -407,18 +479,12 @@ def _look_at(screen: GameScreen, pile: str) -> None:
 
 
 async def _play_not_stored(
-    visit: Visit, screen: GameScreen, game_id: int, fault: DiskFault
+    visit: Visit, screen: GameScreen, game_id: int, fault: StoreFault
 ) -> None:
     """The play could not be stored: say so, and go back to the game as last stored."""
-    log.warning(
-        "node %d (%s): a play in game %d was not stored: %s",
-        visit.node,
-        sanitize(visit.terminal.alias or "?"),
-        game_id,
-        fault,
-    )
+    log_fault(visit, f"a play in game {game_id}", fault)
     screen.game = await visit.store.load_game(game_id)
-    screen.say(NOT_SAVED, REFUSAL)
+    screen.say(not_saved(fault), REFUSAL)
     screen.draw()
 
 
@@ -427,13 +493,19 @@ def _day_is_over(visit: Visit, record: GameRecord) -> bool:
     return record.day is not None and record.day < visit.store.today().isoformat()
 
 
+def _time_is_up(visit: Visit, terms: GameTerms) -> bool:
+    """Has the time the game's terms give it run out (a contest's close)?"""
+    return terms.closes is not None and visit.store.now() >= terms.closes
+
+
 async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> GameExit:
     """The day of this deal of the day ended while it was played: it counts as resigned."""
     game = screen.game
     game.resign()
     await visit.store.finish_game(game_id, game)  # safe if the door closed it already
     visit.game_ended()
-    screen.say(f"The day is over: this game counts as {game.status}.", REFUSAL)
+    closed = screen.terms.closed or "The day is over"
+    screen.say(f"{closed}: this game counts as {game.status}.", REFUSAL)
     screen.prompt = GO_ON
     screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
@@ -488,7 +560,12 @@ async def _game_over(
     screen.prompt = GO_ON
     if game.status == WON:
         await _celebrate(visit, screen, game_id)
-    elif game.status == STUCK and visit.solving is not None and visit.config.solver.tell_winnable:
+    elif (
+        game.status == STUCK
+        and visit.solving is not None
+        and visit.config.solver.tell_winnable
+        and not screen.terms.sealed_until  # whether a secret deal can be won is a hint
+    ):
         screen.prompt = ""
         screen.say("No play can change anything any more. Could the deal have been won? ...")
         screen.draw()
@@ -518,12 +595,9 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
     caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
     screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
-    if screen.record.practice:
-        screen.say(
-            f"You won! Final score {game.score} in {game.moves} moves. "
-            "Practice: it is not on the high scores.",
-            GOOD_NEWS,
-        )
+    if screen.record.practice or screen.terms.won:
+        where = screen.terms.won or "Practice: it is not on the high scores."
+        screen.say(f"You won! Final score {game.score} in {game.moves} moves. {where}", GOOD_NEWS)
         return
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
     place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
@@ -550,13 +624,24 @@ def ordinal(number: int) -> str:
 
 
 async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
+    if screen.terms.no_hints:
+        screen.say(screen.terms.no_hints, REFUSAL)
+        screen.draw()
+        return
     if screen.hinter.asks_the_solver(screen.game):
         screen.say("The solver is looking for a winning line ...")
         screen.draw()
         await visit.terminal.flush()
     hint = await screen.hinter.hint(screen.game)
     if hint.assisted:
-        await visit.store.mark_assisted(game_id)
+        try:
+            await visit.store.mark_assisted(game_id)
+        except StoreFault as fault:
+            # Unmarked, a hint would leave a helped game on the scoreboards: none is given.
+            log_fault(visit, f"the hint taken in game {game_id}", fault)
+            screen.say(f"No hint now ({fault_words(fault)}): try again later.", REFUSAL)
+            screen.draw()
+            return
     screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
     screen.draw()
 

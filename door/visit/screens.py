@@ -59,11 +59,14 @@ async def ask_line(
     *,
     max_length: int = 60,
     mask: bool = False,
+    skip_blank: bool = False,
 ) -> str:
-    """Show a page and read a line the caller types, stripped (see ``Terminal.read_line``)."""
+    """Show a page and read a line the caller types, stripped (see ``Terminal.read_line``;
+    ``skip_blank``: an empty line is not an answer, and the page is not drawn again)."""
     if not await show_lines(visit, title, lines, prompt, message):
         return ""
-    return (await visit.terminal.read_line(max_length, mask=mask)).strip()
+    line = await visit.terminal.read_line(max_length, mask=mask, skip_blank=skip_blank)
+    return line.strip()
 
 
 async def say(visit: Visit, text: str) -> None:

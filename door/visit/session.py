@@ -19,6 +19,7 @@ import logging
 from ansi.sequences import clear_to_end_of_line, move, reset, show_cursor
 from ansi.text import sanitize
 from door.config import Config
+from door.contests import keep_contests_on_time
 from door.net.nodes import Nodes
 from door.net.terminal import Terminal
 from door.solving.daily import close_past_days
@@ -157,6 +158,8 @@ async def run_visit(visit: Visit, user: User) -> None:
     if await close_past_days(visit.store, today, user.id):
         message = "Your unfinished deal of an earlier day counts as resigned."
     await close_past_days(visit.store, today)
+    if await keep_contests_on_time(visit.store):  # likewise contests that open or close
+        visit.game_ended()  # for the bulletins
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
     if visit.look.ansi:

@@ -1,0 +1,119 @@
+"""Contests at work: their clock (each opens and closes on its own, whoever asks first: the
+running door's once-a-minute round, or the next caller in door mode) and a contest's table
+as data, for the bulletins, the sysop's results and a web page.
+
+What a contest shows depends on where it stands: nothing of its deals before it opens, the
+seals of its deals from its opening, and their numbers and salts once it has closed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ansi.text import sanitize
+from door.store import Store
+from door.store.contests import COMING, Contest, ContestDeal, ContestStanding
+
+log = logging.getLogger("door")
+
+
+async def keep_contests_on_time(store: Store) -> bool:
+    """Open and close the contests whose time has come, and say so in the log (seals, not
+    deals: a deal's number never reaches the log before its contest closes). Whether any
+    did (the bulletins then show it)."""
+    changes = await store.settle_contests()
+    for change in changes:
+        name = sanitize(change.contest.name)
+        if change.what == "opened":
+            deals = await store.contest_deals(change.contest.id)
+            seals = ", ".join(f"{deal.number}. {deal.seal}" for deal in deals)
+            log.info(
+                "contest %s is open until %s; the seals of its deals: %s",
+                name,
+                _local(change.contest.closes),
+                seals,
+            )
+        else:
+            log.info(
+                "contest %s has closed (%d unfinished games count as resigned); its deals "
+                "are shown",
+                name,
+                change.resigned,
+            )
+    return bool(changes)
+
+
+@dataclass(frozen=True, slots=True)
+class ContestBoard:
+    """A contest as anyone may see it now: ``seals`` from its opening on, ``deals`` (numbers
+    and salts) once it has closed, and its table, best first."""
+
+    contest: Contest
+    state: str
+    seals: tuple[str, ...]
+    deals: tuple[ContestDeal, ...]
+    rows: tuple[ContestStanding, ...]
+
+
+async def contest_board(
+    store: Store, contest: Contest | None = None, bbs: str | None = None
+) -> ContestBoard | None:
+    """The board of ``contest``, or of the latest contest that has opened (None if none
+    has); with ``bbs``, only that board's callers."""
+    now = store.now()
+    if contest is None:
+        opened = [c for c in await store.contests() if c.state(now) != COMING]
+        if not opened:
+            return None
+        contest = opened[-1]
+    state = contest.state(now)
+    deals = await store.contest_deals(contest.id)
+    rows = await store.contest_table(contest.id)
+    if bbs is not None:
+        rows = [row for row in rows if row.bbs == bbs]
+    return ContestBoard(
+        contest=contest,
+        state=state,
+        seals=() if state == COMING else tuple(deal.seal for deal in deals),
+        deals=tuple(deals) if contest.revealed else (),
+        rows=tuple(rows),
+    )
+
+
+def board_json(board: ContestBoard) -> dict[str, Any]:
+    """A contest's board as plain JSON values (for the JSON bulletin and web pages)."""
+    contest = board.contest
+    return {
+        "name": sanitize(contest.name),
+        "level": contest.level,
+        "deals": contest.deals,
+        "opens": contest.opens.isoformat(),
+        "closes": contest.closes.isoformat(),
+        "state": board.state,
+        "seals": list(board.seals),
+        "revealed": [
+            {"number": deal.number, "deal": deal.deal, "salt": deal.salt, "seal": deal.seal}
+            for deal in board.deals
+        ],
+        "table": [
+            {
+                "rank": rank,
+                "alias": sanitize(row.alias),
+                "bbs": None if row.bbs is None else sanitize(row.bbs),
+                "played": row.played,
+                "score": row.score,
+                "moves": row.moves,
+                "finished": None if row.finished is None else row.finished.isoformat(),
+                "assisted": row.assisted,
+                "unfinished": row.playing,
+            }
+            for rank, row in enumerate(board.rows, start=1)
+        ],
+    }
+
+
+def _local(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")

@@ -1,0 +1,201 @@
+// The door's page: xterm.js on a WebSocket carrying telnet, as on any telnet line.
+// The game is the door's; this only draws what it sends and sends back what is typed,
+// answering the few telnet questions a terminal answers (terminal type, window size).
+(function () {
+    "use strict";
+
+    const IAC = 255, DONT = 254, DO = 253, WONT = 252, WILL = 251, SB = 250, SE = 240;
+    const BINARY = 0, ECHO = 1, SGA = 3, TTYPE = 24, NAWS = 31;
+    const IS = 0, SEND = 1;
+    const TERMINAL_TYPE = "xterm-256color";
+    const OURS = new Set([BINARY, TTYPE, NAWS]);  // what we will do when asked
+    const THEIRS = new Set([BINARY, ECHO, SGA]);  // what we let the door do
+    const COLUMNS = 80, ROWS = 24;  // the door's screen: the terminal is never smaller
+
+    const status = document.getElementById("status");
+    const again = document.getElementById("again");
+    const holder = document.getElementById("terminal");
+    const terminal = new Terminal({
+        cols: COLUMNS,
+        rows: ROWS,
+        fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", Consolas, "Liberation Mono", monospace',
+        fontSize: 16,
+        scrollback: 0,
+        cursorBlink: true,
+    });
+    const fit = new FitAddon.FitAddon();
+    terminal.loadAddon(fit);
+    terminal.open(holder);
+    window.door = { terminal: terminal };  // for the curious, and for the tests
+
+    let socket = null;
+    let state = "closed";
+    const agreed = new Set();  // options in force, ours (+0) and theirs (+256)
+
+    function say(text, cutOff) {
+        status.textContent = text;
+        again.hidden = !cutOff;
+        document.body.dataset.state = state;
+    }
+
+    function send(bytes) {
+        if (socket && socket.readyState === WebSocket.OPEN) {
+            socket.send(bytes);
+        }
+    }
+
+    function command(verb, option) {
+        send(new Uint8Array([IAC, verb, option]));
+    }
+
+    function sendSize() {
+        if (!agreed.has(NAWS)) {
+            return;
+        }
+        const size = [terminal.cols >> 8, terminal.cols & 255, terminal.rows >> 8, terminal.rows & 255];
+        const escaped = [];
+        for (const byte of size) {
+            escaped.push(byte);
+            if (byte === IAC) {
+                escaped.push(IAC);
+            }
+        }
+        send(new Uint8Array([IAC, SB, NAWS, ...escaped, IAC, SE]));
+    }
+
+    function answer(verb, option) {
+        if (verb === DO || verb === DONT) {
+            const want = verb === DO && OURS.has(option);
+            if (want !== agreed.has(option) || verb === DO && !want) {
+                command(want ? WILL : WONT, option);
+            }
+            want ? agreed.add(option) : agreed.delete(option);
+            if (want && option === NAWS) {
+                sendSize();
+            }
+        } else {
+            const key = option + 256;
+            const want = verb === WILL && THEIRS.has(option);
+            if (want !== agreed.has(key) || verb === WILL && !want) {
+                command(want ? DO : DONT, option);
+            }
+            want ? agreed.add(key) : agreed.delete(key);
+        }
+    }
+
+    function subnegotiation(bytes) {
+        if (bytes[0] === TTYPE && bytes[1] === SEND) {
+            const name = Array.from(TERMINAL_TYPE, (c) => c.charCodeAt(0));
+            send(new Uint8Array([IAC, SB, TTYPE, IS, ...name, IAC, SE]));
+        }
+    }
+
+    // Telnet's commands out of what the door sends; the rest is the screen.
+    let mode = "data", verb = 0, sub = [];
+    function received(bytes) {
+        const screen = [];
+        for (const byte of bytes) {
+            if (mode === "data") {
+                if (byte === IAC) { mode = "iac"; } else { screen.push(byte); }
+            } else if (mode === "iac") {
+                if (byte === IAC) { screen.push(IAC); mode = "data"; }
+                else if (byte >= WILL && byte <= DONT) { verb = byte; mode = "option"; }
+                else if (byte === SB) { sub = []; mode = "sb"; }
+                else { mode = "data"; }
+            } else if (mode === "option") {
+                answer(verb, byte);
+                mode = "data";
+            } else if (mode === "sb") {
+                if (byte === IAC) { mode = "sb-iac"; } else if (sub.length < 256) { sub.push(byte); }
+            } else if (mode === "sb-iac") {
+                if (byte === SE) { subnegotiation(sub); mode = "data"; }
+                else { if (byte === IAC) { sub.push(IAC); } mode = "sb"; }
+            }
+        }
+        if (screen.length) {
+            terminal.write(new Uint8Array(screen));
+        }
+    }
+
+    // What is typed, clicked or pasted, as bytes on the line (a 255 doubled, as telnet wants).
+    const encoder = new TextEncoder();
+    function typed(bytes) {
+        const escaped = [];
+        for (const byte of bytes) {
+            escaped.push(byte);
+            if (byte === IAC) {
+                escaped.push(IAC);
+            }
+        }
+        send(new Uint8Array(escaped));
+    }
+    terminal.onData((text) => typed(encoder.encode(text)));
+    terminal.onBinary((text) => typed(Array.from(text, (c) => c.charCodeAt(0) & 255)));
+    terminal.onResize(sendSize);
+
+    // The largest font at which the door's 80x24 screen fits, then the window filled.
+    function fitWindow() {
+        const width = holder.clientWidth, height = holder.clientHeight;
+        if (!width || !height) {
+            return;
+        }
+        let size = terminal.options.fontSize;
+        for (let tries = 0; tries < 4; tries++) {
+            const proposed = fit.proposeDimensions();
+            if (!proposed || !proposed.cols || !proposed.rows) {
+                return;
+            }
+            const scale = Math.min(proposed.cols / COLUMNS, proposed.rows / ROWS);
+            const next = Math.max(6, Math.min(40, Math.floor(size * scale)));
+            if (next === size) {
+                break;
+            }
+            size = next;
+            terminal.options.fontSize = size;
+        }
+        const proposed = fit.proposeDimensions();
+        if (proposed && proposed.cols && proposed.rows) {
+            terminal.resize(Math.max(COLUMNS, proposed.cols), Math.max(ROWS, proposed.rows));
+        }
+    }
+    let fitting = null;
+    window.addEventListener("resize", () => {
+        clearTimeout(fitting);
+        fitting = setTimeout(fitWindow, 100);
+    });
+
+    function connect() {
+        const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+        agreed.clear();
+        mode = "data";
+        state = "connecting";
+        say("Connecting ...", false);
+        socket = new WebSocket(`${scheme}//${location.host}/telnet`, ["binary"]);
+        socket.binaryType = "arraybuffer";
+        socket.onopen = () => {
+            state = "connected";
+            say("Connected.", false);
+            terminal.focus();
+        };
+        socket.onmessage = (event) => {
+            if (typeof event.data === "string") {
+                received(encoder.encode(event.data));
+            } else {
+                received(new Uint8Array(event.data));
+            }
+        };
+        socket.onclose = () => {
+            socket = null;
+            const wasConnected = state === "connected";
+            state = "closed";
+            say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
+        };
+    }
+
+    again.addEventListener("click", () => {
+        terminal.reset();
+        connect();
+    });
+    fitWindow();
+    connect();
+})();

@@ -1,0 +1,379 @@
+"""The web way in: a page with a terminal on it, telnet over WebSocket, and published pages.
+
+aiohttp serves HTTP and WebSocket on ``[web] port``:
+
+- ``GET /``: the page (the files in ``door/net/page/``), xterm.js drawing the door's screen; a
+  WebSocket upgrade on ``/`` (where fTelnet and other web terminals connect) or on
+  ``/telnet`` (where the page connects) carries a telnet call (:mod:`door.net.websocket`).
+  ``/telnet`` refuses anything but an upgrade.
+- ``/assets/...``: the sysop's own copy of xterm.js, when ``[web] assets`` names one.
+- pages the running door publishes (the scoreboards): rendered by a function it gives,
+  at most once every :data:`PUBLISHED_SECONDS`, with ``ETag`` and ``Cache-Control``.
+
+A browser can be made to open a WebSocket to any site, so an upgrade is refused unless its
+``Origin`` is the door's own page or one of ``[web] origins``; a client that is not a
+browser sends no ``Origin`` and is let in, as on telnet. Messages are limited to
+:data:`MAX_MESSAGE` bytes: a bigger one closes that connection only. Behind a reverse
+proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection comes
+from one of ``[web] proxies``, and only then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import html
+import ipaddress
+import logging
+import ssl
+import string
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import format_datetime
+from importlib import resources
+from pathlib import Path
+from typing import Protocol
+
+from aiohttp import hdrs, web
+
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
+from door.net.telnet import DoorServer
+from door.net.websocket import SUBPROTOCOLS, carry
+from door.net.xterm import ASSETS
+
+log = logging.getLogger("door")
+
+MAX_MESSAGE = 16 * 1024  # bytes in one WebSocket message from a caller: far more than a paste
+HEARTBEAT = 30.0  # seconds between pings, so a browser that vanished is noticed
+PUBLISHED_SECONDS = 10.0  # a published page is rendered at most this often
+PAGE_SECONDS = 300  # how long browsers may keep the page before asking again
+ASSET_SECONDS = 86400  # and the sysop's xterm.js files
+
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class WebSettings(Protocol):
+    """The fields of :class:`door.config.WebConfig` the web way reads."""
+
+    @property
+    def port(self) -> int | None: ...
+    @property
+    def origins(self) -> tuple[str, ...]: ...
+    @property
+    def proxies(self) -> tuple[IpNetwork, ...]: ...
+    @property
+    def certificate(self) -> Path | None: ...
+    @property
+    def key(self) -> Path | None: ...
+    @property
+    def assets(self) -> Path | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A page the door publishes: its bytes and their type."""
+
+    body: bytes
+    content_type: str
+
+
+Publisher = Callable[[], Awaitable[Mapping[str, Document]]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Published:
+    documents: Mapping[str, Document]
+    made: datetime
+    etags: Mapping[str, str]
+
+
+def forwarded_address(peer: str, header: str | None, proxies: Sequence[IpNetwork]) -> str:
+    """The caller's address: ``peer``, or, when ``peer`` is one of the sysop's ``proxies``,
+    the last address in ``X-Forwarded-For`` that is not a proxy of theirs.
+
+    >>> proxies = [ipaddress.ip_network("10.0.0.0/8")]
+    >>> forwarded_address("10.0.0.2", "203.0.113.9, 10.0.0.7", proxies)
+    '203.0.113.9'
+    >>> forwarded_address("198.51.100.4", "203.0.113.9", proxies)  # not a proxy: not believed
+    '198.51.100.4'
+    >>> forwarded_address("10.0.0.2", "nonsense", proxies)
+    '10.0.0.2'
+    """
+    if not header or not _within(peer, proxies):
+        return peer
+    for entry in reversed(header.split(",")):
+        address = entry.strip()
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            return peer
+        if not _within(address, proxies):
+            return address
+    return peer
+
+
+def _within(address: str, networks: Sequence[IpNetwork]) -> bool:
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    return any(parsed in network for network in networks)
+
+
+def origin_allowed(origin: str | None, host: str | None, origins: Sequence[str]) -> bool:
+    """Whether a WebSocket upgrade with this ``Origin`` may go on: none (not a browser),
+    the door's own page (the same host and port as asked for), or one the sysop lists.
+
+    >>> origin_allowed("http://bbs.example:8080", "bbs.example:8080", ())
+    True
+    >>> origin_allowed("https://evil.example", "bbs.example:8080", ())
+    False
+    >>> origin_allowed("https://evil.example", "bbs.example", ("https://evil.example",))
+    True
+    """
+    if origin is None:
+        return True
+    origin = origin.strip().lower().rstrip("/")
+    if origin in origins:
+        return True
+    own = origin.partition("://")[2]
+    return bool(host) and own == (host or "").strip().lower()
+
+
+def page_html(title: str, local_assets: bool) -> bytes:
+    """The page, naming the pinned xterm.js files: the CDN's with their integrity hashes,
+    or the sysop's own copy under /assets/."""
+    tags = []
+    for asset in ASSETS:
+        if local_assets:
+            source, checks = f"/assets/{asset.path}?v={asset.version}", ""
+        else:
+            source = asset.url
+            checks = f' integrity="{asset.integrity}" crossorigin="anonymous"'
+        if asset.file.endswith(".css"):
+            tags.append(f'<link rel="stylesheet" href="{source}"{checks}>')
+        else:
+            tags.append(f'<script src="{source}"{checks}></script>')
+    template = string.Template(_page_file("index.html").decode("utf-8"))
+    text = template.substitute(title=html.escape(title), xterm="\n    ".join(tags))
+    return text.encode("utf-8")
+
+
+def _page_file(name: str) -> bytes:
+    return resources.files("door.net").joinpath("page", name).read_bytes()
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+class WebDoor:
+    """The web listener: made by :func:`start_web`, ended by :meth:`close`."""
+
+    def __init__(
+        self,
+        settings: WebSettings,
+        telnet: DoorServer,
+        title: Callable[[], str],
+        publisher: Publisher | None = None,
+    ) -> None:
+        self.settings = settings
+        self.telnet = telnet
+        self._title = title
+        self._publisher = publisher
+        self._published: _Published | None = None
+        self._publishing = asyncio.Lock()
+        self._page: tuple[str, bytes] | None = None  # (title, page)
+        self._runner: web.AppRunner | None = None
+        self._port = 0
+        self._refusals = AddressLog()  # a line per address a minute: no flood fills the log
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the real one when the settings said 0)."""
+        return self._port
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.settings.certificate is not None else "http"
+
+    def application(self) -> web.Application:
+        app = web.Application(client_max_size=4096, handler_args={"max_field_size": 8190})
+        app.router.add_get("/", self._root)
+        app.router.add_get("/telnet", self._telnet_only)
+        app.router.add_get("/door.js", self._static("door.js", "text/javascript"))
+        app.router.add_get("/door.css", self._static("door.css", "text/css"))
+        app.router.add_get("/scores", self._scores("scores.html"))
+        app.router.add_get("/scores.json", self._scores("scores.json"))
+        if self.settings.assets is not None:
+            for asset in ASSETS:
+                app.router.add_get(f"/assets/{asset.path}", self._asset(asset.path))
+        return app
+
+    async def listen(self, host: str) -> None:
+        context = None
+        if self.settings.certificate is not None and self.settings.key is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(self.settings.certificate, self.settings.key)
+        # By the time the runner stops, every visit has ended (close() ends them first):
+        # what is left are connections still negotiating, cut after a moment.
+        self._runner = web.AppRunner(
+            self.application(), access_log=None, handle_signals=False, shutdown_timeout=2.0
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, self.settings.port or 0, ssl_context=context)
+        await site.start()
+        self._port = int(self._runner.addresses[0][1])
+        log.info("listening for web on %s port %d (%s)", host, self._port, self.scheme)
+
+    async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
+        """End every web caller's visit as a telnet caller's, then stop listening."""
+        await self.telnet.close(reason, grace=grace)
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # --- the page and its files -----------------------------------------------------------
+
+    async def _root(self, request: web.Request) -> web.StreamResponse:
+        if _is_upgrade(request):
+            return await self._websocket(request)
+        title = self._title()
+        if self._page is None or self._page[0] != title:
+            self._page = (title, page_html(title, self.settings.assets is not None))
+        return _cached(request, self._page[1], "text/html", PAGE_SECONDS)
+
+    def _static(self, name: str, content_type: str) -> Callable[..., Awaitable[web.Response]]:
+        body = _page_file(name)
+
+        async def handler(request: web.Request) -> web.Response:
+            return _cached(request, body, content_type, PAGE_SECONDS)
+
+        return handler
+
+    def _asset(self, path: str) -> Callable[..., Awaitable[web.StreamResponse]]:
+        assert self.settings.assets is not None
+        file = self.settings.assets / path
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            response = web.FileResponse(file)
+            response.headers[hdrs.CACHE_CONTROL] = f"public, max-age={ASSET_SECONDS}"
+            return response
+
+        return handler
+
+    # --- published pages ------------------------------------------------------------------
+
+    def _scores(self, name: str) -> Callable[..., Awaitable[web.Response]]:
+        async def handler(request: web.Request) -> web.Response:
+            if self._publisher is None:
+                raise web.HTTPNotFound()
+            published = await self._publish()
+            document = published.documents[name]
+            return _cached(
+                request,
+                document.body,
+                document.content_type,
+                int(PUBLISHED_SECONDS),
+                etag=published.etags[name],
+                modified=published.made,
+            )
+
+        return handler
+
+    async def _publish(self) -> _Published:
+        """The published pages, rendered again once they are older than PUBLISHED_SECONDS;
+        callers asking meanwhile share one rendering."""
+        async with self._publishing:
+            now = datetime.now(UTC)
+            old = self._published
+            if old is None or (now - old.made).total_seconds() >= PUBLISHED_SECONDS:
+                assert self._publisher is not None
+                documents = await self._publisher()
+                etags = {name: _etag(document.body) for name, document in documents.items()}
+                self._published = _Published(documents, now.replace(microsecond=0), etags)
+            assert self._published is not None
+            return self._published
+
+    # --- the telnet calls -----------------------------------------------------------------
+
+    async def _telnet_only(self, request: web.Request) -> web.StreamResponse:
+        if not _is_upgrade(request):
+            return web.Response(
+                status=426,
+                text="This address takes a WebSocket carrying telnet; the page is at /.\n",
+                headers={hdrs.UPGRADE: "websocket", hdrs.CONNECTION: "Upgrade"},
+            )
+        return await self._websocket(request)
+
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        direct = str(peer[0]) if peer else "unknown"
+        address = forwarded_address(
+            direct, request.headers.get("X-Forwarded-For"), self.settings.proxies
+        )
+        origin = request.headers.get(hdrs.ORIGIN)
+        if not origin_allowed(origin, request.host, self.settings.origins):
+            self._refusals.note(
+                address, f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)}"
+            )
+            return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
+        socket = web.WebSocketResponse(
+            protocols=SUBPROTOCOLS,
+            max_msg_size=MAX_MESSAGE,
+            heartbeat=HEARTBEAT,
+            compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
+        )
+        await socket.prepare(request)
+        local = request.transport.get_extra_info("sockname") if request.transport else None
+        where = (address, peer[1] if peer else 0)
+        await carry(socket, socket.ws_protocol, self.telnet.connection(), where, local)
+        return socket
+
+
+def _is_upgrade(request: web.Request) -> bool:
+    connection = request.headers.get(hdrs.CONNECTION, "").lower()
+    return (
+        request.headers.get(hdrs.UPGRADE, "").lower() == "websocket" and "upgrade" in connection
+    )
+
+
+def _clean(text: str | None) -> str:
+    return "".join(char for char in (text or "")[:80] if char.isprintable())
+
+
+def _cached(
+    request: web.Request,
+    body: bytes,
+    content_type: str,
+    seconds: int,
+    *,
+    etag: str | None = None,
+    modified: datetime | None = None,
+) -> web.Response:
+    """``body`` with cache headers, or 304 Not Modified when the browser has it already."""
+    etag = etag or _etag(body)
+    headers = {hdrs.CACHE_CONTROL: f"public, max-age={seconds}", hdrs.ETAG: etag}
+    if modified is not None:
+        headers[hdrs.LAST_MODIFIED] = format_datetime(modified, usegmt=True)
+    if etag in request.headers.get(hdrs.IF_NONE_MATCH, ""):
+        return web.Response(status=304, headers=headers)
+    charset = "utf-8" if content_type.startswith(("text/", "application/json")) else None
+    return web.Response(body=body, content_type=content_type, charset=charset, headers=headers)
+
+
+async def start_web(
+    settings: WebSettings,
+    host: str,
+    telnet: DoorServer,
+    title: Callable[[], str],
+    publisher: Publisher | None = None,
+) -> WebDoor:
+    """Listen for the page and telnet over WebSocket on ``host`` and ``settings.port``;
+    ``telnet`` is a :class:`DoorServer` made with way ``web`` on the door's node table,
+    ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages."""
+    door = WebDoor(settings, telnet, title, publisher)
+    await door.listen(host)
+    return door

@@ -1,0 +1,189 @@
+"""The scoreboards as a web page and as JSON: what the main menu's scoreboards show.
+
+:func:`gather` reads them from the store's reader side (the bulletin's lists, and today's
+board of the deal of the day); :func:`render_html` and :func:`render_json` lay them out.
+
+Each level's high scores, the standings and the deal of the day's board, with the Board
+column when callers of linked boards are on them, and the hint marks. Every alias and name
+is cleaned of control characters (:func:`ansi.text.sanitize`) and then HTML-escaped: an
+alias is only ever text. The deal of the day's number is not shown (callers who have not
+played it must not learn it), nor a game's score while it is being played.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from html import escape
+from typing import Any
+
+from ansi.text import sanitize
+from door.bulletin import Bulletin, LevelBoard, as_json
+from door.bulletin import gather as gather_bulletin
+from door.config import Config
+from door.store import Store
+from door.store.records import DailyResult, HighScore, Standing
+from door.views.daily import RESULT_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoard:
+    """The deal of the day's board: its day, its level's name and its results."""
+
+    day: str
+    level: str
+    results: tuple[DailyResult, ...]
+
+
+async def gather(store: Store, config: Config) -> tuple[Bulletin, DailyBoard | None]:
+    """Every level's high scores, the standings, and today's deal of the day's board (None
+    until today's deal has been chosen)."""
+    bulletin = await gather_bulletin(store, config)
+    today = store.today()
+    deal = await store.daily_deal(today)
+    if deal is None:
+        return bulletin, None
+    level = config.level(deal.level).name if 1 <= deal.level <= len(config.levels) else ""
+    results = tuple(await store.daily_board(today))
+    return bulletin, DailyBoard(today.isoformat(), level, results)
+
+
+def _text(value: str | None) -> str:
+    return escape(sanitize(value or ""))
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _table(caption: str, head: Sequence[str], rows: Sequence[Sequence[str]], empty: str) -> str:
+    if not rows:
+        return f"<section><h2>{caption}</h2><p>{empty}</p></section>"
+    header = "".join(f"<th>{cell}</th>" for cell in head)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return (
+        f"<section><h2>{caption}</h2><table><thead><tr>{header}</tr></thead>"
+        f"<tbody>{body}</tbody></table></section>"
+    )
+
+
+def _several_boards(bulletin: Bulletin, daily: DailyBoard | None) -> bool:
+    rows: list[HighScore | Standing | DailyResult] = [
+        row for board in bulletin.levels for row in board.rows
+    ]
+    rows += [*(bulletin.standings or ()), *(daily.results if daily else ())]
+    return any(row.bbs for row in rows)
+
+
+def _level_section(board: LevelBoard, boards: bool) -> str:
+    head = ["#", "Alias", *(["Board"] if boards else []), "Score", "Won", "Moves", "Date", "Hint"]
+    rows = [
+        [
+            str(rank),
+            _text(row.alias),
+            *([_text(row.bbs)] if boards else []),
+            str(row.score),
+            "yes" if row.won else "no",
+            str(row.moves),
+            row.finished.astimezone().strftime("%Y-%m-%d"),
+            "hint" if row.assisted else "",
+        ]
+        for rank, row in enumerate(board.rows, start=1)
+    ]
+    since = f" <small>since {_stamp(board.since)}</small>" if board.since else ""
+    return _table(f"{_text(board.name)}{since}", head, rows, "No finished games yet.")
+
+
+def _standings_section(standings: Sequence[Standing], boards: bool) -> str:
+    head = ["#", "Alias", *(["Board"] if boards else []), "Games", "Wins", "Win %", "Best"]
+    head.append("Hints")
+    rows = [
+        [
+            str(rank),
+            _text(row.alias) + (" *" if row.unfinished else ""),
+            *([_text(row.bbs)] if boards else []),
+            str(row.games),
+            str(row.wins),
+            "-" if row.percentage is None else f"{row.percentage:.1f}",
+            "-" if row.best is None else str(row.best),
+            str(row.assisted) if row.assisted else "",
+        ]
+        for rank, row in enumerate(standings, start=1)
+    ]
+    return _table("Standings", head, rows, "No finished games yet.")
+
+
+def _daily_section(daily: DailyBoard | None, boards: bool) -> str:
+    if daily is None:
+        return "<section><h2>Deal of the day</h2><p>No deal has been dealt today yet.</p></section>"
+    head = ["#", "Alias", *(["Board"] if boards else []), "Result", "Score", "Moves", "Hint"]
+    rows = []
+    for place, row in enumerate(daily.results, start=1):
+        playing = row.status == "playing"  # a game under way: nothing of it is shown
+        rows.append(
+            [
+                str(place),
+                _text(row.alias),
+                *([_text(row.bbs)] if boards else []),
+                RESULT_WORDS.get(row.status, _text(row.status)),
+                "" if playing else str(row.score),
+                "" if playing else str(row.moves),
+                "hint" if row.assisted else "",
+            ]
+        )
+    caption = f"Deal of the day, {escape(daily.day)} <small>{_text(daily.level)}</small>"
+    return _table(caption, head, rows, "Nobody has played this deal yet.")
+
+
+STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
+    "background:#111;color:#ddd}a{color:#8cf}h2{font-size:1.1em;margin-top:1.5em}"
+    "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.15em .6em;"
+    "border-bottom:1px solid #333}small{color:#999;font-weight:normal}"
+)
+
+
+def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
+    """The whole page."""
+    boards = _several_boards(bulletin, daily)
+    title = f"{_text(bulletin.bbs_name)} - Canfield scoreboards"
+    sections = [_level_section(board, boards) for board in bulletin.levels]
+    if bulletin.standings is not None:
+        sections.append(_standings_section(bulletin.standings, boards))
+    sections.append(_daily_section(daily, boards))
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title><style>{STYLE}</style></head><body>"
+        f'<h1>{title}</h1><p><a href="/">Play</a> · <a href="/scores.json">JSON</a></p>'
+        + "".join(sections)
+        + "<p><small>* has a game to resume. Hint: a hint was taken in the game. Practice "
+        "games are never on these lists.</small></p>"
+        f"<p><small>Updated {_stamp(bulletin.generated)}</small></p></body></html>\n"
+    )
+
+
+def render_json(bulletin: Bulletin, daily: DailyBoard | None) -> str:
+    """The same facts for a sysop's own site: the bulletin's JSON and the day's board."""
+    document: dict[str, Any] = as_json(bulletin)
+    document["daily"] = None
+    if daily is not None:
+        document["daily"] = {
+            "day": daily.day,
+            "level": sanitize(daily.level),
+            "results": [
+                {
+                    "rank": place,
+                    "alias": sanitize(row.alias),
+                    "bbs": None if row.bbs is None else sanitize(row.bbs),
+                    "result": row.status,
+                    "score": None if row.status == "playing" else row.score,
+                    "moves": None if row.status == "playing" else row.moves,
+                    "assisted": row.assisted,
+                }
+                for place, row in enumerate(daily.results, start=1)
+            ],
+        }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,118 @@
+"""A contest's pages: where it stands, its deals (by their place, 1 to N; by seal while it is
+open; by number and salt once it has closed), the caller's games of them, and its table.
+
+>>> from datetime import datetime, UTC
+>>> from door.store.contests import ContestStanding
+>>> row = ContestStanding("Bob", "Another Board", 2, 240, 180, datetime.now(UTC), False, 1)
+>>> [str(line) if isinstance(line, str) else line.text for line in table_lines([row], 5)][1]
+'  1  Bob                 Another Board 2 +1        240    180'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from ansi.text import sanitize
+from door.engine.status import PLAYING
+from door.store.contests import CLOSED, COMING, OPEN, ContestPlay, ContestStanding
+from door.views.board import LABEL
+from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell
+
+PLAYED = {"won": "won", "stuck": "stuck", "resigned": "resigned"}
+
+
+def when(moment: datetime) -> str:
+    """A time as callers read it: the server's local date and time to the minute."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def table_lines(rows: Sequence[ContestStanding], limit: int) -> list[PageLine]:
+    """A contest's table, best first, at most ``limit`` rows: deals finished (+ those
+    begun and not finished), total score and moves; a Board column when any player calls
+    from another board."""
+    boards = any(row.bbs for row in rows)
+    board_title = f"{'Board':<{BOARD_WIDTH + 1}}" if boards else ""
+    lines: list[PageLine] = [
+        Text(f"{'#':>3}  {'Alias':<20}{board_title}{'Deals':<8}{'Score':>7}{'Moves':>7}", LABEL)
+    ]
+    for place, row in enumerate(rows[:limit], start=1):
+        board = f"{board_cell(row.bbs):<{BOARD_WIDTH + 1}}" if boards else ""
+        deals = f"{row.played}" + (f" +{row.playing}" if row.playing else "")
+        mark = " (hint)" if row.assisted else ""
+        lines.append(
+            f"{place:>3}  {sanitize(row.alias, 18):<20}{board}{deals:<8}"
+            f"{row.score:>7}{row.moves:>7}{mark}"
+        )
+    if len(rows) > limit:
+        lines.append(f"     ... and {len(rows) - limit} more")
+    if not rows:
+        lines.append("Nobody has played a deal of this contest yet.")
+    return lines
+
+
+def play_text(play: ContestPlay | None) -> str:
+    """What the caller has made of one deal."""
+    if play is None:
+        return "not played yet"
+    if play.status == PLAYING:
+        return f"your game is saved (score {play.score}, {play.moves} moves)"
+    hint = " (hint)" if play.assisted else ""
+    return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {play.moves} moves{hint}"
+
+
+def deal_key(number: int) -> str:
+    """The key that plays deal ``number``: its digit, and 0 for deal 10 (as for column 10).
+
+    >>> deal_key(3), deal_key(10)
+    ('3', '0')
+    """
+    return str(number % 10)
+
+
+def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
+    """The contest's deals by their place and what the caller made of each: while it is
+    open, each under the key that plays it."""
+    if state == COMING:
+        return [Text(f"{count} deals, dealt when the contest opens.")]
+    texts = [f"Deal {number}: {play_text(plays.get(number))}" for number in range(1, count + 1)]
+    if state == OPEN:
+        return [Entry(deal_key(number), text) for number, text in enumerate(texts, start=1)]
+    return [Text(text) for text in texts]
+
+
+def seal_lines(seals: Sequence[str], revealed: Sequence[tuple[int, int, str]]) -> list[PageLine]:
+    """The seals of the deals (from the opening), and each deal's number and salt once the
+    contest has closed, so that anyone can check any game of it."""
+    if not seals:
+        return [Text("The seals of the deals are shown when the contest opens.")]
+    if not revealed:
+        lines: list[PageLine] = [
+            "Each deal was drawn and sealed when the contest was made. Its number and salt "
+            "are shown here when the contest closes: the seal is the start of the SHA-256 "
+            "of DEAL:SALT.",
+            "",
+        ]
+        return lines + [
+            Text(f"Deal {number:>2}  seal {sealed}") for number, sealed in enumerate(seals, 1)
+        ]
+    lines = [
+        "The seal is the start (32 hex digits) of the SHA-256 of DEAL:SALT; # at the menu "
+        "replays a deal.",
+        "",
+    ]
+    for number, deal, salt in revealed:
+        lines.append(Text(f"Deal {number:>2}  deal {deal} salt {salt}"))
+        lines.append(Text(f"          seal {seals[number - 1]}", LABEL))
+    return lines
+
+
+def state_line(state: str, opens: datetime, closes: datetime, level_name: str, count: int) -> str:
+    """Where the contest stands, in one sentence."""
+    what = f"{count} deals at {level_name}"
+    if state == COMING:
+        return f"Opens {when(opens)}, until {when(closes)}: {what}."
+    if state == OPEN:
+        return f"Open until {when(closes)}: {what}, the same for every caller."
+    assert state == CLOSED
+    return f"Closed {when(closes)}: {what}. Check any game with its deal, salt and seal."

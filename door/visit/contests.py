@@ -1,0 +1,223 @@
+"""Contests at the main menu: the open contest (or the next, and when it opens), its deals by
+their place (1 to N, never their numbers while it runs), the caller's games of them and
+the table so far; earlier contests with their deals revealed.
+
+Each deal is played once: starting it is the attempt. A game left (or dropped) resumes from
+the contest's page; resigning ends it with its score. No hints, and no deal number on any
+screen until the contest has closed (see :mod:`door.store.contests`).
+"""
+
+from __future__ import annotations
+
+from ansi.text import sanitize
+from door.config import Level
+from door.contests import ContestBoard, contest_board, keep_contests_on_time
+from door.engine import Variant
+from door.engine.status import PLAYING
+from door.store import StoreError
+from door.store.contests import CLOSED, COMING, OPEN, Contest
+from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
+from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
+from door.visit.context import Visit
+from door.visit.play import GameTerms, play_game
+from door.visit.screens import wait_key, whole_number
+
+TITLE = "Contest"
+MENU: list[PageLine] = [
+    Entry("S", "The deals' seals (and, once it has closed, deals and salts)"),
+    Entry("T", "The whole table"),
+    Entry("E", "Earlier contests"),
+    Entry("Q", "Back to the menu"),
+]
+EARLIER = 9
+WHOLE_TABLE_ROWS = 200
+
+NO_HINTS = "No hints in a contest: every caller plays these deals on their own."
+RESIGN = "Resign this deal? It counts with its score as it stands. (Y/N) "
+ONCE = "You have played deal {number} of this contest: each deal is played once."
+OUTCOMES = {
+    "won": "Well played! Your win is on the contest's table.",
+    "stuck": "That deal is over. Your score is on the contest's table.",
+    "resigned": "Deal resigned. Its score is on the contest's table.",
+}
+SAVED = "Your game is saved: its number resumes it."
+
+
+async def contests(visit: Visit) -> str:
+    """The contest's page, until the caller goes back; a message for the menu."""
+    assert visit.user is not None
+    store = visit.store
+    if await keep_contests_on_time(store):
+        visit.game_ended()  # for the bulletins
+    message = ""
+    while True:
+        contest = await store.contest_now()
+        if contest is None:
+            return "There is no contest yet. The sysop announces them."
+        board = await contest_board(store, contest)
+        assert board is not None
+        level = await contest_level(visit, contest)
+        lines = await _page_lines(visit, board, level.name, MENU)
+        visit.doing("at the contests")
+        title = f"{TITLE} - {sanitize(contest.name)}"
+        key = await wait_key(visit, title, lines, "Your choice: ", message)
+        message = ""
+        keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
+        number = keys.get(key)
+        if number is not None and board.state == OPEN:
+            message = await _play(visit, contest, number)
+            await keep_contests_on_time(store)
+        elif key == "T":
+            await _whole_table(visit, contest)
+        elif key == "S":
+            await _seals(visit, board)
+        elif key == "E":
+            await _earlier_contests(visit, contest)
+        elif key in ("Q", "\r"):
+            return ""
+        elif number is not None and board.state == COMING:
+            message = "The contest has not opened yet."
+        else:
+            message = "Press one of the keys shown."
+
+
+async def contest_level(visit: Visit, contest: Contest) -> Level:
+    """The rules the contest is played under (as they were when it was declared), without
+    hints."""
+    knobs = next(row.knobs for row in await visit.store.variants() if row.id == contest.variant_id)
+    variant = Variant.from_dict(knobs)
+    named = next((lv for lv in visit.config.levels if lv.number == contest.level), None)
+    same = named is not None and named.variant == variant
+    name = named.name if named is not None and same else f"Level {contest.level}"
+    return Level(contest.level, name, variant)
+
+
+async def _page_lines(
+    visit: Visit, board: ContestBoard, level_name: str, menu: list[PageLine]
+) -> list[PageLine]:
+    """The contest's page: where it stands, the deals and the caller's games of them, the
+    table as far as one page holds it, and ``menu`` at the foot."""
+    assert visit.user is not None
+    contest = board.contest
+    plays = await visit.store.contest_plays(visit.user.id, contest.id)
+    lines: list[PageLine] = [
+        Text(state_line(board.state, contest.opens, contest.closes, level_name, contest.deals)),
+    ]
+    rule = Text("Each deal is played once: starting it is your attempt. No hints.")
+    deals = ["", *deal_lines(board.state, plays, contest.deals)]
+    foot: list[PageLine] = ["", *menu]
+    if board.state == OPEN and len(lay_out([*lines, rule, *deals, *foot], visit.look)) <= PAGE_ROWS:
+        lines.append(rule)  # where ten deals leave room for it
+    lines += deals
+    if board.state == COMING:
+        return lines + foot
+    # The table below the deals, as many rows as the page has room for (T: all of them).
+    room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
+    fits = room if len(board.rows) <= room else room - 1  # and a row for "... and N more"
+    if fits >= 1:
+        return [*lines, "", *table_lines(board.rows, fits), *foot]
+    return [*lines, *foot]  # no room for the table on the page: T shows it
+
+
+async def _play(visit: Visit, contest: Contest, number: int) -> str:
+    """Play (or resume) deal ``number``: the caller's one attempt at it."""
+    assert visit.user is not None
+    store = visit.store
+    level = await contest_level(visit, contest)
+    mine = await store.contest_game(visit.user.id, contest.id, number)
+    if mine is not None:
+        game_id, status, game = mine
+        if status != PLAYING:
+            return ONCE.format(number=number)
+    else:
+        try:
+            game_id, game = await store.start_contest_game(visit.user.id, contest, number, level)
+        except StoreError:  # begun meanwhile on another line, or the contest just closed
+            return ONCE.format(number=number)
+    terms = GameTerms(
+        no_hints=NO_HINTS,
+        sealed_until="at the close",
+        closes=contest.closes,
+        closed="The contest is over",
+        resign=RESIGN,
+        won="It is on the contest's table.",
+    )
+    shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
+    outcome = await play_game(visit, shown, game_id, game, terms)
+    return OUTCOMES.get(outcome.status, SAVED)
+
+
+async def latest_table(visit: Visit) -> None:
+    """The table of the latest contest that has opened, as the scoreboards show it."""
+    await keep_contests_on_time(visit.store)
+    board = await contest_board(visit.store)
+    if board is None:
+        await wait_key(visit, TITLE, ["No contest has opened yet."], "Press any key. ")
+        return
+    await _whole_table(visit, board.contest)
+
+
+async def _whole_table(visit: Visit, contest: Contest) -> None:
+    rows = await visit.store.contest_table(contest.id)
+    state = contest.state(visit.store.now())
+    level = await contest_level(visit, contest)
+    lines: list[PageLine] = [
+        Text(state_line(state, contest.opens, contest.closes, level.name, contest.deals)),
+        "",
+        *table_lines(rows, WHOLE_TABLE_ROWS),
+        "",
+        Text("Deals: finished (+ begun). By score, then fewer moves, then who finished first."),
+    ]
+    await wait_key(
+        visit, f"{TITLE} - {sanitize(contest.name)} - the table", lines, "Press any key. "
+    )
+
+
+async def _seals(visit: Visit, board: ContestBoard) -> None:
+    revealed = [(deal.number, deal.deal, deal.salt) for deal in board.deals]
+    await wait_key(
+        visit,
+        f"{TITLE} - {sanitize(board.contest.name)} - the deals' seals",
+        seal_lines(board.seals, revealed),
+        "Press any key. ",
+    )
+
+
+async def _earlier(visit: Visit, shown: Contest) -> list[Contest]:
+    """The contests that have closed, latest first, besides the one shown."""
+    now = visit.store.now()
+    every = await visit.store.contests()
+    closed = [c for c in every if c.state(now) == CLOSED and c.id != shown.id]
+    return closed[::-1][:EARLIER]
+
+
+async def _earlier_contests(visit: Visit, shown: Contest) -> None:
+    while True:
+        earlier = await _earlier(visit, shown)
+        lines: list[PageLine] = [
+            Entry(str(key), f"{sanitize(contest.name)}, closed {when(contest.closes)}")
+            for key, contest in enumerate(earlier, start=1)
+        ] or ["No earlier contest has closed yet."]
+        lines += ["", Entry("Q", "Back")]
+        key = await wait_key(visit, f"{TITLE}s - earlier", lines, "Your choice: ")
+        number = whole_number(key)
+        if number is None or not 1 <= number <= len(earlier):
+            return
+        contest = earlier[number - 1]
+        board = await contest_board(visit.store, contest)
+        assert board is not None
+        level = await contest_level(visit, contest)
+        while True:
+            menu = [Entry("S", "Its deals, salts and seals"), Entry("T", "Its whole table")]
+            key = await wait_key(
+                visit,
+                f"{TITLE} - {sanitize(contest.name)}",
+                await _page_lines(visit, board, level.name, [*menu, Entry("Q", "Back")]),
+                "Your choice: ",
+            )
+            if key == "S":
+                await _seals(visit, board)
+            elif key == "T":
+                await _whole_table(visit, contest)
+            else:
+                break

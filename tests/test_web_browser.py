@@ -1,0 +1,372 @@
+"""The web page in a real browser: Debian's Chromium, driven by Selenium through Debian's
+chromedriver, on a door started as ``serve`` with the pinned xterm.js as its local
+``[web] assets`` (the CDN's copy is checked against it in test_web.py).
+
+What a caller does: open the page, sign up, play a whole game by keys and another by mouse
+clicks on the terminal, the board read back from xterm.js's buffer and every card checked
+for its suit; resize the window; close the tab mid-game and resume; the reconnect button;
+the scoreboards' page after a won game, a hostile alias shown as text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from keyplay import Player
+from test_play_by_key import WON_DEAL, WON_LEVEL
+from test_sysop_live import write_config
+from web_caller import ASSETS
+
+from ansi.keys import Mouse
+from ansi.screen import ScreenBuffer
+from door.config import load_config
+from door.engine import Game
+from door.engine.solver import solve
+from door.store import Store
+from door.views.board import CARD_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW, Look, draw_board
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+WAIT = 20.0  # seconds any one wait in the browser may take
+PASSWORD = "secret-one1"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver (.ci/run installs them)",
+    ),
+    pytest.mark.skipif(
+        not ASSETS.is_dir(), reason="needs the pinned xterm.js in web-assets (.ci/run fetches it)"
+    ),
+]
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+
+class Door:
+    """``canfield-door serve`` in a subprocess, the web on a free port."""
+
+    def __init__(self, folder: Path) -> None:
+        edits = {'# assets = "/srv/canfield/web/node_modules/@xterm"': f'assets = "{ASSETS}"'}
+        self.config = write_config(folder, edits=edits)
+        self.log = folder / "door.log"
+        with self.log.open("w") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "door", "serve", "--config", str(self.config)],
+                stderr=stderr,
+                stdin=subprocess.DEVNULL,
+                cwd=folder,
+            )
+        deadline = time.monotonic() + WAIT
+        while not (found := re.search(r"listening for web on \S+ port (\d+)", self.logged())):
+            assert self.process.poll() is None and time.monotonic() < deadline, self.logged()
+            time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{found.group(1)}"
+
+    def logged(self) -> str:
+        return self.log.read_text()
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=WAIT)
+
+    def scored_game(self, alias: str, deal: int, level: int) -> None:
+        """A scored game of a deal the test knows, saved for ``alias`` to resume (no caller
+        can choose a scored deal), written to the door's database as a visit writes it."""
+
+        async def start() -> None:
+            config = load_config(self.config)
+            async with Store.open(config.server.database, create=False) as store:
+                user = await store.find_user(alias)
+                chosen = config.level(level)
+                await store.start_game(user.id, chosen, Game.deal(chosen.variant, deal))
+
+        asyncio.run(start())
+
+
+@pytest.fixture(scope="module")
+def door() -> Iterator[Door]:
+    with tempfile.TemporaryDirectory() as folder:
+        running = Door(Path(folder))
+        yield running
+        running.close()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium'}",
+        "--window-size=1100,800",
+    ):
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+    driver = webdriver.Chrome(options=options, service=service)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+# -- what the test sees of the page -----------------------------------------------------------
+
+SCREEN_JS = """
+const terminal = window.door.terminal, buffer = terminal.buffer.active, rows = [];
+for (let row = 0; row < terminal.rows; row++) {
+    const line = buffer.getLine(buffer.viewportY + row);
+    rows.push(line ? line.translateToString(true) : "");
+}
+return rows;
+"""
+
+
+def screen(driver) -> list[str]:
+    """The terminal's rows as xterm.js holds them, read through JavaScript."""
+    return driver.execute_script(SCREEN_JS)
+
+
+def wait_for(driver, pattern: str, timeout: float = WAIT) -> list[str]:
+    regex = re.compile(pattern)
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = screen(driver)
+        if regex.search("\n".join(rows)):
+            return rows
+        if time.monotonic() > deadline:
+            shown = "\n".join(rows)
+            raise AssertionError(f"{pattern!r} not seen in {timeout} s; the screen:\n{shown}")
+        time.sleep(0.03)
+
+
+def wait_status(driver, words: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while words not in (status := driver.find_element(By.ID, "status").text):
+        assert time.monotonic() < deadline, f"status: {status!r}"
+        time.sleep(0.05)
+
+
+def type_keys(driver, text: str) -> None:
+    driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea").send_keys(text)
+
+
+def open_page(driver, door: Door) -> None:
+    driver.get(door.url + "/")
+    wait_status(driver, "Connected")
+    wait_for(driver, "Your alias")
+
+
+def sign_up(driver, door: Door, alias: str) -> None:
+    open_page(driver, door)
+    type_keys(driver, alias + "\n")
+    wait_for(driver, r"Sign up\?")
+    type_keys(driver, "Y")
+    wait_for(driver, "Password:")
+    type_keys(driver, PASSWORD + "\n")
+    wait_for(driver, "Password again")
+    type_keys(driver, PASSWORD + "\n")
+    wait_for(driver, "Your choice")
+
+
+def log_in(driver, door: Door, alias: str) -> None:
+    open_page(driver, door)
+    type_keys(driver, alias + "\n")
+    wait_for(driver, "Password for")
+    type_keys(driver, PASSWORD + "\n")
+    wait_for(driver, "Your choice")
+
+
+def practice(driver, deal: int, level: int) -> None:
+    type_keys(driver, "#")
+    wait_for(driver, "Deal number")
+    type_keys(driver, f"{deal}\n")
+    wait_for(driver, "Choose a level")
+    type_keys(driver, str(level))
+    wait_for(driver, r"Command \(\? for help\)")
+
+
+def assert_board_shows(rows: list[str], game: Game, level_name: str) -> None:
+    """Every card in view on the page is the door's card, with its suit (UTF-8 detected)."""
+    expected = ScreenBuffer(80, 24)
+    draw_board(expected, game, level_name, Look())
+    for row in (CARD_ROW, *range(FIRST_COLUMN_ROW, LAST_COLUMN_ROW + 1)):
+        shown = rows[row - 1][:60].replace("►", " ")  # the mouse's pointer, beside a pile
+        assert shown.rstrip() == expected.text_at(row)[:60].rstrip(), row
+    assert re.search("[♥♦♣♠]", rows[CARD_ROW - 1])
+
+
+def click_cells(driver, cells: list[tuple[int, int]]) -> None:
+    """Clicks on the terminal's cells (1-based row, column), as a caller's mouse makes them."""
+    element = driver.find_element(By.CSS_SELECTOR, ".xterm-screen")
+    cols, rows = driver.execute_script(
+        "return [window.door.terminal.cols, window.door.terminal.rows]"
+    )
+    width, height = element.size["width"], element.size["height"]
+    actions = ActionChains(driver, duration=0)
+    for row, col in cells:
+        x = (col - 0.5) * width / cols - width / 2
+        y = (row - 0.5) * height / rows - height / 2
+        actions.move_to_element_with_offset(element, round(x), round(y)).click()
+    actions.perform()
+
+
+def winning_line(level_variant) -> list[str]:
+    verdict = solve(Game.deal(level_variant, WON_DEAL), max_seconds=20)
+    assert verdict.result == "won"
+    return list(verdict.line)
+
+
+def play_to_the_win(driver, game: Game, level_name: str, method: str) -> None:
+    """Win ``game`` by hot keys or by mouse clicks, each play seen on the board before the
+    next, the board checked card by card now and then."""
+    player = Player("hot" if method == "keys" else "clicks", game)
+    for move, command in enumerate(winning_line(game.variant), start=1):
+        keys = player.keys_for(command)
+        if method == "keys":
+            type_keys(driver, "".join(keys))
+        elif all(isinstance(key, Mouse) for key in keys):
+            click_cells(driver, [(key.row, key.col) for key in keys if key.pressed])
+        else:  # a play with no pile to click (a foundation's base chosen, say): its keys
+            type_keys(driver, "".join(key for key in keys if isinstance(key, str)))
+        game.play(command)
+        if game.status == "won":
+            break
+        rows = wait_for(driver, rf"Moves\s+{move}\b")
+        if move % 40 == 1:
+            assert_board_shows(rows, game, level_name)
+    wait_for(driver, "You won! Final score", timeout=30)
+
+
+# -- the tests --------------------------------------------------------------------------------
+
+
+def test_sign_up_win_a_scored_game_by_keys_and_see_the_scores_page(browser, door):
+    alias = "<i>Zed</i>&"
+    sign_up(browser, door, alias)
+    door.scored_game(alias, WON_DEAL, WON_LEVEL)
+    type_keys(browser, "X")
+    wait_for(browser, "Resume your saved game")
+    type_keys(browser, "R")
+    rows = wait_for(browser, r"Command \(\? for help\)")
+    config = load_config(door.config)
+    level = config.level(WON_LEVEL)
+    game = Game.deal(level.variant, WON_DEAL)
+    assert_board_shows(rows, game, level.name)
+    # The page answered the door's telnet questions: its terminal type and window size.
+    cols, rows_count = browser.execute_script(
+        "return [window.door.terminal.cols, window.door.terminal.rows]"
+    )
+    connected = f"web connect from 127.0.0.1, xterm-256color {cols}x{rows_count}, ANSI"
+    assert connected in door.logged()
+    assert "the screen draws utf-8" in door.logged()
+    play_to_the_win(browser, game, level.name, "keys")
+    type_keys(browser, "\n")
+    wait_for(browser, "Well played")
+
+    browser.get(door.url + "/scores")
+    page = browser.find_element(By.TAG_NAME, "body").text
+    assert alias in page  # shown as the text it is ...
+    assert browser.find_elements(By.CSS_SELECTOR, "td i") == []  # ... never as markup
+    assert level.name in page and "Standings" in page and "Deal of the day" in page
+
+
+def test_a_whole_game_by_mouse_clicks_on_the_terminal(browser, door):
+    sign_up(browser, door, "Mousey")
+    practice(browser, WON_DEAL, WON_LEVEL)
+    level = load_config(door.config).level(WON_LEVEL)
+    play_to_the_win(browser, Game.deal(level.variant, WON_DEAL), level.name, "clicks")
+
+
+def test_the_terminal_follows_the_window_and_keeps_the_whole_board(browser, door):
+    sign_up(browser, door, "Resizer")
+    practice(browser, 48213, 2)
+    level = load_config(door.config).level(2)
+    game = Game.deal(level.variant, 48213)
+    before = browser.execute_script("return window.door.terminal.options.fontSize")
+    for width, height in ((700, 500), (1400, 1000)):
+        browser.set_window_size(width, height)
+        deadline = time.monotonic() + WAIT
+        while browser.execute_script("return window.door.terminal.options.fontSize") == before:
+            assert time.monotonic() < deadline, "the terminal was not fitted to the window"
+            time.sleep(0.05)
+        before = browser.execute_script("return window.door.terminal.options.fontSize")
+        cols, rows = browser.execute_script(
+            "return [window.door.terminal.cols, window.door.terminal.rows]"
+        )
+        assert cols >= 80 and rows >= 24
+        shown = browser.find_element(By.CSS_SELECTOR, ".xterm-screen").size
+        inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
+        assert shown["width"] <= inner[0] and shown["height"] <= inner[1]
+        # The board is still whole, and plays on at the new size.
+        assert_board_shows(screen(browser), game, level.name)
+    type_keys(browser, "V")
+    game.play("V")
+    assert_board_shows(wait_for(browser, r"Moves\s+1\b"), game, level.name)
+
+
+def test_a_tab_closed_mid_game_resumes_and_a_cut_off_page_connects_again(browser, door):
+    first = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    sign_up(browser, door, "Closer")
+    practice(browser, 48213, 2)
+    for move in (1, 2, 3):
+        type_keys(browser, "V")
+        wait_for(browser, rf"Moves\s+{move}\b")
+    browser.close()  # the tab, mid-game
+    browser.switch_to.window(first)
+    log_in(browser, door, "Closer")
+    wait_for(browser, "Resume your saved game")
+    type_keys(browser, "R")
+    rows = wait_for(browser, r"Moves\s+3\b")
+    level = load_config(door.config).level(2)
+    game = Game.deal(level.variant, 48213)
+    for _ in range(3):
+        game.play("V")
+    assert_board_shows(rows, game, level.name)
+    # Leaving the door cuts the page off; its button calls again.
+    type_keys(browser, "Q")
+    wait_for(browser, "Your choice")
+    type_keys(browser, "G")
+    wait_status(browser, "Cut off")
+    again = browser.find_element(By.ID, "again")
+    assert again.is_displayed()
+    again.click()
+    wait_status(browser, "Connected")
+    wait_for(browser, "Your alias")
+
+
+def test_a_screenshot_of_the_page_in_play(browser, door, tmp_path):
+    """The README's picture of the page: written to docs/ when SCREENSHOT is set."""
+    browser.set_window_size(1100, 760)
+    sign_up(browser, door, "Alice")
+    practice(browser, 48213, 2)
+    for move, key in enumerate("VVS", start=1):
+        type_keys(browser, key)
+        if key != "S":
+            wait_for(browser, rf"Moves\s+{move}\b")
+    path = tmp_path / "web-play.png"
+    assert browser.save_screenshot(str(path))
+    if os.environ.get("SCREENSHOT"):
+        target = Path(__file__).resolve().parent.parent / "docs" / "web-play.png"
+        target.parent.mkdir(exist_ok=True)
+        shutil.copy(path, target)
