@@ -109,12 +109,16 @@ IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 @dataclass(frozen=True, slots=True)
 class LinkedBoard:
     """A board whose callers come over RLOGIN: its tag (sent as ``[tag]alias``), the name
-    its callers are kept under, the networks it may connect from, and the shared secret."""
+    its callers are kept under, the networks it may connect from, the shared secret, and how
+    many of its callers may be on at once (``max_calls``; None: as many as there are nodes).
+    A board's calls are not counted against its address's ``max_per_address``: a door
+    network's hub sends all its callers from one address."""
 
     tag: str
     name: str
     addresses: tuple[IpNetwork, ...]
     secret: str = field(repr=False)
+    max_calls: int | None = None
 
     def admits(self, address: str) -> bool:
         """Whether a connection from ``address`` may come from this board."""
@@ -516,6 +520,7 @@ ORIGIN_PATTERN = re.compile(r"(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(:[0-9]{1,
 TAG_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,16}")
 SECRET_MIN, SECRET_MAX = 8, 64
 _BOARD_KEYS = ("tag", "name", "addresses", "secret")
+_BOARD_OPTIONS: dict[str, Check] = {"max_calls": _whole(1)}
 # What the door adds to a level, beside the engine's knobs.
 _DOOR_LEVEL_KEYS: dict[str, Check] = {"hints": _choice(HINTS), "winnable_only": _flag}
 _LEVEL_KEYS = ("name", *Variant.knob_names(), *_DOOR_LEVEL_KEYS)
@@ -676,11 +681,11 @@ class _Reader:
     def board(self, number: int, table: Mapping[str, Any]) -> LinkedBoard:
         where = f"rlogin.boards[{number}]"
         for key, value in table.items():
-            if key not in _BOARD_KEYS:
+            if key not in _BOARD_KEYS and key not in _BOARD_OPTIONS:
                 raise ConfigError(
                     self.path,
                     f"{where}.{_key(key)} = {_shown(value)} is not a setting; "
-                    f"a linked board takes {', '.join(_BOARD_KEYS)}",
+                    f"a linked board takes {', '.join((*_BOARD_KEYS, *_BOARD_OPTIONS))}",
                     f"{where}.{_key(key)}",
                 )
         for key in _BOARD_KEYS:
@@ -709,7 +714,13 @@ class _Reader:
                 "spaces, in quotes",
             )
         networks = self.networks(f"{where}.addresses", addresses)
-        return LinkedBoard(tag, name, networks, secret)
+        max_calls = table.get("max_calls")
+        if max_calls is not None:
+            try:
+                max_calls = _BOARD_OPTIONS["max_calls"](max_calls)
+            except _Refused as refused:
+                raise self.refuse(f"{where}.max_calls", max_calls, refused.accepted) from None
+        return LinkedBoard(tag, name, networks, secret, max_calls)
 
     def section(
         self, document: Mapping[str, Any], name: str, checks: Mapping[str, Check]

@@ -74,6 +74,10 @@ def test_a_linked_board(tmp_path):
     assert board.admits("2001:db8::42") and not board.admits("192.0.2.8")
     assert config.rlogin.board("abc") is board and config.rlogin.board("XYZ") is None
     assert "s3cret" not in repr(board)
+    assert board.max_calls is None  # as many as there are nodes
+    limited = BOARD.replace('name = "Another Board"', 'name = "Another Board"\nmax_calls = 6')
+    [board] = load_config(write(tmp_path, limited)).rlogin.boards
+    assert board.max_calls == 6
 
 
 @pytest.mark.parametrize(
@@ -105,6 +109,10 @@ def test_a_linked_board(tmp_path):
             'rlogin.boards[1].sysop = "Me" is not a setting; a linked board takes tag, name',
         ),
         (("port = 5513", "port = 70000"), "rlogin.port = 70000 is not accepted"),
+        (
+            ('name = "Another Board"', 'name = "Another Board"\nmax_calls = 0'),
+            "rlogin.boards[1].max_calls = 0 is not accepted: a whole number of at least 1",
+        ),
     ],
 )
 def test_mistakes_with_a_linked_board(tmp_path, change, message):

@@ -88,8 +88,8 @@ def _resident_kb() -> int:
 
 
 async def test_password_hashing_gives_its_memory_back() -> None:
-    # scrypt takes 16 MiB a hash; asyncio's default pool ran six at once here and glibc kept
-    # each thread's 16 MiB (about 96 MiB in all) after they were done.
+    # scrypt took 16 MiB a hash then (64 MiB now); asyncio's default pool ran six at once here
+    # and glibc kept each thread's 16 MiB (about 96 MiB in all) after they were done.
     await _hashing(hash_password, "warm-up")
     gc.collect()
     before = _resident_kb()

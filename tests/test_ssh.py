@@ -87,8 +87,10 @@ async def ssh_caller(
     *,
     key: asyncssh.SSHKey | None = None,
     term: str = "xterm",
+    address: str = "127.0.0.1",
 ) -> AsyncIterator[tuple[Caller, asyncssh.SSHClientProcess]]:
-    """A caller logged in over SSH with a pty, its screen read through pyte."""
+    """A caller logged in over SSH with a pty, its screen read through pyte, calling from
+    ``address`` (any address of the loopback network)."""
     connection = await asyncio.wait_for(
         asyncssh.connect(
             "127.0.0.1",
@@ -99,6 +101,7 @@ async def ssh_caller(
             known_hosts=None,
             agent_path=None,
             preferred_auth="publickey" if key else "password",
+            local_addr=(address, 0),
         ),
         10,
     )
@@ -230,8 +233,10 @@ async def test_ssh_and_telnet_callers_share_the_nodes(tmp_path):
             await asyncio.sleep(0.05)
         telnet = await Caller.connect(running.ways.telnet.port)
         await telnet.wait_for("Your alias")
-        async with ssh_caller(running.port, "new", "x") as (caller, _):
-            await caller.wait_for("The only node is busy", in_text=True)
+        # Told as the connection arrives, before any password.
+        with pytest.raises(asyncssh.DisconnectError, match="The only node is busy"):
+            async with ssh_caller(running.port, "new", "x"):
+                pass
         await telnet.hang_up()
     finally:
         await running.close()

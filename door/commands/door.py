@@ -44,7 +44,7 @@ from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
 from door.visit.context import Visit
-from door.visit.session import run_visit
+from door.visit.session import board_user, run_visit
 
 log = logging.getLogger("door")
 
@@ -307,7 +307,10 @@ async def known_caller_visit(
         if probe and terminal.ansi:
             await probe_and_log(node, terminal, DETECT_TIMEOUT)
         async with Store.open(config.server.database) as store:
-            user = await store.drop_file_user(alias, bbs, real_name)
+            # The BBS's own names (its sysop's "Sysop") are its business: no names kept here.
+            user = await board_user(terminal, node, store, alias, bbs, real_name)
+            if user is None:
+                return
             # One caller: the solver's workers start only if asked, and end with the visit.
             solving = Solving(store, config)
             try:

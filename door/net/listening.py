@@ -11,8 +11,11 @@ terminal, and hands the rest to these:
 - :func:`guard_call` (:func:`guard_visit` for a caller without a node, as in door mode) runs
   the visit so that whatever happens in it the caller hears how it ended, the node is freed,
   and the listener goes on serving;
-- :class:`Listening` keeps a listener's port and whether it is closing, and ends the calls
-  that came its way when it closes.
+- :class:`Listening` keeps a listener's port and whether it is closing, admits a connection
+  the moment it arrives or refuses it by the node table's rules (:meth:`Listening.admit`),
+  the same for every way in, and ends the calls that came its way when it closes;
+- :class:`AddressLog` logs what one address keeps doing (refused connections, wrong
+  passwords) a line a minute, then counts it: a flood fills no disk.
 """
 
 from __future__ import annotations
@@ -80,6 +83,36 @@ def call_terminal(
     )
 
 
+class AddressLog:
+    """Lines about one address, logged one a minute per address, the rest counted.
+
+    The count for an address is logged with its next line after the minute, or never if
+    it keeps quiet (the table forgets it).
+    """
+
+    WINDOW = 60.0
+
+    def __init__(self) -> None:
+        self._since: dict[str, tuple[float, int]] = {}  # address: (first logged, unlogged)
+        self._notes = 0
+
+    def note(self, address: str, line: str) -> None:
+        """Log ``line`` (about ``address``) unless a line about it was logged this minute."""
+        now = time.monotonic()
+        first, unlogged = self._since.get(address, (-self.WINDOW, 0))
+        if now - first < self.WINDOW:
+            self._since[address] = (first, unlogged + 1)
+            return
+        more = f" ({unlogged} more in the minute before)" if unlogged else ""
+        log.info("%s%s", line, more)
+        self._since[address] = (now, 0)
+        self._notes += 1
+        if self._notes >= 1024:  # forget addresses that have kept quiet
+            self._notes = 0
+            for stale in [a for a, (t, _) in self._since.items() if now - t >= self.WINDOW]:
+                del self._since[stale]
+
+
 @dataclass
 class Listening:
     """What a listener keeps of itself: the ``way`` its calls are marked with in the table of
@@ -94,7 +127,23 @@ class Listening:
     port: int = 0
     #: The reason, once closing has begun.
     closing: str | None = None
+    #: Refusals, a line a minute per address.
+    refusals: AddressLog = field(default_factory=AddressLog, repr=False)
     _closed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    def admit(self, address: str, *, logged_in: bool = False, count: bool = True) -> str | None:
+        """Why a connection from ``address`` may not come in, logged (a line a minute per
+        address), or None if it may: :meth:`Nodes.refusal <door.net.nodes.Nodes.refusal>`'s
+        rules, asked as the connection arrives, before it costs the door anything more."""
+        refusal = self.nodes.refusal(address, logged_in=logged_in, count=count)
+        if refusal is not None:
+            self.note_refusal(address, refusal)
+        return refusal
+
+    def note_refusal(self, address: str, why: str) -> None:
+        """Log that a connection from ``address`` was refused, a line a minute per address."""
+        way = "" if self.way == "telnet" else f"{self.way.upper()} from "
+        self.refusals.note(address, f"refused {way}{address}: {why}")
 
     async def begin_close(self, reason: str) -> bool:
         """Whether this is the first close; a later one waits for the first to finish."""

@@ -14,9 +14,10 @@ The rules that keep one hostile caller from holding the door, for every way in a
 - when a new caller finds the other nodes all held by callers not logged in, the oldest call
   that has answered nothing in a third of ``login_timeout`` (at most :data:`ANSWER_GRACE`)
   is ended to make room: slow connections that never log in cannot keep callers out;
-- an address may hold ``max_per_address`` nodes at once, and connect at most
-  ``connections_per_minute`` times in any minute; an IPv6 address counts as its /64, the
-  block one subscriber is usually given;
+- an address may hold ``max_per_address`` nodes at once (connections still logging in
+  before they take a node, as over SSH, count as nodes: :meth:`Nodes.arriving`), and
+  connect at most ``connections_per_minute`` times in any minute; an IPv6 address counts as
+  its /64, the block one subscriber is usually given;
 - a user logged in on one node who logs in on another may take over the first: its visit
   is ended as a shutdown ends it, with its game saved, and the new one goes on.
 """
@@ -28,7 +29,7 @@ import ipaddress
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
@@ -127,6 +128,7 @@ class Nodes:
         self.limits = limits
         self._calls: dict[int, Call] = {}
         self._per_address: Counter[str] = Counter()
+        self._arriving: Counter[str] = Counter()  # connections logging in that hold no node
         # The times of the latest connections from each address (as address_key), at most
         # connections_per_minute of them: enough to tell whether a minute holds more.
         self._knocks: dict[str, deque[float]] = {}
@@ -135,19 +137,24 @@ class Nodes:
         self.peak = 0  # most calls at once on :attr:`peak_day`
         self.peak_day = date.today()
 
-    def refusal(self, address: str, *, logged_in: bool = False, count: bool = True) -> str | None:
+    def refusal(
+        self, address: str, *, logged_in: bool = False, count: bool = True, rationed: bool = True
+    ) -> str | None:
         """Why a caller from ``address`` can't have a node now, or None if they can.
 
         Call it once per connection: with ``count`` (the default) it counts the connection
         against the address's rate, refused or not, so that an address that keeps knocking
         stays refused. ``logged_in``: the caller is known already and may take a reserved node.
+        ``rationed`` False: the address's nodes are not limited to ``max_per_address`` (a
+        linked board's, which has a limit of its own).
         """
         if self.closing is not None:
             return self.closing
         key = address_key(address)
         if count and self._too_often(key, time.monotonic()):
             return TOO_OFTEN_MESSAGE
-        if self._per_address[key] >= self.limits.max_per_address:
+        held = self._per_address[key] + self._arriving[key]
+        if rationed and held >= self.limits.max_per_address:
             return TOO_MANY_MESSAGE
         nodes = self.limits.max_nodes
         staying = [call for call in self._calls.values() if call.farewell is None]
@@ -202,6 +209,22 @@ class Nodes:
         stale = [key for key, knocks in self._knocks.items() if now - knocks[-1] >= RATE_WINDOW]
         for key in stale:
             del self._knocks[key]
+
+    def arriving(self, address: str) -> Callable[[], None]:
+        """Count a connection from ``address`` that is logging in before it takes a node (an
+        SSH client at its password prompt) as holding one; call what this returns when it has
+        logged in or gone (once or more), and it no longer counts."""
+        key = address_key(address)
+        self._arriving[key] += 1
+        counted = [True]
+
+        def arrived() -> None:
+            if counted.pop() if counted else False:
+                self._arriving[key] -= 1
+                if not self._arriving[key]:
+                    del self._arriving[key]
+
+        return arrived
 
     @contextmanager
     def hold(

@@ -13,10 +13,17 @@ ENiGMA½ sysops already type for door networks:
 The connection must come from one of the board's addresses in sysop.toml, and the secret
 must be that board's. Anything else (an address of no linked board, a wrong tag or secret, a
 handshake that is not RFC 1282's, one that does not end within ``handshake_timeout``
-seconds, a full door) is refused with RFC 1282's error byte (1) and one line, and logged;
-the secret is never logged. An accepted caller gets RFC 1282's NUL, then the door's
-terminal detection and the main menu as a user of that board (:class:`Arrival`); Goodbye
-closes the connection, and the board takes its caller back.
+seconds, a full door) is refused with RFC 1282's error byte (1) and one line, and logged a
+line a minute per address (:class:`~door.net.listening.AddressLog`); the secret is never
+logged. After :data:`FREE_WRONG_SECRETS` wrong tags or secrets from an address, it is
+refused as it connects, before its handshake is read, for 15 seconds, then twice as long
+after each further wrong one, up to 5 minutes (:class:`WrongSecrets`). A board's callers
+are not limited by ``max_per_address`` (a door network's hub sends all its callers from one
+address), but by the board's own ``max_calls``.
+
+An accepted caller gets RFC 1282's NUL, then the door's terminal detection and the main menu
+as a user of that board (:class:`Arrival`); Goodbye closes the connection, and the board
+takes its caller back.
 
 Window sizes a client sends in band (``FF FF 's' 's'``, then rows, columns and pixels) are
 taken out of the input and followed.
@@ -30,11 +37,13 @@ import hmac
 import logging
 import struct
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ansi.text import sanitize
 from door.config import LinkedBoard
+from door.net.clocks import describe_seconds
 from door.net.detection import DETECT_TIMEOUT, screen_size
 from door.net.listening import (
     CLOSE_GRACE,
@@ -45,7 +54,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Nodes
+from door.net.nodes import Nodes, address_key
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -59,6 +68,10 @@ NOT_LINKED = "This address is not a board linked to this door."
 NOT_A_HANDSHAKE = "That is not an RLOGIN handshake."
 TOO_SLOW = "The RLOGIN handshake took too long."
 WRONG_FIELDS = "Unknown board tag or wrong secret."
+FREE_WRONG_SECRETS = 3  # wrong tags or secrets from an address before it rests
+FIRST_REST = 15.0  # seconds; doubled after each further wrong secret
+LONGEST_REST = 300.0
+FORGET_WRONG_SECRETS = 3600.0  # seconds after the last wrong secret
 
 #: ``visit(terminal, node, arrival)``: a linked board's caller, from the main menu on.
 RloginVisit = Callable[[Terminal, int, "Arrival"], Awaitable[None]]
@@ -214,6 +227,50 @@ class RloginReader:
                 return kept
 
 
+# --- wrong secrets ---------------------------------------------------------------------------
+
+
+class WrongSecrets:
+    """Wrong tags or secrets per address: after :data:`FREE_WRONG_SECRETS` of them the address
+    rests, longer after each one, and is forgotten an hour after its last; a right one forgets
+    it at once.
+
+    >>> guesses = WrongSecrets()
+    >>> [guesses.wrong("192.0.2.7", now=0.0) for _ in range(5)]
+    [0.0, 0.0, 0.0, 15.0, 30.0]
+    >>> guesses.rest("192.0.2.7", now=10.0), guesses.rest("192.0.2.7", now=40.0)
+    (20.0, 0.0)
+    """
+
+    def __init__(self) -> None:
+        self._by_address: dict[str, tuple[int, float, float]] = {}  # count, last, rest until
+
+    def rest(self, address: str, now: float | None = None) -> float:
+        """Seconds the address must wait before its handshake is read again; 0 now."""
+        now = time.monotonic() if now is None else now
+        _, _, until = self._by_address.get(address_key(address), (0, 0.0, 0.0))
+        return max(0.0, until - now)
+
+    def wrong(self, address: str, now: float | None = None) -> float:
+        """Count a wrong tag or secret; the seconds the address now rests."""
+        now = time.monotonic() if now is None else now
+        key = address_key(address)
+        count, last, _ = self._by_address.get(key, (0, now, 0.0))
+        count = count + 1 if now - last < FORGET_WRONG_SECRETS else 1
+        rest = 0.0
+        if count > FREE_WRONG_SECRETS:
+            rest = min(LONGEST_REST, FIRST_REST * 2 ** min(count - FREE_WRONG_SECRETS - 1, 20))
+        self._by_address[key] = (count, now, now + rest)
+        if len(self._by_address) > 1024:  # forget addresses that have kept quiet
+            for stale, (_, at, _) in list(self._by_address.items()):
+                if now - at >= FORGET_WRONG_SECRETS:
+                    del self._by_address[stale]
+        return rest
+
+    def right(self, address: str) -> None:
+        self._by_address.pop(address_key(address), None)
+
+
 # --- the server -----------------------------------------------------------------------------
 
 
@@ -242,6 +299,8 @@ class RloginDoor:
         self._server: asyncio.Server | None = None
         self._handshaking: set[asyncio.StreamWriter] = set()
         self._listening = Listening("rlogin", nodes)
+        self._wrong_secrets = WrongSecrets()
+        self._on = Counter[str]()  # each board's callers on now, by tag
 
     async def _listen(self, host: str, port: int) -> None:
         self._server = await asyncio.start_server(self._connection, host, port)
@@ -276,18 +335,21 @@ class RloginDoor:
         """asyncio runs this in a task of its own; nothing may escape it."""
         address = peer_address(writer)
         try:
-            arrival, rest = await self._handshake(reader, writer, address)
+            boards = self._admit(address)
+            arrival, rest = await self._handshake(reader, writer, address, boards)
             if arrival is None:
                 return
             # A linked board proved itself, and vouches for its caller: one who may take a
-            # node kept for callers logged in, and whose board's calls are not rationed.
-            refusal = self.nodes.refusal(address, logged_in=True, count=False)
+            # node kept for callers logged in, and whose calls the board's max_calls rations.
+            refusal = self._board_refusal(arrival.board) or self.nodes.refusal(
+                address, logged_in=True, count=False, rationed=False
+            )
             if refusal is not None:
                 raise Refused(refusal)
             writer.write(b"\0")  # RFC 1282: the handshake is accepted
             await self._call(arrival, RloginReader(reader, rest), writer, address)
         except Refused as refused:
-            log.info("refused RLOGIN from %s: %s", address, refused.why)
+            self._listening.note_refusal(address, refused.why)
             # RFC 1282: a byte 1, then the reason, and the connection is closed.
             writer.write(b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n")
         except (OSError, EOFError):
@@ -297,15 +359,40 @@ class RloginDoor:
         finally:
             await _close(writer)
 
-    async def _handshake(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str
-    ) -> tuple[Arrival | None, bytes]:
-        """Who the board sends, and the bytes after the handshake; None if it hung up."""
-        boards = [board for board in self._boards() if board.admits(address)]
+    def _admit(self, address: str) -> list[LinkedBoard]:
+        """The linked boards ``address`` may be, asked as the connection arrives.
+
+        :raises Refused: the door is closing, the address is no linked board's, or it gave
+            too many wrong secrets lately.
+        """
         if self._listening.closing is not None:
             raise Refused(self._listening.closing)
+        boards = [board for board in self._boards() if board.admits(address)]
         if not boards:
             raise Refused(NOT_LINKED, "not the address of a linked board")
+        rest = self._wrong_secrets.rest(address)
+        if rest > 0:
+            raise Refused(
+                f"Too many wrong secrets lately. Try again in {describe_seconds(rest)}.",
+                "resting after wrong secrets",
+            )
+        return boards
+
+    def _board_refusal(self, board: LinkedBoard) -> str | None:
+        """Why another caller of ``board`` can't come in now (its ``max_calls``), or None."""
+        if board.max_calls is not None and self._on[board.tag] >= board.max_calls:
+            lines = f"All {board.max_calls} of {board.name}'s lines are busy."
+            return f"{lines} Please call again later."
+        return None
+
+    async def _handshake(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        address: str,
+        boards: Sequence[LinkedBoard],
+    ) -> tuple[Arrival | None, bytes]:
+        """Who the board sends, and the bytes after the handshake; None if it hung up."""
         self._handshaking.add(writer)
         try:
             async with asyncio.timeout(self._handshake_timeout):
@@ -318,7 +405,14 @@ class RloginDoor:
             return None, b""
         finally:
             self._handshaking.discard(writer)
-        return identify(fields, boards), rest
+        try:
+            arrival = identify(fields, boards)
+        except Refused as refused:
+            if refused.args[0] == WRONG_FIELDS:
+                self._wrong_secrets.wrong(address)
+            raise
+        self._wrong_secrets.right(address)
+        return arrival, rest
 
     async def _call(
         self, arrival: Arrival, reader: RloginReader, writer: asyncio.StreamWriter, address: str
@@ -340,8 +434,15 @@ class RloginDoor:
             )
             await self._visit(terminal, call.node, arrival)
 
-        with self.nodes.hold("rlogin", address, terminal) as call:
-            await self._listening.guard(call, visit)
+        tag = arrival.board.tag
+        self._on[tag] += 1
+        try:
+            with self.nodes.hold("rlogin", address, terminal) as call:
+                await self._listening.guard(call, visit)
+        finally:
+            self._on[tag] -= 1
+            if not self._on[tag]:
+                del self._on[tag]
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

@@ -8,8 +8,15 @@ telnet log-in's throttling: each wrong password answers later than the last, and
 in to sign up. A caller who has added an SSH key to their settings may log in with it
 (``check_key``).
 
-A connection holds no node until its session starts: a client that never finishes its key
-exchange or its log in only waits to be cut off after ``login_timeout`` seconds. The session's
+A connection is admitted, or refused, by the node table's rules the moment it arrives, as a
+telnet caller is (too many connections from the address, too often, no node free): a refused
+client hears why in SSH's disconnect message before its key exchange, and its password is
+never checked. Until its session starts an admitted connection holds no node but counts as
+one for its address (:meth:`~door.net.nodes.Nodes.arriving`), so one address cannot keep more
+password prompts open than it may hold nodes; a client that never finishes its key exchange
+or its log in is cut off after ``login_timeout`` seconds. Passwords are checked with the
+caller's address, so that the address's back-off holds over SSH as at the telnet prompt, and
+wrong ones are logged a line a minute per address. The session's
 TERM and window size come with its pty request, and a change of window size is followed. From
 there the caller's bytes reach the same :class:`~door.net.terminal.Terminal` as a telnet
 caller's, through :class:`SshReader` and :class:`SshWriter`, and the visit is guarded the same
@@ -38,6 +45,7 @@ from door.net.listening import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
     SORRY_MESSAGE,
+    AddressLog,
     Listening,
     ServerSettings,
     call_terminal,
@@ -54,9 +62,10 @@ LOGIN_TIMEOUT = 60.0  # seconds from connecting to logged in, key exchange inclu
 CLOSE_TIMEOUT = 5.0  # seconds for a session's last bytes to go before the line is cut
 NO_COMMANDS_MESSAGE = "This door runs no commands: connect without one to play."
 
-#: ``check_password(alias, password)`` or ``check_key(alias, key)`` (an OpenSSH public key
-#: line): who the caller is, or None.
+#: ``check_key(alias, key)`` (an OpenSSH public key line): who the caller is, or None.
 Check = Callable[[str, str], Awaitable[object | None]]
+#: ``check_password(alias, password, address)``: who the caller is, or None.
+PasswordCheck = Callable[[str, str, str], Awaitable[object | None]]
 #: ``visit(terminal, node, who)``: ``who`` is what a check returned, or None for a new caller.
 SshVisit = Callable[[Terminal, int, object | None], Awaitable[None]]
 
@@ -158,6 +167,7 @@ class _LogIn(asyncssh.SSHServer):
         self._connection: asyncssh.SSHServerConnection | None = None
         self._address = "unknown"
         self._failures = 0
+        self._arrived: Callable[[], None] = lambda: None
         self.proved: dict[str, object] = {}  # user name -> who the door's check found
 
     def connection_made(self, connection: asyncssh.SSHServerConnection) -> None:
@@ -165,13 +175,23 @@ class _LogIn(asyncssh.SSHServer):
         peer = connection.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "unknown"
         connection.set_extra_info(door_login=self)
+        refusal = self._door.admit(self._address)
+        if refusal is not None:
+            # Once asyncssh has sent its version: the client shows the reason and goes.
+            asyncio.get_running_loop().call_soon(
+                connection.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal
+            )
+            return
+        self._arrived = self._door.nodes.arriving(self._address)
         self._door._pending.add(connection)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._arrived()
         if self._connection is not None:
             self._door._pending.discard(self._connection)
 
     def auth_completed(self) -> None:
+        self._arrived()  # the session, if one starts, holds a node of its own
         if self._connection is not None:
             self._door._pending.discard(self._connection)
 
@@ -188,12 +208,14 @@ class _LogIn(asyncssh.SSHServer):
         if username.casefold() == NEW_CALLER:
             self.proved[username] = NewCaller()
             return True
-        who = await self._door.check_password(username, password)
+        who = await self._door.check_password(username, password, self._address)
         if who is not None:
             self.proved[username] = who
             return True
         self._failures += 1
-        log.info("ssh: wrong password for %s from %s", sanitize(username, 40), self._address)
+        self._door.wrong_passwords.note(
+            self._address, f"ssh: wrong password for {sanitize(username, 40)} from {self._address}"
+        )
         if self._failures >= self._door.login_tries:
             assert self._connection is not None
             self._connection.disconnect(
@@ -225,7 +247,7 @@ class SshDoor:
         visit: SshVisit,
         nodes: Nodes,
         *,
-        check_password: Check,
+        check_password: PasswordCheck,
         check_key: Check,
         login_tries: int = 3,
         login_delay: float = 1.0,
@@ -244,6 +266,7 @@ class SshDoor:
         self._server: asyncssh.SSHAcceptor | None = None
         self._pending: set[asyncssh.SSHServerConnection] = set()
         self._listening = Listening("ssh", nodes)
+        self.wrong_passwords = AddressLog()  # a line a minute per address
 
     async def _listen(self, host: str, port: int, host_key: Path) -> None:
         key = load_host_key(host_key)
@@ -276,6 +299,13 @@ class SshDoor:
     def port(self) -> int:
         """The port listened on (the real one when the configuration said 0)."""
         return self._listening.port
+
+    def admit(self, address: str) -> str | None:
+        """Why a connection from ``address`` may not log in, or None: asked as it arrives.
+
+        Any caller may be one who logs in, and may take a node kept for those: which they
+        are is asked again when their session starts."""
+        return self._listening.admit(address, logged_in=True)
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """Tell SSH callers ``reason``, end their visits, and stop listening."""
@@ -312,9 +342,9 @@ class SshDoor:
                 return
             # A caller who proved who they are may take a node kept for those logged in.
             user_id = getattr(who, "id", None)
-            refusal = self.nodes.refusal(address, logged_in=user_id is not None)
+            # Counted when the connection arrived; asked again, as a node may have gone.
+            refusal = self._listening.admit(address, logged_in=user_id is not None, count=False)
             if refusal is not None:
-                log.info("refused SSH %s: %s", address, refusal)
                 await terminal.hang_up(refusal)
                 return
             with self.nodes.hold("ssh", address, terminal, user_id=user_id) as call:

@@ -49,7 +49,6 @@ from door.net.telnet_guard import (
     SUBNEGOTIATION_LIMIT,
     DoorWriter,
     FaultLog,
-    RefusalLog,
     TokenBucket,
     commands_granted,
     quiet,
@@ -97,8 +96,7 @@ class _DoorProtocol(telnetlib3.TelnetServer):
       which the door runs seldom (see :func:`door.commands.serve.calm_garbage_collector`).
     """
 
-    nodes: Nodes  # set on the subclass each server makes
-    refusals: RefusalLog  # likewise
+    listening: Listening  # set on the subclass each server makes
     _in_shell = False
     _lost = False
     _refused = False
@@ -110,12 +108,11 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         self._socket_transport = transport  # telnetlib3 forgets its own at connection_lost
         peer = transport.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "unknown"
-        refusal = self.nodes.refusal(self._address)
+        refusal = self.listening.admit(self._address)
         if refusal is not None:
             # Told at once, before telnetlib3 makes anything: a flood of refused
             # connections costs the door little.
             self._refused = True
-            self.refusals.note(self._address, refusal)
             assert isinstance(transport, asyncio.WriteTransport)
             transport.write(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
             transport.close()
@@ -218,9 +215,7 @@ class DoorServer:
         self._telnet: telnetlib3.Server | None = None
         self._forgetting: asyncio.Task[None] | None = None
         self._listening = Listening(way, self.nodes)
-        self._protocol = type(
-            "DoorProtocol", (_DoorProtocol,), {"nodes": self.nodes, "refusals": RefusalLog()}
-        )
+        self._protocol = type("DoorProtocol", (_DoorProtocol,), {"listening": self._listening})
 
     def _protocol_options(self) -> dict[str, Any]:
         """What telnetlib3 makes each connection's protocol with."""
@@ -309,9 +304,8 @@ class DoorServer:
         terminal = call_terminal(self.config, reader, writer, echo=bool(writer.will_echo))
         try:
             # Counted when the connection was made; asked again, as a node may have gone.
-            refusal = self.nodes.refusal(address, count=False)
+            refusal = self._listening.admit(address, count=False)
             if refusal is not None:
-                log.info("refused %s: %s", address, refusal)
                 await terminal.hang_up(refusal)
                 return
             await self._call(terminal, writer, address)

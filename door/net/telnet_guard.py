@@ -12,7 +12,6 @@ counted, and the count is logged once when the connection ends.
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter, deque
 from typing import Any
 
@@ -135,36 +134,6 @@ class FaultLog:
         self.log(logging.WARNING, msg, *args)
 
     error = exception = critical = warning
-
-
-class RefusalLog:
-    """Connections refused, logged a line per address a minute, then counted: a flood of
-    connections refused fills no disk.
-
-    The count for an address is logged with its next refusal after the minute, or never if
-    it keeps quiet (the table forgets it).
-    """
-
-    WINDOW = 60.0
-
-    def __init__(self) -> None:
-        self._since: dict[str, tuple[float, int]] = {}  # address: (first logged, unlogged)
-        self._notes = 0
-
-    def note(self, address: str, refusal: str) -> None:
-        now = time.monotonic()
-        first, unlogged = self._since.get(address, (-self.WINDOW, 0))
-        if now - first < self.WINDOW:
-            self._since[address] = (first, unlogged + 1)
-            return
-        more = f" ({unlogged} more refused in the minute before)" if unlogged else ""
-        log.info("refused %s: %s%s", address, refusal, more)
-        self._since[address] = (now, 0)
-        self._notes += 1
-        if self._notes >= 1024:  # forget addresses that have kept quiet
-            self._notes = 0
-            for stale in [a for a, (t, _) in self._since.items() if now - t >= self.WINDOW]:
-                del self._since[stale]
 
 
 def _format(msg: str, args: tuple[object, ...]) -> str:

@@ -37,9 +37,8 @@ from typing import Protocol
 
 from aiohttp import hdrs, web
 
-from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
-from door.net.telnet_guard import RefusalLog
 from door.net.websocket import SUBPROTOCOLS, carry
 from door.net.xterm import ASSETS
 
@@ -190,7 +189,7 @@ class WebDoor:
         self._page: tuple[str, bytes] | None = None  # (title, page)
         self._runner: web.AppRunner | None = None
         self._port = 0
-        self._refusals = RefusalLog()  # a line per address a minute: no flood fills the log
+        self._refusals = AddressLog()  # a line per address a minute: no flood fills the log
 
     @property
     def port(self) -> int:
@@ -317,7 +316,9 @@ class WebDoor:
         )
         origin = request.headers.get(hdrs.ORIGIN)
         if not origin_allowed(origin, request.host, self.settings.origins):
-            self._refusals.note(address, f"a WebSocket from a page of {_clean(origin)}")
+            self._refusals.note(
+                address, f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)}"
+            )
             return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,

@@ -86,9 +86,7 @@ async def open_ways(
 
     async def ssh(terminal: Terminal, node: int, who: object | None) -> None:
         user = who if isinstance(who, User) else None
-        await ssh_visit(
-            terminal, node, store, current(), solving, user, door=door, nodes=nodes
-        )
+        await ssh_visit(terminal, node, store, current(), solving, user, door=door, nodes=nodes)
 
     async def linked(terminal: Terminal, node: int, arrival: Arrival) -> None:
         board = arrival.board.name
@@ -96,9 +94,9 @@ async def open_ways(
             terminal, node, store, current(), solving, arrival.alias, board, door, nodes
         )
 
-    async def check_password(alias: str, password: str) -> User | None:
+    async def check_password(alias: str, password: str, address: str) -> User | None:
         # As at the telnet prompt, which takes no more than PASSWORD_LENGTH characters.
-        return await store.authenticate(alias, password[:PASSWORD_LENGTH])
+        return await store.authenticate(alias, password[:PASSWORD_LENGTH], address=address)
 
     async def check_key(alias: str, key: str) -> User | None:
         return await store.user_with_ssh_key(alias, key)

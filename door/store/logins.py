@@ -51,14 +51,22 @@ class LoginStore(StoreBase):
 
     async def login_wait(self, alias_key: str, address: str) -> float:
         """Seconds until a log-in as ``alias_key`` from ``address`` may be tried; 0 now."""
+        wait, _ = await self.login_standing(alias_key, address)
+        return wait
+
+    async def login_standing(self, alias_key: str, address: str) -> tuple[float, int]:
+        """:meth:`login_wait`, and the wrong passwords from ``address`` not yet forgotten."""
         now = self._clock()
         rows = await self._read(
-            "SELECT max(locked_until) FROM login_failures "
+            "SELECT max(locked_until), "
+            "sum(CASE WHEN kind = 'address' AND last_failure >= ? THEN failures ELSE 0 END) "
+            "FROM login_failures "
             "WHERE (kind = 'alias' AND key = ?) OR (kind = 'address' AND key = ?)",
-            (alias_key, address),
+            (stamp(now - FORGET_AFTER), alias_key, address),
         )
-        until = rows[0][0]
-        return max(0.0, (moment(until) - now).total_seconds()) if until else 0.0
+        until, failures = rows[0]
+        wait = max(0.0, (moment(until) - now).total_seconds()) if until else 0.0
+        return wait, int(failures or 0)
 
     async def record_login(self, alias_key: str, address: str, succeeded: bool) -> None:
         """Count a wrong password against the alias and the address, or forget the alias's

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from ansi.charset import CHARSETS
@@ -15,14 +12,17 @@ from door.store.accounts import (
     alias_key,
     alias_skeleton,
     bbs_key,
+    board_alias,
     check_alias,
+    check_board_alias,
     check_password,
     clean_alias,
     hash_password,
-    return_large_blocks,
+    needs_rehash,
     verify_password,
 )
 from door.store.base import Row, change_one, execute, fetch_all, moment
+from door.store.hashing import CHECKS, HASHING
 from door.store.logins import LoginStore
 from door.store.records import (
     AliasRefused,
@@ -42,19 +42,10 @@ T = TypeVar("T")
 
 GAME_VIEWS = ("board", "terse", None)
 
-# scrypt takes tens of milliseconds of CPU and 16 MiB per hash. Hashes run one per spare core
-# at a time, not one per thread of asyncio's default pool: a crowd logging in at once then
-# leaves the event loop a core for the games, and holds 16 MiB per hashing thread at most.
-_HASHING = ThreadPoolExecutor(
-    max_workers=max(1, (os.cpu_count() or 1) - 1),
-    thread_name_prefix="door-scrypt",
-    initializer=return_large_blocks,
-)
-
 
 async def _hashing(function: Callable[..., T], *args: object) -> T:
-    """``function(*args)`` in a hashing thread, off the event loop."""
-    return await asyncio.get_running_loop().run_in_executor(_HASHING, function, *args)
+    """``function(*args)`` in a hashing thread, off the event loop, in line with log-ins."""
+    return await HASHING.run(0, function, *args)
 
 
 USER_COLUMNS = (
@@ -148,30 +139,45 @@ class UserStore(LoginStore):
         :mod:`door.store.logins`); while either is locked out, None without a try.
         """
         key = alias_key(alias)
-        if await self.login_wait(key, address) > 0:
-            return None
-        rows = await self._read(
-            "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?", (key,)
-        )
-        stored = rows[0][1] if rows else None
-        # Hashing and counting run even for an unknown alias: the time taken tells nothing.
-        matched = await _hashing(verify_password, password, stored)
-        await self.record_login(key, address, matched)
+        # One check at a time per alias and per address (see door.store.hashing): guesses
+        # made at once are counted, and locked out, as guesses made one after another.
+        async with CHECKS.holding(f"alias {key}", f"address {address}" if address else ""):
+            wait, standing = await self.login_standing(key, address)
+            if wait > 0:
+                return None
+            rows = await self._read(
+                "SELECT id, password FROM users WHERE bbs_key = '' AND alias_key = ?", (key,)
+            )
+            stored = rows[0][1] if rows else None
+            # Hashing and counting run even for an unknown alias: the time taken tells nothing.
+            matched = await HASHING.run(standing, verify_password, password, stored)
+            await self.record_login(key, address, matched)
         if not matched:
             return None
-        return await self.user(rows[0][0])
+        user_id = rows[0][0]
+        if needs_rehash(stored):  # made by an older door at lower costs: made again now
+            hashed = await _hashing(hash_password, password)
+            sql = "UPDATE users SET password = ? WHERE id = ? AND password = ?"
+            await self._write(lambda db: execute(db, sql, (hashed, user_id, stored)))
+        return await self.user(user_id)
 
     async def drop_file_user(self, alias: str, bbs: str, real_name: str | None = None) -> User:
-        """The user a BBS's drop file names: found by alias within that BBS, or created.
+        """The user a BBS's drop file (or a linked board) names: found by alias within that
+        BBS, or created.
 
-        Aliases come already vetted by the BBS, so only :func:`sanitize` applies (and a
-        limit of 40 characters); the real name is updated if the BBS now gives another.
+        The BBS has vetted the alias, up to 40 characters; the door cleans it
+        (:func:`sanitize`, :func:`~door.store.accounts.board_alias`) and refuses one with
+        characters not every screen shows (AliasRefused). The real name is updated if the BBS
+        now gives another.
         """
-        alias = clean_alias(sanitize(alias, DROP_ALIAS_LIMIT))
+        alias = board_alias(sanitize(alias, DROP_ALIAS_LIMIT))
         bbs = sanitize(bbs, BBS_NAME_LIMIT)
         real_name = sanitize(real_name, DROP_ALIAS_LIMIT) if real_name else None
         if not alias or not bbs:
             raise AliasRefused("A drop file must give the caller's alias and the BBS's name")
+        problem = check_board_alias(alias)
+        if problem:
+            raise AliasRefused(problem)
         now = self._now()
 
         def find_or_insert(db: sqlite3.Connection) -> User:

@@ -25,8 +25,10 @@ from door.net.terminal import Terminal
 from door.solving.daily import close_past_days
 from door.solving.pool import Solving
 from door.store import Store
-from door.store.records import User
+from door.store.accounts import board_alias, check_reserved
+from door.store.records import AliasRefused, User
 from door.views.board import PROMPT_ROW
+from door.views.layout import wrap
 from door.visit.context import RunningDoor, Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
@@ -36,6 +38,7 @@ __all__ = [
     "LOGIN_DELAY",
     "LOGIN_TRIES",
     "PASSWORD_LENGTH",
+    "board_user",
     "linked_visit",
     "run_visit",
     "ssh_visit",
@@ -95,11 +98,46 @@ async def linked_visit(
     door: RunningDoor | None = None,
     nodes: Nodes | None = None,
 ) -> None:
-    """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu."""
-    terminal.alias = alias
-    user = await store.drop_file_user(alias, board)
+    """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu.
+
+    A board vouches for its callers, but not for names kept for the door and its sysop
+    (:func:`~door.store.accounts.check_reserved`): a caller sent as one is told so and hung up.
+    """
+    user = await board_user(terminal, node, store, alias, board, sysop=config.bbs.sysop)
+    if user is None:
+        return
     visit = Visit(terminal, store, config, node, bbs=board, solving=solving, door=door, nodes=nodes)
     await run_visit(visit, user)
+
+
+async def board_user(
+    terminal: Terminal,
+    node: int,
+    store: Store,
+    alias: str,
+    bbs: str,
+    real_name: str | None = None,
+    *,
+    sysop: str | None = None,
+) -> User | None:
+    """The user a BBS or a linked board sends (found or made by
+    :meth:`~door.store.Store.drop_file_user`), or None when the alias can't be taken: one
+    with characters not every screen shows, or (given the door's ``sysop``) a name kept for
+    the door or its sysop. The caller is told which, and hung up."""
+    terminal.alias = alias
+    try:
+        problem = None if sysop is None else check_reserved(board_alias(alias), sysop)
+        if problem:
+            raise AliasRefused(problem)
+        return await store.drop_file_user(alias, bbs, real_name)
+    except AliasRefused as refused:
+        shown = sanitize(board_alias(alias), 40)
+        why = str(refused)
+        log.info("node %d: alias %s from %s refused: %s", node, shown, sanitize(bbs, 60), why)
+        why = why[:1].lower() + why[1:]
+        said = wrap(f"The door can't take the alias {shown}: {why}.", terminal.info.width - 1)
+        await terminal.hang_up("\r\n".join(said))
+        return None
 
 
 async def run_visit(visit: Visit, user: User) -> None:
