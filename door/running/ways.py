@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from door import scoreboard_page
 from door.config import Config
@@ -15,10 +16,8 @@ from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
 from door.net.nodes import Nodes
 from door.net.rlogin import Arrival, RloginDoor, start_rlogin
-from door.net.ssh import SshDoor, start_ssh
 from door.net.telnet import DoorServer, start_server
 from door.net.terminal import Terminal
-from door.net.web import Document, WebDoor, start_web
 from door.solving.pool import Solving
 from door.store import Store, User
 from door.visit.context import RunningDoor
@@ -30,6 +29,12 @@ from door.visit.session import (
     ssh_visit,
     telnet_visit,
 )
+
+if TYPE_CHECKING:
+    # asyncssh and aiohttp are loaded only by a door that opens those ways: every
+    # canfield-door command (door mode launched by a BBS for each call included) starts here.
+    from door.net.ssh import SshDoor
+    from door.net.web import Document, WebDoor
 
 
 @dataclass
@@ -105,6 +110,8 @@ async def open_ways(
     ways = Ways(nodes, server)
     try:
         if config.ssh.port is not None:
+            from door.net.ssh import start_ssh
+
             options = {} if login_timeout is None else {"login_timeout": login_timeout}
             ways.ssh = await start_ssh(
                 config.server,
@@ -131,6 +138,8 @@ async def open_ways(
                 **timeouts,
             )
         if config.web.port is not None:
+            from door.net.web import start_web
+
             # Web callers are telnet callers whose stream rides on a WebSocket.
             web_telnet = DoorServer(
                 config.server, telnet, detect_timeout=detect_timeout, nodes=nodes, way="web"
@@ -150,6 +159,8 @@ async def open_ways(
 
 async def publish_scoreboards(store: Store, config: Config) -> dict[str, Document]:
     """The scoreboards' web page and JSON, as the web way serves them."""
+    from door.net.web import Document
+
     bulletin, daily = await scoreboard_page.gather(store, config)
     return {
         "scores.html": Document(
