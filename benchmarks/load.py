@@ -6,7 +6,8 @@ fresh database and nodes enough for everyone, so that its memory and CPU can be 
 each) and start a game; once all are playing, each sends a random legal play (its own copy of
 the deal picks them) about every ``--interval`` seconds, jittered, for ``--duration`` seconds,
 and times each play until the board update is complete: the door redraws the prompt row last.
-Then every caller saves and leaves (Q, G), calls again and logs in, timed on its own.
+Then every caller saves and leaves (Q, G), calls again and logs in, timed on its own
+(``--no-log-in-again`` leaves this out: a thousand log-ins are minutes of scrypt).
 With ``--web N``, N of the door's callers do all this through the web's WebSocket (telnet
 over WebSocket, as a browser's page or fTelnet calls), the rest by telnet; their plays are
 also timed apart.
@@ -114,6 +115,7 @@ class Plan:
     seed: int
     web_port: int = 0  # the door's web port, for callers load0 ... load<web_callers - 1>
     web_callers: int = 0
+    log_in_again: bool = True
 
 
 @dataclass
@@ -263,7 +265,7 @@ async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: 
         tally.received += seat.received
         tally.new_deals += seat.new_deals
     report.put(("played", tally.message()))
-    if plan.mode == "door":
+    if plan.mode == "door" and plan.log_in_again:
         await loop.run_in_executor(None, _wait, again)
         tally = Tally()
         await asyncio.gather(
@@ -407,6 +409,7 @@ def _plans(
                 args.seed + index,
                 web_port,
                 min(args.web, callers) if mode == "door" else 0,
+                args.log_in_again,
             )
         )
         first += count
@@ -511,7 +514,7 @@ def run_case(
             counts_at["played"] = server.store_counts()
         machine_busy = machine_busy_seconds() - machine_at_play
         logged_in = Tally()
-        if mode == "door":
+        if mode == "door" and args.log_in_again:
             again.set()
             logged_in = _merge(_collect(report, "logged in", len(workers), server, readings))
         final = server.sample()
@@ -688,6 +691,13 @@ def main() -> None:
         action="append",
         default=[],
         help="also load the door at this git revision, in the same run (repeatable)",
+    )
+    parser.add_argument(
+        "--log-in-again",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="after playing, every caller saves, leaves and logs in again, timed (on by"
+        " default; each log-in is a scrypt hash, minutes of CPU for a thousand callers)",
     )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
