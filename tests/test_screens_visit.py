@@ -227,6 +227,24 @@ async def test_in_draw_three_the_playable_waste_card_is_marked(door):
     await caller.hang_up()
 
 
+async def test_at_draw_one_the_waste_shows_its_top_card_alone(door):
+    # A squared pile, as on a table: a turn then redraws one card, not a fan of three.
+    level = door.config.level(1)
+    assert level.variant.draw == 1
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL, level_key="1")
+    game = Game.deal(level.variant, DEAL)
+    for turns in range(1, 4):
+        game.play("V")
+        await caller.type("V")
+        await caller.wait_for(rf"Moves\s+{turns}\b")
+        top = game.waste[-1].symbol.replace("T", "10")
+        waste = caller.row(4)[23:40]  # from the waste's column to the foundations'
+        assert waste.split() == [top], (turns, waste)
+        assert "^" not in caller.row(5)
+    await caller.hang_up()
+
+
 async def test_the_last_statistics_page_asks_for_no_next_level(door):
     caller = await sign_up(door)
     await caller.key("M")

@@ -21,7 +21,6 @@ PROMPT = "Command: "
 CARD = re.compile(r"\b([A2-9TJQK][HDCS])\b")
 RANKS = "A23456789TJQK"
 RED = "HD"
-BOARD_WASTE = 3  # the board fans the waste's last three cards
 # The migration step that added the caller's choice of lines or board.
 GAME_VIEW_STEP = next(n for n, step in enumerate(MIGRATIONS, 1) if "game_view" in " ".join(step))
 
@@ -167,7 +166,8 @@ def truth(game: Game) -> Position:
         reserve=str(game.reserve[-1]) if game.reserve else None,
         reserve_count=len(game.reserve),
         deck=len(game.deck),
-        waste=[str(card) for card in game.waste[-BOARD_WASTE:]],
+        # As many as a turn lays down: the last three fanned at draw three, the top at one.
+        waste=[str(card) for card in game.waste[-game.variant.draw :]],
         foundations={str(pile[-1])[1]: str(pile[-1]) for pile in game.foundations if pile},
         columns=[[str(card) for card in pile] for pile in game.tableau],
         base=None if game.base_rank is None else RANKS[game.base_rank],

@@ -1,10 +1,10 @@
 """Hints judged only from what the caller can see, never from a hidden card.
 
 A caller sees the reserve's top card and how many cards lie under it, how many cards the
-deck holds, the waste's top cards as the board draws them (``game.waste[-3:]``) and its
-count, the foundations, the columns and the passes. :func:`visible_advice` reads nothing
-else: the order of the cards under the reserve's top, in the deck and deeper in the waste
-never changes its advice.
+deck holds, the waste's top cards as the board draws them (its last three at most, each
+turned up in view) and its count, the foundations, the columns and the passes.
+:func:`visible_advice` reads nothing else: the order of the cards under the reserve's top,
+in the deck and deeper in the waste never changes its advice.
 
 What it may lean on, and why: :meth:`Game.legal` reads the top cards, the foundations, the
 columns and whether the reserve, deck and waste are empty, all in view. What it must not:

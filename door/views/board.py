@@ -178,7 +178,7 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
     else:
         _put_empty(screen, CARD_ROW, DECK_COL, look)
     screen.put(CARD_ROW, DECK_COL + 4, f"{len(game.deck):>2}", INFO)
-    shown = game.waste[-3:]
+    shown = waste_shown(game)
     for offset, card in enumerate(shown):
         _put_card(screen, CARD_ROW, WASTE_COL + 4 * offset, card, look)
     if not shown:
@@ -192,6 +192,20 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
             _put_card(screen, CARD_ROW, col, pile[-1], look)
         else:
             _put_empty(screen, CARD_ROW, col, look)
+
+
+def waste_shown(game: Game) -> Sequence[Card]:
+    """The waste's cards the board draws, bottom to top: as many as a turn lays down. At
+    draw three the last three lie fanned, the top one playable; at draw one the waste is a
+    squared pile showing its top card, as on a table (and a turn redraws one card, not three).
+
+    >>> from door.engine import Variant
+    >>> one, three = Game.deal(Variant(draw=1), 1), Game.deal(Variant(draw=3), 1)
+    >>> _ = one.play("V"), one.play("V"), three.play("V"), three.play("V")
+    >>> len(waste_shown(one)), len(waste_shown(three))
+    (1, 3)
+    """
+    return game.waste[-game.variant.draw :]
 
 
 def column_rows(pile: Sequence[Card]) -> list[Card | None]:

@@ -37,6 +37,7 @@ from door.views.board import (
     Look,
     card_text,
     column_rows,
+    waste_shown,
 )
 
 TOP_ROW = ("S", "V", "D", "F")
@@ -69,7 +70,7 @@ def _top_col(pile: str, game: Game) -> int:
     if pile == "V":
         return DECK_COL
     if pile == "D":
-        shown = min(3, len(game.waste))
+        shown = len(waste_shown(game))
         return WASTE_COL + 4 * max(0, shown - 1)  # the waste's top card is the last shown
     return FOUNDATION_COL
 

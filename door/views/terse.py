@@ -1,9 +1,9 @@
 """The game in words, a line at a time: for plain callers on slow lines and callers who listen.
 
 After a play, one line says what changed; ``L`` and a pile reads that pile. Every line tells
-only what the board shows: the reserve's and the waste's top cards (the waste's last three,
-as the board fans them), how many cards each pile holds, the foundations and the columns;
-never a card face down.
+only what the board shows: the reserve's and the waste's top cards (as many as the board
+draws: the last three at draw three, the top at draw one), how many cards each pile holds,
+the foundations and the columns; never a card face down.
 
 >>> from door.engine import Game, Variant
 >>> look = Look(ansi=False)
@@ -23,11 +23,10 @@ from dataclasses import dataclass
 
 from door.engine import Card, Game, PlayResult
 from door.engine.moves import FOUNDATION, RESERVE, TURN, UNDO, WASTE
-from door.views.board import Look, card_text, rank_word
+from door.views.board import Look, card_text, rank_word, waste_shown
 
 # Pile keys a caller can ask about with L, besides column numbers.
 DECK = "V"
-WASTE_SHOWN = 3  # the board fans the waste's last three cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +36,7 @@ class Sight:
     reserve_top: Card | None
     reserve_count: int
     deck_count: int
-    waste: tuple[Card, ...]  # the cards the board fans, bottom to top
+    waste: tuple[Card, ...]  # the cards the board draws, bottom to top
     waste_count: int
     foundations: tuple[Card | None, ...]
     columns: tuple[tuple[Card, ...], ...]
@@ -50,7 +49,7 @@ def sight(game: Game) -> Sight:
         reserve_top=game.reserve[-1] if game.reserve else None,
         reserve_count=len(game.reserve),
         deck_count=len(game.deck),
-        waste=tuple(game.waste[-WASTE_SHOWN:]),
+        waste=tuple(waste_shown(game)),
         waste_count=len(game.waste),
         foundations=tuple(pile[-1] if pile else None for pile in game.foundations),
         columns=tuple(tuple(pile) for pile in game.tableau),
