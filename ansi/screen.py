@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import sys
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ansi.sequences import (
     BLACK,
@@ -42,20 +44,31 @@ from ansi.sequences import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
-    """How a cell is coloured: one of the eight ANSI colours each side, and bold (bright).
-
-    >>> Style(), Style(7, 4, True).sgr()
-    (Style(fg=7, bg=0, bold=False), '\\x1b[0;1;37;44m')
-    """
-
+class _Colours(NamedTuple):
     fg: int = WHITE
     bg: int = BLACK
     bold: bool = False
 
-    def __post_init__(self) -> None:
-        sgr(self.fg, self.bg, self.bold)  # refuses colours out of range
+
+class Style(_Colours):
+    """How a cell is coloured: one of the eight ANSI colours each side, and bold (bright).
+
+    A named tuple rather than a frozen dataclass: every play compares and hashes thousands
+    of cells, and a tuple's comparison and hash run in C.
+
+    >>> Style(), Style(7, 4, True).sgr()
+    (Style(fg=7, bg=0, bold=False), '\\x1b[0;1;37;44m')
+    >>> Style(9)
+    Traceback (most recent call last):
+    ...
+    ValueError: colours are 0 (black) to 7 (white), not 9
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, fg: int = WHITE, bg: int = BLACK, bold: bool = False) -> Style:
+        sgr(fg, bg, bold)  # refuses colours out of range
+        return super().__new__(cls, fg, bg, bool(bold))
 
     def sgr(self) -> str:
         """The sequence that sets exactly this style, whatever was set before."""
@@ -84,6 +97,44 @@ def _look(cell: Cell) -> Cell:
 # so each style keeps only so many.
 _SHARED_CELLS: dict[Style, dict[str, Cell]] = {}
 _SHARED_PER_STYLE = 2048
+
+
+# Rows too: most rows of a board are drawn alike on many callers' screens (the title, the
+# keys' panel, rows the columns don't reach), so a row is looked up here once it is drawn and
+# a thousand boards hold one copy. Rows no screen holds any more are let go when the table
+# has doubled since the last sweep.
+_SHARED_ROWS: dict[tuple[Cell, ...], tuple[Cell, ...]] = {}
+_SWEEP_AT_LEAST = 4096
+_sweep_at = _SWEEP_AT_LEAST
+
+
+def shared_row(row: tuple[Cell, ...]) -> tuple[Cell, ...]:
+    """The one copy of ``row`` every screen holds.
+
+    >>> first, second = _cells_of("a row", DEFAULT_STYLE), _cells_of("a row", DEFAULT_STYLE)
+    >>> shared_row(first) is shared_row(second) is first
+    True
+    """
+    global _sweep_at
+    known = _SHARED_ROWS.get(row)
+    if known is not None:
+        return known
+    if len(_SHARED_ROWS) >= _sweep_at:
+        _let_go_of_unused_rows()
+        _sweep_at = max(_SWEEP_AT_LEAST, 2 * len(_SHARED_ROWS))
+    _SHARED_ROWS[row] = row
+    return row
+
+
+# References to a row held by nobody but the table: its key and value, the loop's variable,
+# and getrefcount's own argument.
+_HELD_BY_THE_TABLE_ALONE = 4
+
+
+def _let_go_of_unused_rows() -> None:
+    unused = [row for row in _SHARED_ROWS if sys.getrefcount(row) <= _HELD_BY_THE_TABLE_ALONE]
+    for row in unused:
+        del _SHARED_ROWS[row]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -612,9 +663,13 @@ class ScreenBuffer:
             row = index + 1
             shown = self._shown[index]
             clear_from = stale.get(row)
-            if clear_from is None and (line is shown or line == shown):
+            if clear_from is None and line is shown:
                 continue
-            self._shown[index] = line
+            if clear_from is None and line == shown:
+                # Drawn again alike (a board is redrawn whole for each play): keep one copy.
+                self._cells[index] = shown
+                continue
+            line = self._cells[index] = self._shown[index] = shared_row(line)
             if clear_from is not None:
                 shown = shown[: clear_from - 1] + self._blank_row[clear_from - 1 :]
             if row == self.height:
