@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import tracemalloc
+from collections.abc import Callable
 
 import pyte
 import pytest
@@ -403,3 +406,40 @@ def test_cells_between_two_changes_are_overwritten_when_that_is_shorter() -> Non
     assert "a b" in output  # one blank written rather than a three-byte move over it
     terminal.receive(output)
     assert_terminal_shows(terminal, buffer)
+
+
+def _drawn_screen(text: str) -> ScreenBuffer:
+    """A screen with twenty rows of text, rendered (as the door renders every board)."""
+    screen = ScreenBuffer(80, 24)
+    for row in range(2, 22):
+        screen.put(row, 2, f"{text} {row}", Style(CYAN))
+    screen.render_full()
+    return screen
+
+
+def _traced_after(make: Callable[[], object]) -> tuple[object, int]:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        made = make()
+        gc.collect()
+        return made, tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+def test_screens_drawn_alike_hold_their_rows_once() -> None:
+    # Twenty rows of 80 cells are 14 KB a screen when each screen holds its own.
+    screens, traced = _traced_after(lambda: [_drawn_screen("alike") for _ in range(300)])
+    assert traced / 300 < 3_000
+
+
+def test_rows_no_screen_holds_any_more_are_let_go() -> None:
+    def one_after_another() -> ScreenBuffer:
+        for n in range(1_000):
+            screen = _drawn_screen(f"own {n}")
+        return screen
+
+    # 1,000 screens of rows all their own, each dropped once drawn: 14 MB if rows were kept.
+    _, traced = _traced_after(one_after_another)
+    assert traced < 7_000_000
