@@ -430,7 +430,7 @@ def _traced_after(make: Callable[[], object]) -> tuple[object, int]:
 
 def test_screens_drawn_alike_hold_their_rows_once() -> None:
     # Twenty rows of 80 cells are 14 KB a screen when each screen holds its own.
-    screens, traced = _traced_after(lambda: [_drawn_screen("alike") for _ in range(300)])
+    _, traced = _traced_after(lambda: [_drawn_screen("alike") for _ in range(300)])
     assert traced / 300 < 3_000
 
 

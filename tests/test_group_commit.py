@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +28,7 @@ from door.store import (
     WriterFailed,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 LEVEL = SHIPPED_LEVELS[2]
 CALLERS = 20
 
@@ -253,3 +257,86 @@ async def test_a_write_lock_held_for_good_is_called_busy_not_a_disk_fault(
         assert not isinstance(fault.value, DiskFault)
         await store.record_play(game_id, game)
         assert (await store.game_record(game_id)).moves == 1
+
+
+# Plays a store takes, in twenty games at once, then a pause: more than the 1,000 pages past
+# which SQLite would checkpoint in the connection that commits. Prints the writer thread's
+# id, and the database file's size before the plays and after them (before closing).
+PLAYS_SCRIPT = """
+import asyncio, sys, threading
+from pathlib import Path
+from door.config import SHIPPED_LEVELS
+from door.engine import Game
+from door.store import Store
+
+async def main(path):
+    level = SHIPPED_LEVELS[1]
+    async with Store.open(path) as store:
+        print("writer", await store._writer.call(threading.get_native_id))
+        tables = []
+        for n in range(20):
+            user = await store.drop_file_user(f"Caller {n}", "Test BBS")
+            game = Game.deal(level.variant, 1000 + n)
+            tables.append((await store.start_game(user.id, level, game), game))
+        before = path.stat().st_size
+
+        async def turns(game_id, game):
+            for _ in range(100):
+                game.play("V")
+                await store.record_play(game_id, game)
+
+        await asyncio.gather(*(turns(*table) for table in tables))
+        await asyncio.sleep(1.5)
+        print("database", before, path.stat().st_size)
+
+asyncio.run(main(Path(sys.argv[1])))
+"""
+
+
+MAKE_SCRIPT = """
+import asyncio, sys
+from door.store import Store
+
+async def main(path):
+    async with Store.open(path):
+        pass
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_no_commit_waits_for_a_checkpoint(tmp_path: Path) -> None:
+    """strace: the writer's thread syncs only the WAL; the pages reach the database file
+    while the door runs, synced by another thread."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed")
+    database = tmp_path / "door.db"
+    # Made beforehand: a new database's first commits write its header.
+    subprocess.run([sys.executable, "-c", MAKE_SCRIPT, str(database)], cwd=ROOT, check=True)
+    trace = tmp_path / "trace.txt"
+    traced = [strace, "-f", "-qq", "-e", "trace=openat,close,fsync,fdatasync", "-o", str(trace)]
+    run = subprocess.run(
+        [*traced, sys.executable, "-c", PLAYS_SCRIPT, str(database)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    said = dict(line.split(" ", 1) for line in run.stdout.splitlines())
+    writer = int(said["writer"])
+    before, after = map(int, said["database"].split())
+    assert after > before, "nothing reached the database file while the door ran"
+    files: dict[str, str] = {}
+    synced: list[tuple[int, str]] = []  # (thread, file)
+    for line in trace.read_text().splitlines():
+        thread, _, call = line.partition(" ")
+        if opened := re.match(r'openat\(AT_FDCWD, "([^"]+)".* = (\d+)$', call):
+            files[opened[2]] = opened[1]
+        elif closed := re.match(r"close\((\d+)\)", call):
+            files.pop(closed[1], None)
+        elif sync := re.match(r"f(?:data)?sync\((\d+)\)", call):
+            synced.append((int(thread), files.get(sync[1], "?")))
+    assert (writer, f"{database}-wal") in synced
+    assert (writer, str(database)) not in synced, "a commit ran a checkpoint"
+    assert any(name == str(database) for thread, name in synced if thread != writer)

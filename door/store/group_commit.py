@@ -29,6 +29,12 @@ Reads run on a second connection (:mod:`door.store.reading`): in WAL mode a read
 last commit and never waits for the writer, so scoreboards and logging in don't queue behind
 plays.
 
+Checkpoints (copying the WAL's pages into the database, two more fsyncs) run on a connection
+and thread of their own, passively (never waiting for a writer or a reader, nor holding one
+up), at most once a :data:`CHECKPOINT_PAUSE` while writes come. SQLite would otherwise run
+each in the connection whose ``COMMIT`` took the WAL past 1,000 pages, and every play of that
+group would wait for it: at 500 plays a second, about one group in a hundred.
+
 Faults, by name: SQLite's complaint about the disk is a :class:`DiskFault`; another program
 holding the write lock past the busy timeout is :class:`StoreBusy`, once ``BEGIN IMMEDIATE``
 has been waited for in the thread and tried again a few times (as SQLite's busy handler
@@ -71,6 +77,9 @@ BUSY_PAUSE = 0.05
 
 # Seconds before a writer that failed starts again (writes that come meanwhile wait for it).
 WRITER_RESTART_DELAY = 0.5
+
+# Seconds between two checkpoints at most, while writes come.
+CHECKPOINT_PAUSE = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +186,9 @@ class Writer(Connection):
         self._seconds = 0.0
         self._longest = 0.0
         self._busy_timeout_ms: int | None = None  # the connection's own, while it may wait
+        self._checkpoints = Connection(f"{name}-checkpoints")
+        self._written = asyncio.Event()  # since the last checkpoint
+        self._checkpointer = Supervised("the store's checkpoints", self._checkpoint_after_writes)
 
     @property
     def counts(self) -> CommitCounts:
@@ -188,7 +200,31 @@ class Writer(Connection):
         self._writes += writes
         self._seconds += took
         self._longest = max(self._longest, took)
+        self._written.set()
         log.debug("commit: %d writes in %.2f ms", writes, 1000 * took)
+
+    async def open(self, path: str, configure: Callable[[sqlite3.Connection], None]) -> None:
+        """Open the writer's connection, which leaves checkpoints to a connection of their
+        own (see the module's docstring), and that one."""
+
+        def configure_writer(db: sqlite3.Connection) -> None:
+            configure(db)
+            db.execute("PRAGMA wal_autocheckpoint = 0")
+
+        await super().open(path, configure_writer)
+        await self._checkpoints.open(path, lambda db: None)
+        self._checkpointer.start()
+
+    async def _checkpoint_after_writes(self) -> None:
+        while True:
+            await self._written.wait()
+            self._written.clear()
+            try:
+                await self._checkpoints.run(_checkpoint)
+            except sqlite3.OperationalError as error:
+                if not is_busy(error):  # busy: another program checkpoints; it can wait
+                    raise
+            await asyncio.sleep(CHECKPOINT_PAUSE)
 
     async def before_writes(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work(connection)`` in the writer's thread, before any write is taken (the
@@ -370,7 +406,14 @@ class Writer(Connection):
                 await future
         await self._committer.close()
         self._closing = True
+        await self._checkpointer.close()
+        await self._checkpoints.close()
         await super().close()
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    """Copy what the WAL holds into the database, as far as no reader still needs it."""
+    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
 
 def _in_savepoint(db: sqlite3.Connection, work: Work) -> WriteResult:
