@@ -469,7 +469,8 @@ class ScreenBuffer:
         # Rows are tuples, so that a row the terminal shows as it is held is the same object
         # in both grids (and blank rows are one object): a board costs about one grid.
         self._blank_row: tuple[Cell, ...] = (BLANK,) * width
-        self._cells: list[tuple[Cell, ...]] = [self._blank_row] * height
+        # A row being drawn is a list (written in place); it is a tuple again once rendered.
+        self._cells: list[tuple[Cell, ...] | list[Cell]] = [self._blank_row] * height
         # The cells the terminal shows; None: its contents are unknown.
         self._shown: list[tuple[Cell, ...]] | None = None
         self._stale: dict[int, int] = {}  # row: the first column of it the terminal lost
@@ -501,9 +502,11 @@ class ScreenBuffer:
         last = min(end - 1, self.width - 1 if row == self.height else self.width)
         if first <= last:
             line = self._cells[row - 1]
+            if type(line) is tuple:
+                line = self._cells[row - 1] = list(line)
             if first != col or last != end - 1:
                 cells = cells[first - col : last - col + 1]
-            self._cells[row - 1] = line[: first - 1] + cells + line[last:]
+            line[first - 1 : last] = cells
         return end
 
     def fill(
@@ -659,8 +662,9 @@ class ScreenBuffer:
         runs: list[_Run] = []
         stale, self._stale = self._stale, {}
         last_col = self.width
-        for index, line in enumerate(self._cells):
+        for index, drawn in enumerate(self._cells):
             row = index + 1
+            line = drawn if type(drawn) is tuple else tuple(drawn)
             shown = self._shown[index]
             clear_from = stale.get(row)
             if clear_from is None and line is shown:
