@@ -24,7 +24,7 @@ import functools
 import sys
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ansi.sequences import (
@@ -405,30 +405,49 @@ def _cheapest_path(
     cheapest_in = [
         min(starts[j], *(steps[i][j] for i in range(count) if i != j)) for j in range(count)
     ]
-    least_end = min(ends)
-    path: list[int] = []
-    unused = [True] * count
+    search = _Search(starts, steps, ends, cheapest_in, min(ends), best_cost, best)
+    search.extend(-1, 0, sum(cheapest_in))
+    return tuple(search.best)
 
-    def extend(at: int, cost: int, bound: int) -> None:
-        nonlocal best_cost, best
-        if len(path) == count:
-            if cost + ends[at] < best_cost:
-                best_cost, best = cost + ends[at], path[:]
+
+@dataclass(slots=True)
+class _Search:
+    """The exact search of :func:`_cheapest_path`: its tables, the order being tried and the
+    best one found. A method rather than a nested function that calls itself: that would be
+    a reference cycle, left for the garbage collector, at every search."""
+
+    starts: list[int]
+    steps: list[list[int]]
+    ends: list[int]
+    cheapest_in: list[int]
+    least_end: int
+    best_cost: int
+    best: list[int]
+    path: list[int] = field(default_factory=list)
+    unused: list[bool] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.unused = [True] * len(self.starts)
+
+    def extend(self, at: int, cost: int, bound: int) -> None:
+        """Try every run still to visit after ``at`` (-1: none yet), ``cost`` spent so far,
+        ``bound`` the least the rest can cost."""
+        path, unused = self.path, self.unused
+        if len(path) == len(unused):
+            if cost + self.ends[at] < self.best_cost:
+                self.best_cost, self.best = cost + self.ends[at], path[:]
             return
-        for nxt in range(count):
-            if unused[nxt]:
-                reached = cost + (steps[at][nxt] if at >= 0 else starts[nxt])
-                rest = bound - cheapest_in[nxt]
-                if reached + rest + least_end >= best_cost:
+        for nxt, free in enumerate(unused):
+            if free:
+                reached = cost + (self.steps[at][nxt] if at >= 0 else self.starts[nxt])
+                rest = bound - self.cheapest_in[nxt]
+                if reached + rest + self.least_end >= self.best_cost:
                     continue
                 unused[nxt] = False
                 path.append(nxt)
-                extend(nxt, reached, rest)
+                self.extend(nxt, reached, rest)
                 path.pop()
                 unused[nxt] = True
-
-    extend(-1, 0, sum(cheapest_in))
-    return tuple(best)
 
 
 def _entry_cost(
