@@ -77,25 +77,32 @@ class Style(_Colours):
 
 DEFAULT_STYLE = Style()
 
-Cell = tuple[str, Style]
-"""One character cell: the character shown and its style."""
+Colours = tuple[int, int, bool]
+"""A style as the buffer holds it: a plain tuple, foreground, background and bold. Cells and
+rows made only of strings and plain tuples of numbers are left alone by Python's garbage
+collector; a thousand boards' rows made of :class:`Style` objects made each of its passes
+over young objects take tens of ms, with every game stopped."""
+_FG, _BG, _BOLD = 0, 1, 2
 
-BLANK: Cell = (" ", DEFAULT_STYLE)
+Cell = tuple[str, Colours]
+"""One character cell: the character shown and its colours."""
+
+BLANK: Cell = (" ", tuple(DEFAULT_STYLE))
 
 # A space looks the same whatever its foreground: compare spaces by background only.
-_SPACES: tuple[Cell, ...] = tuple((" ", Style(WHITE, bg)) for bg in range(8))
+_SPACES: tuple[Cell, ...] = tuple((" ", (WHITE, bg, False)) for bg in range(8))
 
 
 def _look(cell: Cell) -> Cell:
     """What a caller sees of ``cell``."""
-    return _SPACES[cell[1].bg] if cell[0] == " " else cell
+    return _SPACES[cell[1][_BG]] if cell[0] == " " else cell
 
 
 # Cells are shared between buffers: a thousand callers' boards then hold pointers to a few
 # hundred cells instead of a tuple per character each, which saves memory and keeps the
 # garbage collector's full passes short. Characters from callers' text could be anything,
 # so each style keeps only so many.
-_SHARED_CELLS: dict[Style, dict[str, Cell]] = {}
+_SHARED_CELLS: dict[Colours, dict[str, Cell]] = {}
 _SHARED_PER_STYLE = 2048
 
 
@@ -144,16 +151,17 @@ def _text_cells(text: str, style: Style) -> tuple[Cell, ...]:
     return _cells_of(_cell_chars(text), style)
 
 
-def _cells_of(chars: str, style: Style) -> tuple[Cell, ...]:
+def _cells_of(chars: str, style: Colours) -> tuple[Cell, ...]:
     """``chars`` as cells in ``style``, shared ones where possible."""
-    known = _SHARED_CELLS.get(style)
+    colours: Colours = tuple(style)  # a plain tuple, even from a Style
+    known = _SHARED_CELLS.get(colours)
     if known is None:
-        known = _SHARED_CELLS.setdefault(style, {})
+        known = _SHARED_CELLS.setdefault(colours, {})
     cells = []
     for char in chars:
         cell = known.get(char)
         if cell is None:
-            cell = (char, style)
+            cell = (char, colours)
             if len(known) < _SHARED_PER_STYLE:
                 known[char] = cell
         cells.append(cell)
@@ -186,33 +194,33 @@ def _cell_chars(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _style_change(old: Style | None, new: Style) -> str:
+def _style_change(old: Colours | None, new: Colours) -> str:
     """The shortest sequence that turns style ``old`` (None: unknown) into ``new``."""
-    if old is None or (old.bold and not new.bold):
-        return new.sgr()  # bold can only be turned off by a reset on ANSI.SYS terminals
+    if old is None or (old[_BOLD] and not new[_BOLD]):
+        return sgr(*new)  # bold can only be turned off by a reset on ANSI.SYS terminals
     params = []
-    if new.bold and not old.bold:
+    if new[_BOLD] and not old[_BOLD]:
         params.append("1")
-    if new.fg != old.fg:
-        params.append(f"3{new.fg}")
-    if new.bg != old.bg:
-        params.append(f"4{new.bg}")
+    if new[_FG] != old[_FG]:
+        params.append(f"3{new[_FG]}")
+    if new[_BG] != old[_BG]:
+        params.append(f"4{new[_BG]}")
     return f"{CSI}{';'.join(params)}m" if params else ""
 
 
-def _style_for(current: Style | None, cell: Cell, following: Cell | None = None) -> Style:
+def _style_for(current: Colours | None, cell: Cell, following: Cell | None = None) -> Colours:
     """The style to draw ``cell`` in after ``current``: a space needs only its background,
     and takes the style of the character drawn just after it when that one has the same."""
     char, style = cell
     if char != " ":
         return style
-    if current is not None and current.bg == style.bg:
+    if current is not None and current[_BG] == style[_BG]:
         return current
-    if following is not None and following[0] != " " and following[1].bg == style.bg:
+    if following is not None and following[0] != " " and following[1][_BG] == style[_BG]:
         return following[1]
     if current is None:
         return style
-    return Style(current.fg, style.bg, current.bold)
+    return (current[_FG], style[_BG], current[_BOLD])
 
 
 def _horizontal(from_col: int, col: int) -> str:
@@ -251,7 +259,7 @@ def _cheapest_move(from_row: int | None, from_col: int | None, row: int, col: in
 class _Pen:
     """The terminal's cursor and colours while one render is written."""
 
-    def __init__(self, width: int, style: Style | None, at: tuple[int, int] | None) -> None:
+    def __init__(self, width: int, style: Colours | None, at: tuple[int, int] | None) -> None:
         self.width = width
         self.style = style
         self.row, self.col = at if at else (None, None)
@@ -262,7 +270,7 @@ class _Pen:
             self.out.append(_cheapest_move(self.row, self.col, row, col))
             self.row, self.col = row, col
 
-    def set_style(self, style: Style) -> None:
+    def set_style(self, style: Colours) -> None:
         if style != self.style:
             self.out.append(_style_change(self.style, style))
             self.style = style
@@ -279,7 +287,7 @@ class _Pen:
 
     def clear_line(self) -> None:
         """Blank from the cursor to the end of its row, in the blank cells' background."""
-        if self.style is None or self.style.bg != BLANK[1].bg:
+        if self.style is None or self.style[_BG] != BLANK[1][_BG]:
             self.set_style(_style_for(self.style, BLANK))  # erasing paints the background
         self.out.append(clear_to_end_of_line())
 
@@ -308,9 +316,9 @@ _TRY_EVERY_ORDER, _ORDER_AT_MOST = 6, 16
 def _related(one: Cell, other: Cell) -> bool:
     """Whether two cells are drawn in colours one can follow the other cheaply in: the same
     background and, unless one is a space, the same boldness."""
-    if one[1].bg != other[1].bg:
+    if one[1][_BG] != other[1][_BG]:
         return False
-    return one[0] == " " or other[0] == " " or one[1].bold == other[1].bold
+    return one[0] == " " or other[0] == " " or one[1][_BOLD] == other[1][_BOLD]
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +333,7 @@ class _Run:
     second: Cell | None  # the same of the cell drawn right after it, if any
     start: int  # where the cursor must be first
     end: int | None  # where the cursor is after it (None: past the edge)
-    end_style: Style
+    end_style: Colours
 
 
 def _needs(cell: Cell) -> Cell:
@@ -334,7 +342,7 @@ def _needs(cell: Cell) -> Cell:
     return cell if cell[0] == " " else ("x", cell[1])
 
 
-def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Style) -> Style:
+def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Colours) -> Colours:
     """The pen's style after drawing ``cols`` of ``line`` from ``style`` (gaps between taken
     as jumped)."""
     for index, col in enumerate(cols):
@@ -345,17 +353,17 @@ def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Style) -> S
     return style
 
 
-Shape = tuple[int, int, int | None, Cell, Cell | None, Style]
+Shape = tuple[int, int, int | None, Cell, Cell | None, Colours]
 """What the order of runs depends on: a run's row, start and end, what its first two cells
 ask of the colours, and its last style."""
 
 
 @functools.lru_cache(maxsize=4096)
 def _plan(
-    pen: tuple[int | None, int | None, Style | None],
+    pen: tuple[int | None, int | None, Colours | None],
     shapes: tuple[Shape, ...],
     cursor: tuple[int, int],
-    cursor_style: Style,
+    cursor_style: Colours,
 ) -> tuple[int, ...]:
     """The order to draw runs of these ``shapes`` in, from the ``pen`` to the ``cursor``. A
     play draws the same shapes again and again (a deck turn's runs differ in their
@@ -453,7 +461,7 @@ class _Search:
 def _entry_cost(
     row: int | None,
     col: int | None,
-    style: Style | None,
+    style: Colours | None,
     to_row: int,
     to_col: int,
     first: Cell,
@@ -570,9 +578,10 @@ class ScreenBuffer:
 
     # Reading the buffer.
 
-    def cell_at(self, row: int, col: int) -> Cell:
+    def cell_at(self, row: int, col: int) -> tuple[str, Style]:
         """The character and style at ``row``, ``col``."""
-        return self._cells[row - 1][col - 1]
+        char, colours = self._cells[row - 1][col - 1]
+        return char, Style(*colours)
 
     def text_at(self, row: int) -> str:
         """The characters of a whole row, ``width`` of them."""
@@ -668,7 +677,7 @@ class ScreenBuffer:
             for run in runs
             if (run.row, run.clear_from) == self._cursor
             and not run.cols
-            and self._cursor_style.bg == BLANK[1].bg
+            and self._cursor_style.bg == BLANK[1][_BG]
         ]
         for run in self._order(pen, [run for run in runs if run not in at_cursor]):
             self._draw_run(pen, run, self._cells[run.row - 1])
