@@ -10,7 +10,7 @@ frame in the door's own code.
 With ``--compare REF`` the door at another git revision (as in benchmarks/load.py) is
 measured the same way in the same run.
 
-    python benchmarks/memory.py [--callers 100] [--compare main] [--top 8]
+    python benchmarks/memory.py [--callers 100] [--arrival 3] [--compare main] [--top 8]
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from callers import (
 from load import Revision, extract_revision
 
 PASSWORD = "memory-secret"
-ARRIVAL = 5.0  # callers a second: tracing slows the door down
+ARRIVAL = 3.0  # callers a second: each signs up with a scrypt hash, and tracing slows the door
 TRACE_FRAMES = 16
 WAIT = 600.0  # seconds for the door to write its snapshot
 
@@ -83,15 +83,17 @@ def _wait_for(path: Path, server: ServerProcess) -> None:
         time.sleep(0.1)
 
 
-async def _seat(port: int, number: int) -> TelnetCaller:
-    await asyncio.sleep(number / ARRIVAL)
+async def _seat(port: int, number: int, arrival: float) -> TelnetCaller:
+    await asyncio.sleep(number / arrival)
     caller = await TelnetCaller.connect(port)
     await sign_up(caller, f"mem{number}", PASSWORD)
     await start_game(caller, default_level(), random.Random(number))
     return caller
 
 
-def measure(name: str, root: Path, callers: int, folder: Path) -> dict[str, object]:
+def measure(
+    name: str, root: Path, callers: int, folder: Path, arrival: float = ARRIVAL
+) -> dict[str, object]:
     """One door: ``callers`` callers idle on the board; the figures and the top sites."""
     folder.mkdir(parents=True)
     config = roomy_config(folder, callers, shipped=root / "sysop.toml")
@@ -107,7 +109,7 @@ def measure(name: str, root: Path, callers: int, folder: Path) -> dict[str, obje
     async def seated() -> int:
         """The rise of the door's resident memory once everyone sits on the board (KB)."""
         idle = process_sample(server.pid).rss_kb
-        seats = await asyncio.gather(*(_seat(server.port, n) for n in range(callers)))
+        seats = await asyncio.gather(*(_seat(server.port, n, arrival) for n in range(callers)))
         await asyncio.sleep(2.0)
         rise = process_sample(server.pid).rss_kb - idle
         server.process.send_signal(signal.SIGUSR2)
@@ -149,12 +151,13 @@ def main() -> None:
     parser.add_argument("--callers", type=int, default=100)
     parser.add_argument("--compare", metavar="REF", action="append", default=[])
     parser.add_argument("--top", type=int, default=8, help="allocation sites shown")
+    parser.add_argument("--arrival", type=float, default=ARRIVAL, help="callers a second")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="door-memory-") as temporary:
         doors = [Revision("door", ROOT, True)]
         doors += [extract_revision(ref, Path(temporary) / "revisions") for ref in args.compare]
         results = [
-            measure(door.name, door.root, args.callers, Path(temporary) / door.name)
+            measure(door.name, door.root, args.callers, Path(temporary) / door.name, args.arrival)
             for door in doors
         ]
     print(f"{'':<14}{'calls':>6}{'traced KB/caller':>18}{'RSS KB/caller':>15}")
