@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import random
 import re
 import tracemalloc
 from collections.abc import Callable
@@ -443,3 +444,29 @@ def test_rows_no_screen_holds_any_more_are_let_go() -> None:
     # 1,000 screens of rows all their own, each dropped once drawn: 14 MB if rows were kept.
     _, traced = _traced_after(one_after_another)
     assert traced < 7_000_000
+
+
+def test_drawing_leaves_no_garbage_for_the_collector() -> None:
+    # Cycles made by every render are left for a garbage collection, which stops every game
+    # while it looks at every young object: a thousand callers' plays made those tens of ms.
+    rng = random.Random(7)
+    buffer = board()
+    buffer.render_full()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(300):
+            for _ in range(rng.randint(2, 6)):  # a few changes: the order is searched for
+                row, col = rng.randint(1, HEIGHT - 1), rng.randint(1, WIDTH - 4)
+                buffer.put(row, col, rng.choice(["7♥", "K♠", "  ", "ab"]), Style(rng.randint(0, 7)))
+            buffer.render_changes()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_a_rendered_screen_is_no_work_for_the_collector() -> None:
+    screen = _drawn_screen("kept")
+    gc.collect()
+    gc.collect()  # the first pass lets go of the cells, the second of the rows made of them
+    assert not any(gc.is_tracked(screen._cells[row]) for row in range(24))
