@@ -62,6 +62,11 @@ DEAL_NUMBER = re.compile(rb"[Dd]eal (\d+)")  # a practice deal's title names its
 LISTENING = re.compile(r"listening on \S+ port (\d+)")
 WEB_LISTENING = re.compile(r"listening for web on \S+ port (\d+)")
 STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
+# The garbage collector's passes since the last SIGUSR1, and the longest of each generation.
+COLLECTOR = re.compile(
+    r"collector: (\d+) young \(longest ([\d.]+) ms\), (\d+) middle \(([\d.]+) ms\), "
+    r"(\d+) full \(([\d.]+) ms\)"
+)
 START_TIMEOUT = 20.0  # seconds for a door subprocess to start listening
 
 
@@ -501,6 +506,23 @@ class ServerProcess:
                 return int(found[-1][0]), int(found[-1][1])
             time.sleep(0.02)
         raise TimeoutError(f"the door logged no store counts within {timeout} s")
+
+    def collector_passes(self) -> dict[str, float] | None:
+        """The garbage collector's passes the door logged with its last store counts (since
+        the SIGUSR1 before): count and longest ms by generation; None from a door that does
+        not log them."""
+        found = COLLECTOR.findall(self.log_text())
+        if not found:
+            return None
+        young, young_ms, middle, middle_ms, full, full_ms = found[-1]
+        return {
+            "young": int(young),
+            "young_longest_ms": float(young_ms),
+            "middle": int(middle),
+            "middle_longest_ms": float(middle_ms),
+            "full": int(full),
+            "full_longest_ms": float(full_ms),
+        }
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ With ``--fsync-delay-ms N`` the same load then runs against the door on a slow d
 fsync N ms slower (benchmarks/fsync_delay.c, loaded with LD_PRELOAD, built with the system's
 cc; without one that run is skipped with a message). For each door run the store's commits
 while everyone plays are counted (the door logs them on SIGUSR1): commits a second, and
-writes (plays, and the deals that follow a finished game) a commit.
+writes (plays, and the deals that follow a finished game) a commit; and the garbage
+collector's passes while everyone plays, with the longest of each generation (each holds
+every game while it runs).
 
 With ``--compare REF`` the door as it was at another git revision (a branch, a tag, a commit)
 is extracted into a temporary folder (``git archive``) and loaded by the same callers in the
@@ -486,6 +488,7 @@ def run_case(
     workers = []
     profiler: subprocess.Popen[bytes] | None = None
     counts_at: dict[str, tuple[int, int]] = {}
+    collector: dict[str, float] | None = None  # its passes while everyone played
     tells_store_counts = mode == "door" and (revision is None or revision.tells_store_counts)
     try:
         time.sleep(1.0)
@@ -514,6 +517,7 @@ def run_case(
         readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
         if tells_store_counts:
             counts_at["played"] = server.store_counts()
+            collector = server.collector_passes()
         machine_busy = machine_busy_seconds() - machine_at_play
         logged_in = Tally()
         if mode == "door" and args.log_in_again:
@@ -543,6 +547,7 @@ def run_case(
         "commits": commits,
         "writes": writes,
         "commits_per_second": round(commits / play_seconds, 1),
+        "collector": collector,
         "writes_per_commit": round(writes / commits, 2) if commits else 0.0,
         "callers": callers,
         "client_processes": len(workers),
@@ -618,6 +623,24 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
             print(
                 f"{case['server']:<14}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
                 f"{case['commits_per_second']:>10.1f}{case['writes_per_commit']:>15.2f}"
+            )
+    print()
+    print("the garbage collector's passes while everyone played (each holds every game)")
+    print(
+        f"{'':<14}{'calls':>6}{'young':>8}{'longest ms':>12}{'middle':>8}{'longest ms':>12}"
+        f"{'full':>6}{'longest ms':>12}"
+    )
+    for run in runs:
+        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
+            passes = case["collector"]
+            if passes is None:
+                print(f"{case['server']:<14}{case['callers']:>6}  (not logged by this door)")
+                continue
+            print(
+                f"{case['server']:<14}{case['callers']:>6}{passes['young']:>8}"
+                f"{passes['young_longest_ms']:>12.1f}{passes['middle']:>8}"
+                f"{passes['middle_longest_ms']:>12.1f}{passes['full']:>6}"
+                f"{passes['full_longest_ms']:>12.1f}"
             )
     print()
     print(

@@ -187,3 +187,26 @@ def test_compare_keeps_what_needs_a_restart_and_names_each_change():
 def test_the_shipped_file_reloads_as_itself():
     shipped = load_config(ROOT / "sysop.toml")
     assert compare(shipped, load_config(ROOT / "sysop.toml")).changes == ()
+
+
+async def test_sigusr1_logs_the_commits_and_the_collectors_passes_since_the_last(tmp_path):
+    door = await serve(write_config(tmp_path))
+    try:
+        caller = await sign_up(door, "Caller", "secret-one1")
+        await start_deal(caller, DEAL)
+        mark = door.signal(signal.SIGUSR1)
+        await door.wait_logged(r"collector: \d+ young", mark)
+        await play(caller, "V", 1)
+        mark = door.signal(signal.SIGUSR1)
+        log = (await door.wait_logged(r"collector: .* since the last report", mark))[mark:]
+        assert re.search(r"store: \d+ writes in \d+ commits", log)
+        passes = re.search(
+            r"collector: (\d+) young \(longest [\d.]+ ms\), (\d+) middle \([\d.]+ ms\), "
+            r"(\d+) full \([\d.]+ ms\) since the last report",
+            log,
+        )
+        assert passes, log
+        await caller.hang_up()
+    finally:
+        door.process.send_signal(signal.SIGTERM)
+        door.process.wait(WAIT)

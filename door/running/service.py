@@ -4,7 +4,9 @@ and backup keepers and the sysop's control channel, for as long as it runs, and 
 sysop can do to it meanwhile.
 
 - SIGINT and SIGTERM close it: callers are told, their games are already saved.
-- SIGUSR1 logs how many writes the store has made in how many commits.
+- SIGUSR1 logs how many writes the store has made in how many commits, and the garbage
+  collector's passes since the last SIGUSR1 (:mod:`door.running.collector`), each of which
+  holds every game while it lasts.
 - SIGHUP (and ``canfield-door sysop reload``) read sysop.toml again (:meth:`Service.reload`).
   A file that does not check is refused and logged with check-config's message; the door
   keeps its settings. Otherwise: levels change from each caller's next menu on (a game in
@@ -35,6 +37,7 @@ from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import Call, Nodes
 from door.net.telnet import DoorServer
+from door.running.collector import CollectorWatch
 from door.running.control import ControlError, ControlServer, control_path
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper
@@ -81,6 +84,7 @@ class Service:
         self._control: ControlServer | None = None
         self._closing: list[asyncio.Task[None]] = []
         self._stop_asked = False
+        self._collector = CollectorWatch()
 
     # --- running ---------------------------------------------------------------------------
 
@@ -97,9 +101,11 @@ class Service:
         }
         for number, handler in handlers.items():
             loop.add_signal_handler(number, handler)
+        self._collector.start()
         try:
             await self._serve()
         finally:
+            self._collector.stop()
             for number in handlers:
                 loop.remove_signal_handler(number)
         log.info("door stopped; database closed")
@@ -172,6 +178,7 @@ class Service:
             1000 * counts.seconds / max(1, counts.commits),
             1000 * counts.longest,
         )
+        log.info("%s", self._collector.report())
 
     def _hang_up_signal(self) -> None:
         log.info("SIGHUP received: reading %s again", self.config.path)
