@@ -44,17 +44,17 @@ from ansi.sequences import (
 )
 
 
-class _Colours(NamedTuple):
+class _StyleFields(NamedTuple):
     fg: int = WHITE
     bg: int = BLACK
     bold: bool = False
 
 
-class Style(_Colours):
+class Style(_StyleFields):
     """How a cell is coloured: one of the eight ANSI colours each side, and bold (bright).
 
-    A named tuple rather than a frozen dataclass: every play compares and hashes thousands
-    of cells, and a tuple's comparison and hash run in C.
+    A named tuple, so that the buffer can hold it as the plain tuple of its three numbers
+    (:data:`Colours`), compared and hashed in C.
 
     >>> Style(), Style(7, 4, True).sgr()
     (Style(fg=7, bg=0, bold=False), '\\x1b[0;1;37;44m')
@@ -78,10 +78,10 @@ class Style(_Colours):
 DEFAULT_STYLE = Style()
 
 Colours = tuple[int, int, bool]
-"""A style as the buffer holds it: a plain tuple, foreground, background and bold. Cells and
-rows made only of strings and plain tuples of numbers are left alone by Python's garbage
-collector; a thousand boards' rows made of :class:`Style` objects made each of its passes
-over young objects take tens of ms, with every game stopped."""
+"""A style as the buffer holds it: a plain tuple of foreground, background and bold. Cells
+and rows made only of strings and such tuples leave the garbage collector's watch after its
+first pass over them; rows of :class:`Style` objects stayed in it, and with a thousand boards
+each pass took tens of ms, every game stopped meanwhile."""
 _FG, _BG, _BOLD = 0, 1, 2
 
 Cell = tuple[str, Colours]
