@@ -216,14 +216,22 @@ class Writer(Connection):
         self._checkpointer.start()
 
     async def _checkpoint_after_writes(self) -> None:
+        refused: str | None = None  # why the last checkpoint failed, logged once
         while True:
             await self._written.wait()
             self._written.clear()
             try:
                 await self._checkpoints.run(_checkpoint)
-            except sqlite3.OperationalError as error:
-                if not is_busy(error):  # busy: another program checkpoints; it can wait
-                    raise
+            except sqlite3.DatabaseError as error:
+                # Busy: another program checkpoints. A disk that refuses (full, read-only):
+                # the plays are safe in the WAL meanwhile, and the next pause tries again.
+                if not is_busy(error) and str(error) != refused:
+                    log.warning("the store's checkpoint failed, tried again later: %s", error)
+                refused = None if is_busy(error) else str(error)
+            else:
+                if refused is not None:
+                    log.info("the store's checkpoints go on again")
+                refused = None
             await asyncio.sleep(CHECKPOINT_PAUSE)
 
     async def before_writes(self, work: Callable[[sqlite3.Connection], T]) -> T:
