@@ -330,7 +330,7 @@ def test_no_commit_waits_for_a_checkpoint(tmp_path: Path) -> None:
     files: dict[str, str] = {}
     synced: list[tuple[int, str]] = []  # (thread, file)
     for line in trace.read_text().splitlines():
-        thread, _, call = line.partition(" ")
+        thread, call = line.split(None, 1)  # strace pads the thread id to five columns
         if opened := re.match(r'openat\(AT_FDCWD, "([^"]+)".* = (\d+)$', call):
             files[opened[2]] = opened[1]
         elif closed := re.match(r"close\((\d+)\)", call):

@@ -226,8 +226,8 @@ class Writer(Connection):
                 # Busy: another program checkpoints. A disk that refuses (full, read-only):
                 # the plays are safe in the WAL meanwhile, and the next pause tries again.
                 if not is_busy(error) and str(error) != refused:
+                    refused = str(error)
                     log.warning("the store's checkpoint failed, tried again later: %s", error)
-                refused = None if is_busy(error) else str(error)
             else:
                 if refused is not None:
                     log.info("the store's checkpoints go on again")
