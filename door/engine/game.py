@@ -42,13 +42,16 @@ from door.engine.moves import (
 from door.engine.position import Layout, Position
 from door.engine.shuffle import shuffled_order
 from door.engine.status import PLAYING, RESIGNED, STUCK, WON
-from door.engine.variant import Variant
+from door.engine.variant import MOST_COLUMNS, Variant
 
 KING = 12
 _RED = tuple((card & 3) in (1, 2) for card in range(52))
 _COLUMN_KEYS = tuple(str(number) for number in range(1, 11))
 _NEXT_IN_SUIT = tuple(((card >> 2) + 1) % 13 * 4 + (card & 3) for card in range(52))
 _OF_RANK = tuple(tuple(rank * 4 + suit for suit in range(4)) for rank in range(13))
+# Each column's index alone: a card that fits on one column only (the usual case) shares it,
+# and every game a thousand callers keep does not hold a list of its own for each such card.
+_ALONE = tuple((index,) for index in range(MOST_COLUMNS))
 # The two cards that go on each card in a column: one rank lower, the other colour.
 _FITS_ON = tuple(
     tuple(((card >> 2) - 1) % 13 * 4 + suit for suit in ((0, 3) if _RED[card] else (1, 2)))
@@ -77,7 +80,7 @@ class PlayResult:
 class _Targets(NamedTuple):
     up: frozenset[int] | None
     """Cards that may go to a foundation now; None while any may (base not chosen yet)."""
-    fits: dict[int, list[int]]
+    fits: dict[int, tuple[int, ...]]
     """Card -> the non-empty columns it may be placed on."""
     spaces: list[int]
     """The empty columns."""
@@ -269,7 +272,7 @@ class Game:
                 elif len(pile) < 13:
                     wanted.add(_NEXT_IN_SUIT[pile[-1]])
             up = frozenset(wanted)
-        fits: dict[int, list[int]] = {}
+        fits: dict[int, tuple[int, ...]] = {}
         spaces: list[int] = []
         broken = self.variant.wrap == "broken" and base is not None
         for index, pile in enumerate(self.tableau):
@@ -277,7 +280,7 @@ class Game:
                 spaces.append(index)
             elif not (broken and pile[-1] >> 2 == base):  # the broken corner
                 for card in _FITS_ON[pile[-1]]:
-                    fits.setdefault(card, []).append(index)
+                    fits[card] = fits.get(card, ()) + _ALONE[index]
         self._targets_cache = _Targets(up, fits, spaces)
         return self._targets_cache
 

@@ -40,10 +40,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "undo": ("none", "one", "unlimited"),
     "scoring": ("points", "vegas", "cards"),
 }
+MOST_COLUMNS = 10
 _NUMBERS: dict[str, tuple[int, int | None, str]] = {
     "passes": (0, None, "0 for unlimited, or a whole number of passes of at least 1"),
     "reserve_size": (0, 26, "a whole number from 0 to 26"),
-    "columns": (1, 10, "a whole number from 1 to 10"),
+    "columns": (1, MOST_COLUMNS, f"a whole number from 1 to {MOST_COLUMNS}"),
     "multiplier": (1, None, "a whole number of at least 1"),
     "vegas_cost": (0, None, "a whole number of at least 0"),
     "vegas_per_card": (0, None, "a whole number of at least 0"),
