@@ -78,16 +78,34 @@ class Style(_StyleFields):
 DEFAULT_STYLE = Style()
 
 Colours = tuple[int, int, bool]
-"""A style as the buffer holds it: a plain tuple of foreground, background and bold. Cells
-and rows made only of strings and such tuples leave the garbage collector's watch after its
-first pass over them; rows of :class:`Style` objects stayed in it, and with a thousand boards
-each pass took tens of ms, every game stopped meanwhile."""
+"""A style as the renderer reads it: a plain tuple of foreground, background and bold."""
 _FG, _BG, _BOLD = 0, 1, 2
 
 Cell = tuple[str, Colours]
 """One character cell: the character shown and its colours."""
 
+Row = str
+"""A row as the buffer holds it: one string, each cell's character followed by a character
+whose code names its colours (:func:`_code`). It takes half the memory of a tuple of 80
+cells or less, is no work for the garbage collector, is written by slicing and compared in C
+when a board is drawn again alike; cells are made only for the rows a render changes."""
+
 BLANK: Cell = (" ", tuple(DEFAULT_STYLE))
+
+_BG_SHIFT = 3
+_BG_BITS = 7 << _BG_SHIFT  # of a colour code's number
+
+
+def _code(colours: Colours) -> str:
+    """The character that stands for ``colours`` in a :data:`Row`."""
+    return chr(colours[_FG] | colours[_BG] << _BG_SHIFT | bool(colours[_BOLD]) << 6)
+
+
+_COLOURS_OF: dict[str, Colours] = {
+    _code(colours): colours
+    for colours in ((fg, bg, bold) for bold in (False, True) for bg in range(8) for fg in range(8))
+}
+"""The colours each code in a :data:`Row` stands for."""
 
 # A space looks the same whatever its foreground: compare spaces by background only.
 _SPACES: tuple[Cell, ...] = tuple((" ", (WHITE, bg, False)) for bg in range(8))
@@ -98,29 +116,38 @@ def _look(cell: Cell) -> Cell:
     return _SPACES[cell[1][_BG]] if cell[0] == " " else cell
 
 
-# Cells are shared between buffers: a thousand callers' boards then hold pointers to a few
-# hundred cells instead of a tuple per character each, which saves memory and keeps the
-# garbage collector's full passes short. Characters from callers' text could be anything,
-# so each style keeps only so many.
-_SHARED_CELLS: dict[Colours, dict[str, Cell]] = {}
-_SHARED_PER_STYLE = 2048
+def _as_row(chars: str, colours: Colours) -> Row:
+    """``chars`` in ``colours`` as the part of a :data:`Row` they take."""
+    code = _code(colours)
+    return "".join(char + code for char in chars)
 
 
-# Rows too: most rows of a board are drawn alike on many callers' screens (the title, the
-# keys' panel, rows the columns don't reach), so a row is looked up here once it is drawn and
-# a thousand boards hold one copy. Rows no screen holds any more are let go when the table
-# has doubled since the last sweep.
-_SHARED_ROWS: dict[tuple[Cell, ...], tuple[Cell, ...]] = {}
+def _cells_in(row: Row) -> list[Cell]:
+    """The cells of ``row``, to render it."""
+    return list(zip(row[0::2], map(_COLOURS_OF.__getitem__, row[1::2]), strict=True))
+
+
+@functools.cache
+def _blank_row(width: int) -> Row:
+    """A row of ``width`` blank cells, one copy for every screen."""
+    return _as_row(BLANK[0] * width, BLANK[1])
+
+
+# Most rows of a board are drawn alike on many callers' screens (the title, the keys' panel,
+# rows the columns don't reach), so a row is looked up here once it is drawn and a thousand
+# boards hold one copy. Rows no screen holds any more are let go when the table has grown by
+# half since the last sweep.
+_SHARED_ROWS: dict[Row, Row] = {}
 _SWEEP_AT_LEAST = 4096
 _sweep_at = _SWEEP_AT_LEAST
 
 
-def shared_row(row: tuple[Cell, ...]) -> tuple[Cell, ...]:
+def shared_row(row: Row) -> Row:
     """The one copy of ``row`` every screen holds.
 
-    >>> first, second = _cells_of("a row", DEFAULT_STYLE), _cells_of("a row", DEFAULT_STYLE)
-    >>> shared_row(first) is shared_row(second) is first
-    True
+    >>> first, second = _as_row("a row", (7, 0, False)), _as_row("a row", (7, 0, False))
+    >>> first is second, shared_row(first) is shared_row(second) is first
+    (False, True)
     """
     global _sweep_at
     known = _SHARED_ROWS.get(row)
@@ -128,7 +155,7 @@ def shared_row(row: tuple[Cell, ...]) -> tuple[Cell, ...]:
         return known
     if len(_SHARED_ROWS) >= _sweep_at:
         _let_go_of_unused_rows()
-        _sweep_at = max(_SWEEP_AT_LEAST, 2 * len(_SHARED_ROWS))
+        _sweep_at = max(_SWEEP_AT_LEAST, len(_SHARED_ROWS) * 3 // 2)
     _SHARED_ROWS[row] = row
     return row
 
@@ -145,27 +172,10 @@ def _let_go_of_unused_rows() -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _text_cells(text: str, style: Style) -> tuple[Cell, ...]:
-    """``text`` in ``style`` as the cells it takes, one column each. Boards draw the same
-    labels and cards over and over: remembering them saves most of the work of a redraw."""
-    return _cells_of(_cell_chars(text), style)
-
-
-def _cells_of(chars: str, style: Colours) -> tuple[Cell, ...]:
-    """``chars`` as cells in ``style``, shared ones where possible."""
-    colours: Colours = tuple(style)  # a plain tuple, even from a Style
-    known = _SHARED_CELLS.get(colours)
-    if known is None:
-        known = _SHARED_CELLS.setdefault(colours, {})
-    cells = []
-    for char in chars:
-        cell = known.get(char)
-        if cell is None:
-            cell = (char, colours)
-            if len(known) < _SHARED_PER_STYLE:
-                known[char] = cell
-        cells.append(cell)
-    return tuple(cells)
+def _text_row(text: str, style: Style) -> Row:
+    """``text`` in ``style`` as the part of a row it takes, a column a character. Boards draw
+    the same labels and cards over and over: remembered."""
+    return _as_row(_cell_chars(text), style)
 
 
 def _cell_chars(text: str) -> str:
@@ -329,17 +339,24 @@ class _Run:
     row: int
     cols: tuple[int, ...]
     clear_from: int | None
-    first: Cell  # what the first thing drawn needs: a blank, or any other character, in a style
-    second: Cell | None  # the same of the cell drawn right after it, if any
-    start: int  # where the cursor must be first
-    end: int | None  # where the cursor is after it (None: past the edge)
-    end_style: Colours
+    shape: str  # what the order of runs depends on (:func:`_shape_text`)
+
+
+# What drawing a cell asks of the colours, one copy of each: the plans :func:`_plan` keeps
+# hold them, thousands at a time.
+_BLANK_IN = {code: (" ", colours) for code, colours in _COLOURS_OF.items()}
+_INK_IN = {code: ("x", colours) for code, colours in _COLOURS_OF.items()}
 
 
 def _needs(cell: Cell) -> Cell:
     """What drawing ``cell`` asks of the colours: a blank, or some other character, in its
     style. Runs that ask the same are reached for the same bytes."""
-    return cell if cell[0] == " " else ("x", cell[1])
+    return (_BLANK_IN if cell[0] == " " else _INK_IN)[_code(cell[1])]
+
+
+def _kept(colours: Colours) -> Colours:
+    """The one copy of ``colours`` that plans hold."""
+    return _COLOURS_OF[_code(colours)]
 
 
 def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Colours) -> Colours:
@@ -354,20 +371,57 @@ def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Colours) ->
 
 
 Shape = tuple[int, int, int | None, Cell, Cell | None, Colours]
-"""What the order of runs depends on: a run's row, start and end, what its first two cells
-ask of the colours, and its last style."""
+"""What the order of runs depends on: a run's row, the columns where the cursor must be first
+and is after it (None: past the edge), what its first two cells ask of the colours (the
+second None when it is not drawn right after), and its last style."""
+
+
+def _shape_text(shape: Shape) -> str:
+    """``shape`` as six characters: thousands of plans are remembered by them.
+
+    >>> _shape_of(_shape_text((3, 7, None, _needs(BLANK), None, (1, 2, True))))
+    (3, 7, None, (' ', (7, 0, False)), None, (1, 2, True))
+    """
+    row, start, end, first, second, style = shape
+    second_number = 0 if second is None else _needs_number(second)
+    numbers = (row, start, end or 0, _needs_number(first), second_number, ord(_code(style)))
+    return "".join(map(chr, numbers))
+
+
+def _shape_of(text: str) -> Shape:
+    """The shape :func:`_shape_text` made ``text`` of."""
+    row, start, end, first, second, style = map(ord, text)
+    second_needs = _needs_of(second) if second else None
+    return row, start, end or None, _needs_of(first), second_needs, _COLOURS_OF[chr(style)]
+
+
+def _needs_number(needs: Cell) -> int:
+    """What a cell asks of the colours (:func:`_needs`) as a number from 1 to 256."""
+    return 1 + ord(_code(needs[1])) + (128 if needs[0] == " " else 0)
+
+
+def _needs_of(number: int) -> Cell:
+    """What :func:`_needs_number` made ``number`` of."""
+    return (_BLANK_IN if number > 128 else _INK_IN)[chr((number - 1) & 127)]
+
+
+_SHAPE_LENGTH = 6
 
 
 @functools.lru_cache(maxsize=4096)
 def _plan(
     pen: tuple[int | None, int | None, Colours | None],
-    shapes: tuple[Shape, ...],
+    shape_texts: str,
     cursor: tuple[int, int],
     cursor_style: Colours,
 ) -> tuple[int, ...]:
-    """The order to draw runs of these ``shapes`` in, from the ``pen`` to the ``cursor``. A
-    play draws the same shapes again and again (a deck turn's runs differ in their
-    characters only): the plans are remembered."""
+    """The order to draw runs of these shapes (``shape_texts``) in, from the ``pen`` to the
+    ``cursor``. A play draws the same shapes again and again (a deck turn's runs differ in
+    their characters only): the plans are remembered, by the runs' shapes as text."""
+    shapes = [
+        _shape_of(shape_texts[at : at + _SHAPE_LENGTH])
+        for at in range(0, len(shape_texts), _SHAPE_LENGTH)
+    ]
     starts = [
         _entry_cost(*pen, row, start, first, second) for row, start, _, first, second, _ in shapes
     ]
@@ -474,6 +528,38 @@ def _entry_cost(
     return cost + (len(_style_change(style, wanted)) if wanted != style else 0)
 
 
+def _changed_cols(line: Row, shown: Row, last_col: int) -> list[int]:
+    """The columns, up to ``last_col``, where ``line`` looks other than ``shown``: a blank
+    differs from another only in its background."""
+    return [
+        col
+        for col, char, code, was_char, was_code in zip(
+            range(1, last_col + 1), line[0::2], line[1::2], shown[0::2], shown[1::2], strict=False
+        )
+        if (char != was_char or code != was_code)
+        and (char != " " or was_char != " " or (ord(code) ^ ord(was_code)) & _BG_BITS)
+    ]
+
+
+# Changed blanks at the end of a row cleared rather than written, when there are this many.
+_CLEAR_FOR_AT_LEAST = 4
+
+
+def _blank_tail(line: Row, changed: list[int]) -> int | None:
+    """Where to clear the rest of the row instead of writing blanks over it: the first
+    changed cell of the blank end of ``line``, when blanking by hand would cost more."""
+    if len(changed) < _CLEAR_FOR_AT_LEAST:
+        return None
+    blank_bg = ord(_code(BLANK[1])) & _BG_BITS
+    col = len(line) // 2
+    while col > 0 and line[2 * col - 2] == " " and ord(line[2 * col - 1]) & _BG_BITS == blank_bg:
+        col -= 1
+    tail = [changed_col for changed_col in changed if changed_col > col]
+    if len(tail) < _CLEAR_FOR_AT_LEAST:
+        return None
+    return tail[0]
+
+
 class ScreenBuffer:
     """A ``width`` x ``height`` grid of cells, and what the caller's terminal shows of it.
 
@@ -493,13 +579,12 @@ class ScreenBuffer:
             raise ValueError(f"a screen needs at least one cell, not {width}x{height}")
         self.width = width
         self.height = height
-        # Rows are tuples, so that a row the terminal shows as it is held is the same object
-        # in both grids (and blank rows are one object): a board costs about one grid.
-        self._blank_row: tuple[Cell, ...] = (BLANK,) * width
-        # A row being drawn is a list (written in place); it is a tuple again once rendered.
-        self._cells: list[tuple[Cell, ...] | list[Cell]] = [self._blank_row] * height
-        # The cells the terminal shows; None: its contents are unknown.
-        self._shown: list[tuple[Cell, ...]] | None = None
+        # A row the terminal shows as it is held is the same object in both grids (and blank
+        # rows are one object for every screen): a board costs about one grid.
+        self._blank_row = _blank_row(width)
+        self._cells: list[Row] = [self._blank_row] * height
+        # The rows the terminal shows; None: its contents are unknown.
+        self._shown: list[Row] | None = None
         self._stale: dict[int, int] = {}  # row: the first column of it the terminal lost
         self._at: tuple[int, int] | None = None  # the terminal's cursor, when known
         self._cursor = (1, 1)
@@ -521,19 +606,18 @@ class ScreenBuffer:
         >>> screen.text_at(1)
         '     Can'
         """
-        cells = _text_cells(text, style)
-        end = col + len(cells)
+        cells = _text_row(text, style)
+        end = col + len(cells) // 2
         if not 1 <= row <= self.height:
             return end
         first = max(col, 1)
         last = min(end - 1, self.width - 1 if row == self.height else self.width)
         if first <= last:
-            line = self._cells[row - 1]
-            if type(line) is tuple:
-                line = self._cells[row - 1] = list(line)
             if first != col or last != end - 1:
-                cells = cells[first - col : last - col + 1]
-            line[first - 1 : last] = cells
+                cells = cells[2 * (first - col) : 2 * (last - col + 1)]
+            line = self._cells[row - 1]
+            if not line.startswith(cells, 2 * first - 2):  # a board redrawn is mostly alike
+                self._cells[row - 1] = line[: 2 * first - 2] + cells + line[2 * last :]
         return end
 
     def fill(
@@ -580,12 +664,12 @@ class ScreenBuffer:
 
     def cell_at(self, row: int, col: int) -> tuple[str, Style]:
         """The character and style at ``row``, ``col``."""
-        char, colours = self._cells[row - 1][col - 1]
-        return char, Style(*colours)
+        line = self._cells[row - 1]
+        return line[2 * col - 2], Style(*_COLOURS_OF[line[2 * col - 1]])
 
     def text_at(self, row: int) -> str:
         """The characters of a whole row, ``width`` of them."""
-        return "".join(char for char, _ in self._cells[row - 1])
+        return self._cells[row - 1][0::2]
 
     def plain_lines(self) -> list[str]:
         """The screen as plain text: trailing spaces and trailing empty lines left out.
@@ -671,7 +755,7 @@ class ScreenBuffer:
         True when what is left is to clear the row from the cursor on: typing at the prompt
         is best cleared once the cursor is back there.
         """
-        runs = self._changed_runs()
+        runs, cells = self._changed_runs()
         at_cursor = [
             run
             for run in runs
@@ -680,19 +764,19 @@ class ScreenBuffer:
             and self._cursor_style.bg == BLANK[1][_BG]
         ]
         for run in self._order(pen, [run for run in runs if run not in at_cursor]):
-            self._draw_run(pen, run, self._cells[run.row - 1])
+            self._draw_run(pen, run, cells[run.row])
         return bool(at_cursor)
 
-    def _changed_runs(self) -> list[_Run]:
-        """The runs of cells that differ from what the terminal shows, top to bottom; the
-        terminal is taken to show them from here on."""
+    def _changed_runs(self) -> tuple[list[_Run], dict[int, list[Cell]]]:
+        """The runs of cells that differ from what the terminal shows, top to bottom, and
+        the cells of their rows by row; the terminal is taken to show them from here on."""
         assert self._shown is not None
         runs: list[_Run] = []
+        cells: dict[int, list[Cell]] = {}
         stale, self._stale = self._stale, {}
         last_col = self.width
-        for index, drawn in enumerate(self._cells):
+        for index, line in enumerate(self._cells):
             row = index + 1
-            line = drawn if type(drawn) is tuple else tuple(drawn)
             shown = self._shown[index]
             clear_from = stale.get(row)
             if clear_from is None and line is shown:
@@ -703,30 +787,15 @@ class ScreenBuffer:
                 continue
             line = self._cells[index] = self._shown[index] = shared_row(line)
             if clear_from is not None:
-                shown = shown[: clear_from - 1] + self._blank_row[clear_from - 1 :]
+                shown = shown[: 2 * clear_from - 2] + self._blank_row[2 * clear_from - 2 :]
             if row == self.height:
                 last_col = self.width - 1  # the bottom-right cell is never written
-            changed = [
-                col
-                for col, new, old in zip(range(1, last_col + 1), line, shown, strict=False)
-                if new is not old and new != old and _look(new) != _look(old)
-            ]
+            changed = _changed_cols(line, shown, last_col)
             if clear_from is None:
-                clear_from = self._blank_tail(line, changed)
-            runs += self._row_runs(row, line, changed, clear_from)
-        return runs
-
-    def _blank_tail(self, line: Sequence[Cell], changed: list[int]) -> int | None:
-        """Where to clear the rest of the row instead of writing blanks over it: the first
-        changed cell of the blank end of ``line``, when blanking by hand would cost more."""
-        blank = _look(BLANK)
-        col = len(line)
-        while col > 0 and _look(line[col - 1]) == blank:
-            col -= 1
-        tail = [changed_col for changed_col in changed if changed_col > col]
-        if len(tail) < 4:
-            return None
-        return tail[0]
+                clear_from = _blank_tail(line, changed)
+            line_cells = cells[row] = _cells_in(line)
+            runs += self._row_runs(row, line_cells, changed, clear_from)
+        return runs, cells
 
     def _row_runs(
         self, row: int, line: Sequence[Cell], changed: list[int], clear_from: int | None
@@ -762,16 +831,9 @@ class ScreenBuffer:
             first, start = _needs(line[cols[0] - 1]), cols[0]
             second = _needs(line[start]) if len(cols) > 1 and cols[1] == start + 1 else None
         end = cols[-1] + 1 if cols else start
-        return _Run(
-            row=row,
-            cols=cols,
-            clear_from=clear_from,
-            first=first,
-            second=second,
-            start=start,
-            end=end if end <= self.width else None,
-            end_style=_run_end_style(line, cols, first[1]),
-        )
+        style = _run_end_style(line, cols, first[1])
+        shape = (row, start, end if end <= self.width else None, first, second, style)
+        return _Run(row=row, cols=cols, clear_from=clear_from, shape=_shape_text(shape))
 
     def _order(self, pen: _Pen, runs: list[_Run]) -> list[_Run]:
         """The runs in the order that costs the fewest bytes between them: the best order for
@@ -780,10 +842,9 @@ class ScreenBuffer:
         count = len(runs)
         if count < 2 or count > _ORDER_AT_MOST:
             return runs
-        shapes = tuple(
-            (run.row, run.start, run.end, run.first, run.second, run.end_style) for run in runs
-        )
-        order = _plan((pen.row, pen.col, pen.style), shapes, self._cursor, self._cursor_style)
+        shapes = "".join(run.shape for run in runs)
+        style = None if pen.style is None else _kept(pen.style)
+        order = _plan((pen.row, pen.col, style), shapes, self._cursor, _kept(self._cursor_style))
         return [runs[index] for index in order]
 
     def _draw_run(self, pen: _Pen, run: _Run, line: Sequence[Cell]) -> None:
