@@ -342,16 +342,16 @@ class _Run:
     shape: str  # what the order of runs depends on (:func:`_shape_text`)
 
 
-# What drawing a cell asks of the colours, one copy of each: the plans :func:`_plan` keeps
-# hold them, thousands at a time.
-_BLANK_IN = {code: (" ", colours) for code, colours in _COLOURS_OF.items()}
-_INK_IN = {code: ("x", colours) for code, colours in _COLOURS_OF.items()}
-
-
 def _needs(cell: Cell) -> Cell:
     """What drawing ``cell`` asks of the colours: a blank, or some other character, in its
     style. Runs that ask the same are reached for the same bytes."""
-    return (_BLANK_IN if cell[0] == " " else _INK_IN)[_code(cell[1])]
+    return cell if cell[0] == " " else ("x", cell[1])
+
+
+# What a cell asks of the colours (:func:`_needs`), by colour code: what a plan's shape text
+# is read back as.
+_BLANK_IN = {code: (" ", colours) for code, colours in _COLOURS_OF.items()}
+_INK_IN = {code: ("x", colours) for code, colours in _COLOURS_OF.items()}
 
 
 def _kept(colours: Colours) -> Colours:
@@ -543,6 +543,7 @@ def _changed_cols(line: Row, shown: Row, last_col: int) -> list[int]:
 
 # Changed blanks at the end of a row cleared rather than written, when there are this many.
 _CLEAR_FOR_AT_LEAST = 4
+_BLANK_BG = ord(_code(BLANK[1])) & _BG_BITS
 
 
 def _blank_tail(line: Row, changed: list[int]) -> int | None:
@@ -550,9 +551,8 @@ def _blank_tail(line: Row, changed: list[int]) -> int | None:
     changed cell of the blank end of ``line``, when blanking by hand would cost more."""
     if len(changed) < _CLEAR_FOR_AT_LEAST:
         return None
-    blank_bg = ord(_code(BLANK[1])) & _BG_BITS
     col = len(line) // 2
-    while col > 0 and line[2 * col - 2] == " " and ord(line[2 * col - 1]) & _BG_BITS == blank_bg:
+    while col > 0 and line[2 * col - 2] == " " and ord(line[2 * col - 1]) & _BG_BITS == _BLANK_BG:
         col -= 1
     tail = [changed_col for changed_col in changed if changed_col > col]
     if len(tail) < _CLEAR_FOR_AT_LEAST:
