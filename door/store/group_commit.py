@@ -292,24 +292,16 @@ class Writer(Connection):
                 pending.future.set_exception(fault)
 
     async def _commit_group(self, group: list[_Pending]) -> None:
-        works = [p.work for p in group]
         began = time.perf_counter()
         try:
             # The write lock, waited for once for the group (another program may hold it).
             await self._begin()
         except Exception as error:
-            outcomes = [WriteResult(error=error)] * len(group)
-        else:
-            outcomes = await self._together(works, began)
-            if outcomes is None:
-                outcomes = [await self._alone(work) for work in works]
-        for pending, outcome in zip(group, outcomes, strict=True):
-            if pending.future.done():
-                continue
-            if outcome.error is None:
-                pending.future.set_result(outcome.value)
-            else:
-                pending.future.set_exception(as_store_error(outcome.error))
+            _answer(group, [WriteResult(error=error)] * len(group))
+            return
+        if not await self._together(group, began):
+            for pending in group:
+                await self._alone(pending)
 
     async def _begin(self) -> None:
         """``BEGIN IMMEDIATE``: here if the write lock is free, else waited for in the thread
@@ -362,45 +354,64 @@ class Writer(Connection):
         finally:
             db.execute("PRAGMA busy_timeout = 0")
 
-    async def _together(self, works: list[Work], began: float) -> list[WriteResult] | None:
-        """In the transaction begun: each write in its savepoint, then one commit; None if
-        the group as a whole failed (rolled back: nothing of it stored)."""
+    async def _together(self, group: list[_Pending], began: float) -> bool:
+        """In the transaction begun: each write in its savepoint, then one commit; False if
+        the group as a whole failed (rolled back: nothing of it stored, nobody answered)."""
         assert self._db is not None
         db = self._db
-        if len(works) == 1:
-            return [await self._commit_one(works[0], began)]
+        if len(group) == 1:
+            await self._commit_one(group[0], began)
+            return True
         try:
-            outcomes = [_in_savepoint(db, work) for work in works]
-            await self.call(db.execute, "COMMIT")
+            outcomes = [_in_savepoint(db, pending.work) for pending in group]
+            await self._commit(group, outcomes, began)
         except sqlite3.Error:
             # A statement of SQLite's own failed (or a write's failure took the transaction
             # with it): no write of the group is stored; each is tried alone.
             _roll_back(db)
-            return None
-        self._committed(len(works), began)
-        return outcomes
+            return False
+        return True
 
-    async def _alone(self, work: Work) -> WriteResult:
-        """``work`` in a transaction of its own."""
+    async def _alone(self, pending: _Pending) -> None:
+        """``pending``'s write in a transaction of its own."""
         began = time.perf_counter()
         try:
             await self._begin()
         except (sqlite3.Error, SchemaMoved) as error:
-            return WriteResult(error=error)
-        return await self._commit_one(work, began)
+            _answer([pending], [WriteResult(error=error)])
+            return
+        await self._commit_one(pending, began)
 
-    async def _commit_one(self, work: Work, began: float) -> WriteResult:
-        """In the transaction begun: ``work``, then the commit."""
+    async def _commit_one(self, pending: _Pending, began: float) -> None:
+        """In the transaction begun: ``pending``'s write, then the commit."""
         assert self._db is not None
         db = self._db
         try:
-            value = work(db)
-            await self.call(db.execute, "COMMIT")
+            value = pending.work(db)
+            await self._commit([pending], [WriteResult(value)], began)
         except Exception as error:
             _roll_back(db)
-            return WriteResult(error=error)
-        self._committed(1, began)
-        return WriteResult(value)
+            _answer([pending], [WriteResult(error=error)])
+
+    async def _commit(
+        self, group: list[_Pending], outcomes: list[WriteResult], began: float
+    ) -> None:
+        """``COMMIT`` in the writer's thread, which then has the event loop count the commit
+        and answer its writes at once: a turn of the loop sooner than if this task, woken by
+        the thread, answered them."""
+        assert self._db is not None
+        db = self._db
+        loop = asyncio.get_running_loop()
+
+        def committed() -> None:
+            self._committed(len(group), began)
+            _answer(group, outcomes)
+
+        def commit() -> None:
+            db.execute("COMMIT")
+            loop.call_soon_threadsafe(committed)
+
+        await self.call(commit)
 
     async def close(self) -> None:
         """Commit what is queued, then close."""
@@ -417,6 +428,17 @@ class Writer(Connection):
         await self._checkpointer.close()
         await self._checkpoints.close()
         await super().close()
+
+
+def _answer(group: list[_Pending], outcomes: list[WriteResult]) -> None:
+    """Tell each write's caller what it came to (one who stopped waiting is not told)."""
+    for pending, outcome in zip(group, outcomes, strict=True):
+        if pending.future.done():
+            continue
+        if outcome.error is None:
+            pending.future.set_result(outcome.value)
+        else:
+            pending.future.set_exception(as_store_error(outcome.error))
 
 
 def _checkpoint(db: sqlite3.Connection) -> None:
