@@ -19,7 +19,8 @@ trip to the thread costs a handover of Python's GIL, up to 5 ms while the event 
 Only if it is taken does the group wait for it in the thread, with the busy timeout the
 connection was opened with. The writes themselves run in the event loop too: once the
 transaction holds the write lock their statements never wait, and each costs a few tens of
-microseconds.
+microseconds. Once its ``COMMIT`` has returned, the thread has the event loop answer the
+group's writes straight away, a turn of the loop before the writer's task would.
 
 Each commit's duration and group size are logged at debug level (logger
 ``door.store.group_commit``), and :class:`CommitCounts` sums them up, so the disk's share of
