@@ -26,13 +26,14 @@ With ``--compare REF`` the door as it was at another git revision (a branch, a t
 is extracted into a temporary folder (``git archive``) and loaded by the same callers in the
 same run, between the current door and the bare server, so a regression shows in one command
 on one machine under one load: absolute figures on a busy machine drift, the ratios between
-the rows of one run do not. That door runs on this Python and its packages; its rows are
-named ``door@<commit>``.
+the rows of one run less so (on a shared machine they drift too: see ``--rounds``). That
+door runs on this Python and its packages; its rows are named ``door@<commit>``.
 
 With ``--rounds N`` every row is loaded N times, one round of all rows after another, and
 each row shows its round with the middle p99 (of two middle ones, the worse) beside every
 round's p99: on a shared machine one run's p99 can be twice the next one's on the same door,
-and a single round cannot tell two doors apart by less than that.
+and a single round cannot tell two doors apart by less than that. An odd N has one middle
+round; with an even N, a row one of whose two middle rounds was disturbed shows that one.
 
 While plays are timed the callers' own processes hold off Python's garbage collector, as
 ``timeit`` does: a pass over a thousand callers' objects takes the client 10 ms and more,
@@ -761,7 +762,8 @@ def main() -> None:
         "--rounds",
         type=int,
         default=1,
-        help="load every row this many times, in turn; each row shows its middle round",
+        help="load every row this many times, in turn; each row shows its middle round"
+        " (an odd number has one; of two, the worse is shown)",
     )
     parser.add_argument(
         "--web",
