@@ -62,6 +62,7 @@ DEAL_NUMBER = re.compile(rb"[Dd]eal (\d+)")  # a practice deal's title names its
 LISTENING = re.compile(r"listening on \S+ port (\d+)")
 WEB_LISTENING = re.compile(r"listening for web on \S+ port (\d+)")
 STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
+COMMIT_AVERAGE = re.compile(r"store: .* commits .* a commit took ([\d.]+) ms on average")
 # The garbage collector's passes since the last SIGUSR1, and the longest of each generation.
 COLLECTOR = re.compile(
     r"collector: (\d+) young \(longest ([\d.]+) ms\), (\d+) middle \(([\d.]+) ms\), "
@@ -506,6 +507,12 @@ class ServerProcess:
                 return int(found[-1][0]), int(found[-1][1])
             time.sleep(0.02)
         raise TimeoutError(f"the door logged no store counts within {timeout} s")
+
+    def commit_average_ms(self) -> float | None:
+        """The average commit time, in ms since start, that the door logged with its last
+        store counts (:meth:`store_counts`); None from a door that does not log it."""
+        found = COMMIT_AVERAGE.findall(self.log_text())
+        return float(found[-1]) if found else None
 
     def collector_passes(self) -> dict[str, float] | None:
         """The garbage collector's passes the door logged with its last store counts (since

@@ -440,6 +440,21 @@ def _plans(
     return plans
 
 
+def _average_between(
+    counts_at: dict[str, tuple[int, int]], average_ms_at: dict[str, float | None]
+) -> float | None:
+    """The average commit time, in ms, of the commits made while everyone played, from the
+    averages since start the door logged before and after (None if it logs none)."""
+    before, after = average_ms_at.get("play"), average_ms_at.get("played")
+    if before is None or after is None:
+        return None
+    commits_before, commits_after = counts_at["play"][1], counts_at["played"][1]
+    if commits_after == commits_before:
+        return None
+    total = after * commits_after - before * commits_before
+    return round(total / (commits_after - commits_before), 2)
+
+
 def _profile(server: ServerProcess, output: Path, seconds: float) -> subprocess.Popen[bytes]:
     """Sample the server's stacks with py-spy while everyone plays (collapsed stacks)."""
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -508,6 +523,7 @@ def run_case(
     workers = []
     profiler: subprocess.Popen[bytes] | None = None
     counts_at: dict[str, tuple[int, int]] = {}
+    commit_ms_at: dict[str, float | None] = {}  # the average commit time since start
     collector: dict[str, float] | None = None  # its passes while everyone played
     tells_store_counts = mode == "door" and (revision is None or revision.tells_store_counts)
     try:
@@ -533,10 +549,12 @@ def run_case(
         machine_at_play = machine_busy_seconds()
         if tells_store_counts:
             counts_at["play"] = server.store_counts()
+            commit_ms_at["play"] = server.commit_average_ms()
         played = _merge(_collect(report, "played", len(workers), server, readings))
         readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
         if tells_store_counts:
             counts_at["played"] = server.store_counts()
+            commit_ms_at["played"] = server.commit_average_ms()
             collector = server.collector_passes()
         machine_busy = machine_busy_seconds() - machine_at_play
         logged_in = Tally()
@@ -560,6 +578,7 @@ def run_case(
     if counts_at:
         writes = counts_at["played"][0] - counts_at["play"][0]
         commits = counts_at["played"][1] - counts_at["play"][1]
+    commit_ms = _average_between(counts_at, commit_ms_at)
     return {
         "server": name,
         "fsync_delay_ms": 0.0 if slow_disk is None else args.fsync_delay_ms,
@@ -569,6 +588,8 @@ def run_case(
         "commits_per_second": round(commits / play_seconds, 1),
         "collector": collector,
         "writes_per_commit": round(writes / commits, 2) if commits else 0.0,
+        # From taking the write lock to the loop's answer: the disk, and the thread's turns.
+        "commit_ms": commit_ms,
         "callers": callers,
         "client_processes": len(workers),
         "commands": commands,
@@ -643,12 +664,17 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
                 )
     print()
     print("the store's commits while everyone played (writes: plays, and deals after a game)")
-    print(f"{'':<14}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}")
+    print(
+        f"{'':<14}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}"
+        f"{'ms/commit':>11}"
+    )
     for run in runs:
         for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
+            took = case.get("commit_ms")
             print(
                 f"{case['server']:<14}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
                 f"{case['commits_per_second']:>10.1f}{case['writes_per_commit']:>15.2f}"
+                + (f"{took:>11.2f}" if took is not None else f"{'':>11}")
             )
     print()
     print("the garbage collector's passes while everyone played (each holds every game)")
