@@ -43,6 +43,11 @@ The same callers, sending the same kind of lines at the same rate, then load a b
 server in bytes mode whose shell only echoes each line back: the floor any telnet door on this
 Python stands on. The door's p99 latency is compared with the bare server's.
 
+Last in each round, the disk alone (benchmarks/disk.py): commits like the door's, at the rate
+the door committed, with no server running. The door answers a play once its commit is on
+the disk, so this is its other floor: a shared machine's disk that stalls now and then (tens
+or hundreds of ms for one fsync) shows there, and in every door row of that round.
+
     python benchmarks/load.py [--callers 100 500 1000] [--interval 2] [--duration 60]
         [--arrival 5] [--rounds 1] [--client-processes 1] [--fsync-delay-ms 10] [--web 200]
         [--compare main] [--json benchmarks/results/load.json]
@@ -101,6 +106,7 @@ from callers import (
     sign_up,
     start_game,
 )
+from disk import commit_times
 from slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
 
 from door.engine import Game
@@ -677,6 +683,21 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
                 + (f"{took:>11.2f}" if took is not None else f"{'':>11}")
             )
     print()
+    print("the disk alone (benchmarks/disk.py), at the door's commit rate: a commit, in ms")
+    print(
+        f"{'':<14}{'calls':>6}{'commits':>9}{'commit/s':>10}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
+    )
+    for run in runs:
+        disk = run["disk"]
+        took = disk["commit_ms"]
+        print(
+            f"{'disk':<14}{disk['callers']:>6}{disk['commits']:>9}{disk['rate']:>10.1f}"
+            f"{took['p50']:>8.2f}{took['p95']:>8.2f}{took['p99']:>8.2f}{took['max']:>9.1f}"
+        )
+        if len(disk["p99_by_round_ms"]) > 1:
+            each = ", ".join(f"{p99:.2f}" for p99 in disk["p99_by_round_ms"])
+            print(f"{'disk':<14}{disk['callers']:>6}  p99 by round: {each}")
+    print()
     print("the garbage collector's passes while everyone played (each holds every game)")
     print(
         f"{'':<14}{'calls':>6}{'young':>8}{'longest ms':>12}{'middle':>8}{'longest ms':>12}"
@@ -747,7 +768,7 @@ def run_round(
     revisions: list[Revision],
 ) -> dict[str, Any]:
     """Every row once, ``callers`` callers each: the door, on the slow disk, the doors
-    compared, the bare server."""
+    compared, the bare server; then the disk alone, at the door's commit rate."""
     door = run_case("door", callers, args, folder / "door")
     slow = run_case("door", callers, args, folder / "slow", slow_disk) if slow_disk else None
     compare = [
@@ -755,15 +776,19 @@ def run_round(
         for revision in revisions
     ]
     bare = run_case("bare", callers, args, folder / "bare")
-    return {"door": door, "slow": slow, "compare": compare, "bare": bare}
+    rate = door["commits_per_second"] or callers / args.interval
+    (folder / "disk").mkdir(parents=True, exist_ok=True)
+    disk = commit_times(folder / "disk", rate, args.duration) | {"callers": callers}
+    return {"door": door, "slow": slow, "compare": compare, "bare": bare, "disk": disk}
 
 
-def middle_round(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    """A row's round with the middle p99 (of two middle ones, the worse), and every round's
-    p99 beside it: one round's p99 alone can be twice another's on the same server."""
-    ordered = sorted(cases, key=lambda case: case["latency_ms"]["p99"])
+def middle_round(cases: list[dict[str, Any]], figures: str = "latency_ms") -> dict[str, Any]:
+    """A row's round with the middle p99 of its ``figures`` (of two middle ones, the worse),
+    and every round's p99 beside it: one round's p99 alone can be twice another's on the
+    same server."""
+    ordered = sorted(cases, key=lambda case: case[figures]["p99"])
     middle = dict(ordered[len(ordered) // 2])
-    middle["p99_by_round_ms"] = [case["latency_ms"]["p99"] for case in cases]
+    middle["p99_by_round_ms"] = [case[figures]["p99"] for case in cases]
     return middle
 
 
@@ -862,6 +887,7 @@ def main() -> None:
                 for index in range(len(revisions))
             ]
             bare = middle_round([r["bare"] for r in rounds])
+            run["disk"] = middle_round([r["disk"] for r in rounds], "commit_ms")
             ratio = door["latency_ms"]["p99"] / max(bare["latency_ms"]["p99"], 1e-3)
             run.update(
                 bare=bare,
