@@ -21,12 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from callers import percentile
+
 GAMES = 1000
 CHECKPOINT_PAUSE = 1.0  # seconds, as the door's writer
-
-
-def _percentile(sorted_values: list[float], fraction: float) -> float:
-    return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
 
 
 def _checkpoints(path: Path, stop: threading.Event) -> None:
@@ -82,9 +80,9 @@ def commit_times(folder: Path, rate: float, seconds: float) -> dict[str, Any]:
         "commits": len(took),
         "rate": rate,
         "commit_ms": {
-            "p50": round(1000 * _percentile(took, 0.50), 2),
-            "p95": round(1000 * _percentile(took, 0.95), 2),
-            "p99": round(1000 * _percentile(took, 0.99), 2),
+            "p50": round(1000 * percentile(took, 0.50), 2),
+            "p95": round(1000 * percentile(took, 0.95), 2),
+            "p99": round(1000 * percentile(took, 0.99), 2),
             "max": round(1000 * took[-1], 2),
         },
     }

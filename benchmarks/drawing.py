@@ -23,6 +23,8 @@ import statistics
 import time
 from pathlib import Path
 
+from callers import percentile
+
 from ansi.screen import ScreenBuffer
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
@@ -60,11 +62,6 @@ def play_out(
     return seconds, sent
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
 def measure(games: int, warm_up: int, max_plays: int, seed: int) -> dict:
     rng = random.Random(seed)
     look = Look()
@@ -80,15 +77,15 @@ def measure(games: int, warm_up: int, max_plays: int, seed: int) -> dict:
             seconds[part] += taken[part]
         sent += bytes_sent
     cpu = time.process_time() - cpu
-    parts = {
-        part: {
+    parts = {}
+    for part, values in seconds.items():
+        values.sort()
+        parts[part] = {
             "mean_us": 1e6 * statistics.fmean(values),
             "p50_us": 1e6 * percentile(values, 0.50),
             "p90_us": 1e6 * percentile(values, 0.90),
             "p99_us": 1e6 * percentile(values, 0.99),
         }
-        for part, values in seconds.items()
-    }
     return {
         "plays": len(sent),
         "parts": parts,
