@@ -26,7 +26,7 @@ from pathlib import Path
 from callers import percentile
 
 from ansi.screen import ScreenBuffer
-from door.config import SHIPPED_LEVELS
+from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
 from door.views.board import PROMPT, Look, draw_board
 from door.views.pointer import draw_keys_reminder
@@ -35,7 +35,7 @@ PARTS = ("board", "render", "both")
 
 
 def play_out(
-    level, deal: int, rng: random.Random, max_plays: int, look: Look
+    level: Level, deal: int, rng: random.Random, max_plays: int, look: Look
 ) -> tuple[dict[str, list[float]], list[int]]:
     """One game played at random: each part's seconds and the bytes sent, a play each."""
     game = Game.deal(level.variant, deal)
