@@ -644,6 +644,14 @@ HEADER = (
 )
 
 
+def _print_rounds(name: str, case: dict[str, Any], digits: int = 1) -> None:
+    """A row's p99 in each round, when there were several (``--rounds``)."""
+    rounds = case.get("p99_by_round_ms", ())
+    if len(rounds) > 1:
+        each = ", ".join(f"{p99:.{digits}f}" for p99 in rounds)
+        print(f"{name:<14}{case['callers']:>6}  p99 by round: {each}")
+
+
 def print_summary(runs: list[dict[str, Any]]) -> None:
     print(
         "latency in ms per play; RSS while playing; CPU: cores busy while playing, for the"
@@ -655,10 +663,7 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
             print(_row(case))
     for run in runs:
         for case in (run["door"], *run.get("slow", ()), *run.get("compare", ()), run["bare"]):
-            rounds = case.get("p99_by_round_ms", ())
-            if len(rounds) > 1:
-                each = ", ".join(f"{p99:.1f}" for p99 in rounds)
-                print(f"{case['server']:<14}{case['callers']:>6}  p99 by round: {each}")
+            _print_rounds(case["server"], case)
     for run in runs:
         for case in (run["door"], *run.get("slow", ())):
             if case["web_callers"]:
@@ -694,9 +699,7 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
             f"{'disk':<14}{disk['callers']:>6}{disk['commits']:>9}{disk['rate']:>10.1f}"
             f"{took['p50']:>8.2f}{took['p95']:>8.2f}{took['p99']:>8.2f}{took['max']:>9.1f}"
         )
-        if len(disk["p99_by_round_ms"]) > 1:
-            each = ", ".join(f"{p99:.2f}" for p99 in disk["p99_by_round_ms"])
-            print(f"{'disk':<14}{disk['callers']:>6}  p99 by round: {each}")
+        _print_rounds("disk", disk, digits=2)
     print()
     print("the garbage collector's passes while everyone played (each holds every game)")
     print(
