@@ -5,21 +5,27 @@ happened; nothing acknowledged is lost; once the disk is back, everyone plays on
 Two ways a disk fails, both real:
 
 - a file that can't grow: the door's limit on file size (RLIMIT_FSIZE, set on the running
-  door with ``prlimit``) is lowered to the size the database's WAL has reached, so the next
-  commit can't append to it (SQLite: "disk I/O error"); then raised again;
+  door with ``prlimit``) is lowered below the size of the WAL's first frame, so the next
+  commit can't write it (SQLite: "disk I/O error"); then raised again;
 - a full filesystem: the database lives on a small tmpfs that the test fills with a file
   (SQLite: "database or disk is full"), then empties. This needs the right to mount
   filesystems (root), and is skipped without it.
+
+Both first empty the WAL. Once a checkpoint has copied the WAL into the database, the next
+commit writes the WAL again from its start, over room the disk has already given it: that
+commit needs nothing new from the disk, and is stored, full disk or not.
 """
 
 from __future__ import annotations
 
 import random
 import resource
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -47,6 +53,7 @@ pytestmark = pytest.mark.slow
 
 NOT_SAVED_TEXT = NOT_SAVED.encode()
 Fault = tuple[Callable[[], None], Callable[[], None]]  # break the disk, mend it
+WAL_HEADER, FRAME_HEADER = 32, 24  # bytes, before the WAL's first page
 
 
 class Player:
@@ -70,15 +77,29 @@ class Player:
         return True
 
 
+def empty_the_wal(database: Path) -> int:
+    """Copy the WAL into the database and cut it to nothing, so that the door's next commit
+    must grow it; the database's page size."""
+    with closing(sqlite3.connect(database, timeout=10)) as db:
+        for _ in range(100):  # the door may be reading or checkpointing
+            busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                break
+            time.sleep(0.05)
+        page_size: int = db.execute("PRAGMA page_size").fetchone()[0]
+    assert Path(f"{database}-wal").stat().st_size == 0
+    return page_size
+
+
 @contextmanager
 def file_size_limit(door: ServerProcess, database: Path) -> Iterator[Fault]:
-    wal = Path(f"{database}-wal")
     _, hard = resource.prlimit(door.pid, resource.RLIMIT_FSIZE)
 
     def break_disk() -> None:
-        # The log (far smaller than the WAL) can still be written.
-        assert len(door.log_text()) < wal.stat().st_size
-        resource.prlimit(door.pid, resource.RLIMIT_FSIZE, (wal.stat().st_size, hard))
+        page_size = empty_the_wal(database)
+        limit = len(door.log_text()) + 2048  # the log can still say what went wrong
+        assert limit < WAL_HEADER + FRAME_HEADER + page_size
+        resource.prlimit(door.pid, resource.RLIMIT_FSIZE, (limit, hard))
 
     def mend_disk() -> None:
         resource.prlimit(door.pid, resource.RLIMIT_FSIZE, (hard, hard))
@@ -99,10 +120,11 @@ def mount_small_disk(folder: Path) -> None:
 
 
 @contextmanager
-def full_filesystem(folder: Path) -> Iterator[Fault]:
+def full_filesystem(folder: Path, database: Path) -> Iterator[Fault]:
     filler = folder / "filler"
 
     def break_disk() -> None:
+        empty_the_wal(database)
         try:
             with filler.open("wb", buffering=0) as file:  # nothing left to flush at close
                 while True:
@@ -126,7 +148,7 @@ async def test_a_full_filesystem(tmp_path: Path) -> None:
     mount_small_disk(disk)
     try:
         await disk_fails_under_a_running_door(
-            tmp_path, disk / "door.db", lambda door, database: full_filesystem(disk)
+            tmp_path, disk / "door.db", lambda door, database: full_filesystem(disk, database)
         )
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
