@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -387,6 +388,29 @@ def roomy_config(folder: Path, callers: int, shipped: Path = SHIPPED_CONFIG) -> 
         "time_limit": 0,
     }
     return write_config(folder, limits, QUIET_SOLVER, shipped=shipped)
+
+
+WAL_HEADER, FRAME_HEADER = 32, 24  # bytes: the WAL's header, and each page's in it
+
+
+def empty_the_wal(database: Path) -> int:
+    """Copy the WAL into the database and cut it to nothing, so that the door's next commit
+    must grow it; the database's page size."""
+    with closing(sqlite3.connect(database, timeout=10)) as db:
+        for _ in range(100):  # the door may be reading or checkpointing
+            busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                break
+            time.sleep(0.05)
+        page_size: int = db.execute("PRAGMA page_size").fetchone()[0]
+    assert Path(f"{database}-wal").stat().st_size == 0
+    return page_size
+
+
+def pages_in_wal(database: Path, page_size: int) -> int:
+    """How many pages the database's WAL holds (written since it was last emptied)."""
+    size = Path(f"{database}-wal").stat().st_size
+    return max(0, size - WAL_HEADER) // (FRAME_HEADER + page_size)
 
 
 def stored_histories(database: Path) -> dict[str, list[str]]:

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import random
 import resource
-import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, closing, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,12 +31,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from callers import (
+    FRAME_HEADER,
     MENU_PROMPT,
     QUIET_SOLVER,
     UPDATE,
+    WAL_HEADER,
     ServerProcess,
     TelnetCaller,
     default_level,
+    empty_the_wal,
     lasting_play,
     sign_up,
     start_game,
@@ -53,7 +54,6 @@ pytestmark = pytest.mark.slow
 
 NOT_SAVED_TEXT = NOT_SAVED.encode()
 Fault = tuple[Callable[[], None], Callable[[], None]]  # break the disk, mend it
-WAL_HEADER, FRAME_HEADER = 32, 24  # bytes, before the WAL's first page
 
 
 class Player:
@@ -75,20 +75,6 @@ class Player:
             self.game = Game.from_dict(before)
             return False
         return True
-
-
-def empty_the_wal(database: Path) -> int:
-    """Copy the WAL into the database and cut it to nothing, so that the door's next commit
-    must grow it; the database's page size."""
-    with closing(sqlite3.connect(database, timeout=10)) as db:
-        for _ in range(100):  # the door may be reading or checkpointing
-            busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            if not busy:
-                break
-            time.sleep(0.05)
-        page_size: int = db.execute("PRAGMA page_size").fetchone()[0]
-    assert Path(f"{database}-wal").stat().st_size == 0
-    return page_size
 
 
 @contextmanager

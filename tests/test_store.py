@@ -8,6 +8,7 @@ import os
 import shutil
 import sqlite3
 import stat
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
@@ -32,6 +33,10 @@ from door.store import (
     schema,
 )
 from door.store.games import FULL_COPY_EVERY
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from callers import empty_the_wal, pages_in_wal
 
 LEVEL_1, LEVEL_2, LEVEL_3 = SHIPPED_LEVELS
 VEGAS = Level(4, "Vegas", Variant(draw=3, passes=3, scoring="vegas"))
@@ -480,6 +485,27 @@ async def test_a_play_is_stored_as_its_command_and_the_whole_position_now_and_th
     with sqlite3.connect(store.path) as db:
         assert db.execute("SELECT count(*) FROM plays").fetchone() == (0,)
     assert (await store.load_game(game_id)).to_dict() == game.to_dict()
+
+
+async def test_a_play_writes_its_row_and_its_games_not_every_index(store: Store) -> None:
+    """A play that doesn't end its game writes two pages to the disk (its own row, its
+    game's) and a third when the score moved (the scoreboard's index): the indexes that
+    find unfinished games, by user and by deal, stay as they were. Every page costs the
+    disk at each commit, and again at the checkpoint."""
+    bob = await store.create_user("Bob", "secret")
+    game = Game.deal(LEVEL_1.variant, 17)
+    game_id = await store.start_game(bob.id, LEVEL_1, game)
+    pages_by_kind: dict[str, set[int]] = {"same score": set(), "new score": set()}
+    while len(game.history) < FULL_COPY_EVERY - 1:
+        page_size = empty_the_wal(store.path)
+        score = game.score
+        play = greedy(game)
+        assert play is not None
+        game.play(play)
+        await store.record_play(game_id, game)
+        kind = "same score" if game.score == score else "new score"
+        pages_by_kind[kind].add(pages_in_wal(store.path, page_size))
+    assert pages_by_kind == {"same score": {2}, "new score": {3}}
 
 
 async def test_an_explicit_order_is_kept(store: Store) -> None:

@@ -70,6 +70,38 @@ def game_counts(game: Game) -> tuple[str, int, int, int]:
     return game.status, game.score, game.moves, game.cards_on_foundations
 
 
+def _counts_update(
+    game_id: int,
+    counts: tuple[str, int, int, int],
+    stored_score: int,
+    finished: str | None,
+    plays: int,
+) -> tuple[str, tuple[object, ...]]:
+    """The statement that stores a game's counts over those of its unfinished row.
+
+    Only what can have changed is set: SQLite rewrites every index that holds a column being
+    set, or names it in its ``WHERE``, changed or not. A game still being played keeps its
+    status and its empty ``finished``, so its indexes by user, by deal and of the unfinished
+    stay as they are, and its score is set only when it moved: most plays write the game's
+    row and its plays, two pages to the disk where setting every count wrote six."""
+    status, score, moves, cards_up = counts
+    if status != PLAYING:
+        return (
+            "UPDATE games SET status = ?, score = ?, moves = ?, cards_up = ?, finished = ?, "
+            "plays = ? WHERE id = ?",
+            (status, score, moves, cards_up, finished, plays, game_id),
+        )
+    if score != stored_score:
+        return (
+            "UPDATE games SET score = ?, moves = ?, cards_up = ?, plays = ? WHERE id = ?",
+            (score, moves, cards_up, plays, game_id),
+        )
+    return (
+        "UPDATE games SET moves = ?, cards_up = ?, plays = ? WHERE id = ?",
+        (moves, cards_up, plays, game_id),
+    )
+
+
 def rebuild(game_id: int, position: str, later: str) -> Game:
     """A stored game: its last full copy, then the plays stored after it (``LATER_PLAYS``)."""
     try:
@@ -290,11 +322,13 @@ class GameStore(VariantStore):
         def update(db: sqlite3.Connection) -> bool:
             rows = fetch_all(
                 db,
-                "SELECT plays FROM games WHERE id = ? AND status = 'playing' AND deal_order = ?",
+                "SELECT plays, score FROM games "
+                "WHERE id = ? AND status = 'playing' AND deal_order = ?",
                 (game_id, order),
             )
             if not rows or rows[0][0] + int(grown) > len(history):
                 return False
+            stored_plays, stored_score = rows[0]
             if position is not None:
                 execute(db, "DELETE FROM plays WHERE game_id = ?", (game_id,))
                 execute(db, "UPDATE games SET position = ? WHERE id = ?", (position, game_id))
@@ -303,15 +337,10 @@ class GameStore(VariantStore):
                     "INSERT INTO plays (game_id, number, command) VALUES (?, ?, ?)",
                     [
                         (game_id, number, history[number - 1])
-                        for number in range(rows[0][0] + 1, len(history) + 1)
+                        for number in range(stored_plays + 1, len(history) + 1)
                     ],
                 )
-            execute(
-                db,
-                "UPDATE games SET status = ?, score = ?, moves = ?, cards_up = ?, finished = ?, "
-                "plays = ? WHERE id = ?",
-                (*counts, finished, len(history), game_id),
-            )
+            execute(db, *_counts_update(game_id, counts, stored_score, finished, len(history)))
             return True
 
         return update
