@@ -10,13 +10,14 @@ stored each time, at a fraction of the work for every play (no position to seria
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from door.config import Level
-from door.engine import Game, IllegalMove, Variant
+from door.engine import Card, Game, IllegalMove, Variant
 from door.engine.status import PLAYING
 from door.fairness import new_salt
 from door.store.base import (
@@ -57,7 +58,14 @@ def knobs_json(variant: Variant) -> str:
 
 
 def order_text(game: Game) -> str:
-    return " ".join(str(card) for card in game.order)
+    """The game's 52 cards in dealing order, as the games table keeps them."""
+    return _order_text(game.order)
+
+
+@functools.lru_cache(maxsize=4096)
+def _order_text(order: tuple[Card, ...]) -> str:
+    # Every play's write checks it: remembered for the games being played.
+    return " ".join(str(card) for card in order)
 
 
 def position_json(game: Game) -> str:
@@ -277,8 +285,8 @@ class GameStore(VariantStore):
         the stored game is already over or was dealt differently, NotFound if it is gone,
         DiskFault if the database could not be written (the game stays as last stored).
         """
-        update = self._game_update(game_id, game, grown=True)
         order, plays = order_text(game), len(game.history)
+        update = self._game_update(game_id, game, order, grown=True)
 
         def store(db: sqlite3.Connection) -> None:
             if not update(db):
@@ -290,8 +298,8 @@ class GameStore(VariantStore):
         """Store a game that has just ended (won, stuck or resigned). Safe to call again."""
         if game.status == PLAYING:
             raise ValueError("finish_game needs a game that is over; use record_play")
-        update = self._game_update(game_id, game, grown=False)
         order, plays = order_text(game), len(game.history)
+        update = self._game_update(game_id, game, order, grown=False)
 
         def store(db: sqlite3.Connection) -> None:
             if not update(db) and game_by_id(db, game_id).status == PLAYING:
@@ -300,11 +308,12 @@ class GameStore(VariantStore):
         await self._write(store)
 
     def _game_update(
-        self, game_id: int, game: Game, grown: bool
+        self, game_id: int, game: Game, order: str, grown: bool
     ) -> Callable[[sqlite3.Connection], bool]:
-        """A write of the game over its stored self, if that is unfinished, of the same deal,
-        and not further on: each play and undo adds to the history (``grown``); resigning
-        does not. A copy of the game that fell behind (two sessions) changes nothing.
+        """A write of the game over its stored self, if that is unfinished, of the same deal
+        (dealt in ``order``, its :func:`order_text`), and not further on: each play and undo
+        adds to the history (``grown``); resigning does not. A copy of the game that fell
+        behind (two sessions) changes nothing.
 
         The plays the stored game lacks are added as rows, unless a full copy is due (see the
         module's docstring): then the whole position is written and those rows dropped.
@@ -317,7 +326,6 @@ class GameStore(VariantStore):
         position = position_json(game) if full_copy else None
         counts = game_counts(game)
         finished = self._now() if over else None
-        order = order_text(game)
 
         def update(db: sqlite3.Connection) -> bool:
             rows = fetch_all(
