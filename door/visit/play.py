@@ -430,7 +430,7 @@ async def _command(
         screen.say("You play on.")
         screen.draw()
         return None
-    before = sight(game)
+    before = sight(game) if visit.look.terse else None  # for a game told a line a play
     try:
         result = game.play(SPELLINGS.get(command, command))
     except IllegalMove as refusal:
@@ -514,7 +514,7 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Game
 
 
 async def _show_result(
-    visit: Visit, screen: GameScreen, result: PlayResult, before: Sight, said: str = ""
+    visit: Visit, screen: GameScreen, result: PlayResult, before: Sight | None, said: str = ""
 ) -> None:
     look = visit.look
     if look.terse and screen.game.status != PLAYING:
@@ -523,7 +523,7 @@ async def _show_result(
         screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
         if visit.look.ansi and not look.terse:
             await _play_up(visit, screen, result)
-    elif look.terse:
+    elif look.terse and before is not None:
         screen.say(describe_play(before, screen.game, result, look))
     elif result.sent_up and result.move == "F":
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
