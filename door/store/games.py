@@ -62,9 +62,9 @@ def order_text(game: Game) -> str:
     return _order_text(game.order)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=2048)
 def _order_text(order: tuple[Card, ...]) -> str:
-    # Every play's write checks it: remembered for the games being played.
+    # Every play's write checks it: remembered for the games being played (under 2 MB).
     return " ".join(str(card) for card in order)
 
 
