@@ -594,6 +594,18 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
+def milliseconds(seconds: list[float]) -> dict[str, float]:
+    """How many durations, and their p50, p95, p99 and max, in ms."""
+    ordered = sorted(seconds)
+    return {
+        "count": len(ordered),
+        "p50": round(1000 * percentile(ordered, 0.50), 2),
+        "p95": round(1000 * percentile(ordered, 0.95), 2),
+        "p99": round(1000 * percentile(ordered, 0.99), 2),
+        "max": round(1000 * (ordered[-1] if ordered else 0.0), 2),
+    }
+
+
 # -- playing ------------------------------------------------------------------------------------
 
 

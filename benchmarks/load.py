@@ -101,7 +101,7 @@ from callers import (
     leave_finished_game,
     log_in,
     machine_busy_seconds,
-    percentile,
+    milliseconds,
     roomy_config,
     sign_up,
     start_game,
@@ -407,17 +407,6 @@ def _merge(bodies: list[dict[str, Any]]) -> Tally:
     return tally
 
 
-def _milliseconds(seconds: list[float]) -> dict[str, float]:
-    ordered = sorted(seconds)
-    return {
-        "count": len(ordered),
-        "p50": round(1000 * percentile(ordered, 0.50), 2),
-        "p95": round(1000 * percentile(ordered, 0.95), 2),
-        "p99": round(1000 * percentile(ordered, 0.99), 2),
-        "max": round(1000 * (ordered[-1] if ordered else 0.0), 2),
-    }
-
-
 def _plans(
     mode: str, port: int, callers: int, args: argparse.Namespace, web_port: int = 0
 ) -> list[Plan]:
@@ -603,12 +592,12 @@ def run_case(
         "client_processes": len(workers),
         "commands": commands,
         "commands_per_second": round(commands / play_seconds, 1),
-        "latency_ms": _milliseconds(played.latencies),
+        "latency_ms": milliseconds(played.latencies),
         "web_callers": min(args.web, callers) if mode == "door" else 0,
-        "web_latency_ms": _milliseconds(played.web_latencies),
+        "web_latency_ms": milliseconds(played.web_latencies),
         "bytes_per_command": round(played.received / commands, 1) if commands else 0,
-        "sign_up_ms": _milliseconds(set_up.set_up),
-        "log_in_ms": _milliseconds(logged_in.log_in),
+        "sign_up_ms": milliseconds(set_up.set_up),
+        "log_in_ms": milliseconds(logged_in.log_in),
         "set_up_seconds": round(set_up_seconds, 1),
         "new_deals": played.new_deals,
         "errors": dict(set_up.errors + played.errors + logged_in.errors),

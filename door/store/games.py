@@ -334,9 +334,11 @@ class GameStore(VariantStore):
                 "WHERE id = ? AND status = 'playing' AND deal_order = ?",
                 (game_id, order),
             )
-            if not rows or rows[0][0] + int(grown) > len(history):
+            if not rows:
                 return False
             stored_plays, stored_score = rows[0]
+            if stored_plays + int(grown) > len(history):
+                return False
             if position is not None:
                 execute(db, "DELETE FROM plays WHERE game_id = ?", (game_id,))
                 execute(db, "UPDATE games SET position = ? WHERE id = ?", (position, game_id))
