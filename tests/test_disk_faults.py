@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
+import pyte
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -47,7 +48,9 @@ from callers import (
     write_config,
 )
 
+from ansi.screen import ScreenBuffer
 from door.engine import Game
+from door.views.board import LABEL_ROW, LAST_COLUMN_ROW, SIDEBAR, Look, draw_board
 from door.visit.play import NOT_SAVED
 
 pytestmark = pytest.mark.slow
@@ -57,12 +60,19 @@ Fault = tuple[Callable[[], None], Callable[[], None]]  # break the disk, mend it
 
 
 class Player:
-    """A caller and its copy of the game, as far as the door's boards have shown it."""
+    """A caller, its copy of the game, and its screen (the door's boards, drawn on pyte)."""
 
     def __init__(self, caller: TelnetCaller, game: Game, seed: int) -> None:
         self.caller = caller
         self.game = game
         self.rng = random.Random(seed)
+        self.screen = pyte.Screen(80, 24)
+        self.stream = pyte.Stream(self.screen)
+        self._show()  # the board as the game began
+
+    def _show(self) -> None:
+        # The probe's cursor report says the screen draws no suit: letters, in CP437.
+        self.stream.feed(bytes(self.caller.buffer).decode("cp437"))
 
     async def play(self) -> bool:
         """One random legal play; True if the door stored it, False if it said it could not
@@ -71,10 +81,29 @@ class Player:
         command = lasting_play(self.game, self.rng)
         self.game.play(command)
         await self.caller.ask(command.encode() + b"\r\n", UPDATE, timeout=30.0)
+        self._show()
         if NOT_SAVED_TEXT in self.caller.buffer:
             self.game = Game.from_dict(before)
             return False
         return True
+
+    def piles_shown(self) -> list[str]:
+        """The piles and the sidebar's counts on the caller's screen."""
+        return [self.screen.display[row - 1][: SIDEBAR - 1] for row in _PILE_ROWS] + [
+            self.screen.display[row - 1][SIDEBAR - 1 :] for row in _COUNT_ROWS
+        ]
+
+    def piles_of(self, game: Game) -> list[str]:
+        """The piles and counts a board of ``game`` shows."""
+        board = ScreenBuffer(80, 24)
+        draw_board(board, game, default_level().name, Look(suit_letters=True))
+        return [board.text_at(row)[: SIDEBAR - 1] for row in _PILE_ROWS] + [
+            board.text_at(row)[SIDEBAR - 1 :] for row in _COUNT_ROWS
+        ]
+
+
+_PILE_ROWS = range(LABEL_ROW, LAST_COLUMN_ROW + 1)
+_COUNT_ROWS = range(LABEL_ROW, LABEL_ROW + 8)  # score, moves, ... above the keys' reminder
 
 
 @contextmanager
@@ -160,9 +189,11 @@ async def disk_fails_under_a_running_door(
         with fault(door, database) as (break_disk, mend_disk):
             break_disk()
             alice_before = alice.game.to_dict()["history"]
+            assert alice.piles_shown() == alice.piles_of(alice.game)
             assert not await alice.play()
             # The board Alice sees is her game as stored; the door goes on serving Bob.
             assert stored_histories(database)["disk0"] == alice_before
+            assert alice.piles_shown() == alice.piles_of(alice.game)
             assert not await bob.play()
             assert "a play in game" in door.log_text()
             assert "was not stored" in door.log_text()
