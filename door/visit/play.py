@@ -181,12 +181,6 @@ class GameScreen:
         A caller who chose the game a line per play (``Look.terse``) gets the message alone,
         on a line of its own, then the prompt; the whole board only when ``full``.
         """
-        self.visit.terminal.write(self.compose(game, full=full))
-
-    def compose(self, game: Game | None = None, *, full: bool = False) -> str:
-        """What :meth:`draw` sends, made but not sent. The screen takes the terminal to show
-        it from now on: text composed and then not sent must be followed by
-        :meth:`forget_composed`."""
         self.owes_draw = self.owes_typing = False
         labels = labels_of(self.record, self.game, self.terms)
         draw_board(
@@ -202,35 +196,31 @@ class GameScreen:
         )
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
+        terminal = self.visit.terminal
         keys = self.keys
         prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
         if self.look.terse and not full:
-            return (f"{self.message}\r\n" if self.message else "") + prompt
-        if self.look.terse:
+            terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
+        elif self.look.terse:
             board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
-            return "\r\n" + "\r\n".join(board) + "\r\n" + prompt
-        if not self.look.ansi:
+            terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
+        elif self.look.ansi:
+            hints = self.level.hints != "off"
+            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot, hints=hints)
+            shown = game or self.game
+            whole = shown.variant.moves == "whole"
+            draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
+            typed = keys.prompt_text()
+            if typed:
+                row, col = self.buffer.cursor
+                self.buffer.set_cursor(row, self.buffer.put(row, col, typed, INFO))
+            if self.cursor_at is not None:
+                self.buffer.cursor_is_at(*self.cursor_at)
+            terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
+            self.cursor_at = self.buffer.cursor
+        else:
+            terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
             self._echoed = ""
-            return "\r\n" + "\r\n".join(plain_lines(self.buffer)) + " "
-        hints = self.level.hints != "off"
-        draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot, hints=hints)
-        shown = game or self.game
-        whole = shown.variant.moves == "whole"
-        draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
-        typed = keys.prompt_text()
-        if typed:
-            row, col = self.buffer.cursor
-            self.buffer.set_cursor(row, self.buffer.put(row, col, typed, INFO))
-        if self.cursor_at is not None:
-            self.buffer.cursor_is_at(*self.cursor_at)
-        text = self.buffer.render_full() if full else self.buffer.render_changes()
-        self.cursor_at = self.buffer.cursor
-        return text
-
-    def forget_composed(self) -> None:
-        """What :meth:`compose` made was not sent: the next draw redraws the whole board."""
-        self.buffer.invalidate()
-        self.cursor_at = None
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
@@ -447,26 +437,15 @@ async def _command(
         screen.say(sanitize(part_words(refusal.parts, visit.look), 140), REFUSAL)
         screen.draw()
         return None
-    # The board after the play is made while the play is on its way to the disk, and sent
-    # once it is there: under load, the event loop's share of a play is then out of the way
-    # of the plays committed with it.
-    shown = None if result.finish else _after_play(visit, screen, result, before, said)
     try:
         await visit.store.record_play(game_id, game)
     except StoreFault as fault:
-        if shown is not None:
-            screen.forget_composed()
         await _play_not_stored(visit, screen, game_id, fault)
         return None
     except StoreError:
-        if shown is not None:
-            screen.forget_composed()
         return await _played_elsewhere(visit, screen)
     screen.tell_sysop()
-    if shown is not None:
-        visit.terminal.write(shown)
-    else:
-        await _play_up(visit, screen, result)
+    await _show_result(visit, screen, result, before, said)
     if game.status != PLAYING:
         return await _game_over(visit, screen, game_id)
     return None
@@ -534,36 +513,28 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Game
     return GameExit(game.status, practice=screen.record.practice)
 
 
-def _after_play(
+async def _show_result(
     visit: Visit, screen: GameScreen, result: PlayResult, before: Sight | None, said: str = ""
-) -> str:
-    """The screen after an ordinary play (not the last cards going up), composed."""
+) -> None:
     look = visit.look
     if look.terse and screen.game.status != PLAYING:
         screen.prompt = ""  # the end of the game is told next, with its own question
-    if look.terse and before is not None:
+    if result.finish:
+        screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
+        if visit.look.ansi and not look.terse:
+            await _play_up(visit, screen, result)
+    elif look.terse and before is not None:
         screen.say(describe_play(before, screen.game, result, look))
     elif result.sent_up and result.move == "F":
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
         screen.say(f"Move {result.moves}: sent up {sent}")
     else:
         screen.say(said)  # the board itself shows what the play did
-    return screen.compose()
-
-
-async def _play_up(visit: Visit, screen: GameScreen, result: PlayResult) -> None:
-    """Say that the last cards go up, and show them going, card by card, as Big Blue Disk
-    let you watch it (on a board in colour)."""
-    look = visit.look
-    if look.terse and screen.game.status != PLAYING:
-        screen.prompt = ""  # the end of the game is told next, with its own question
-    screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
-    if look.ansi and not look.terse:
-        await _card_by_card(visit, screen, result)
     screen.draw()
 
 
-async def _card_by_card(visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+async def _play_up(visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+    """Show the automatic finish card by card, as Big Blue Disk let you watch it."""
     game = screen.game
     frame = copy.copy(game)  # the same game, drawn as it stood while the cards went up
     frame.foundations = [list(pile) for pile in game.foundations]
