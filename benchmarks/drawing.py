@@ -7,7 +7,12 @@ the door draws an ANSI board) and the changes are rendered as the bytes the door
 as a door that has run a while has them, and are not counted. Prints each part's time per
 play (mean, p50, p90, p99, in microseconds) and the bytes a play sends, and writes JSON.
 
-    python benchmarks/drawing.py [--games 300] [--warm-up 100] [--max-plays 80] [--json FILE]
+With ``--callers N``, N games are played side by side, a play of each in turn, as N callers
+play on one door: the screen's caches (plans, rows) then serve N boards at once, as under
+load, rather than one.
+
+    python benchmarks/drawing.py [--games 300] [--warm-up 100] [--max-plays 80]
+        [--callers 1] [--json FILE]
 
 At 1,000 callers a play every 2 seconds, every 100 us a play spends here is 5 % of the
 event loop's time, for every caller's latency.
@@ -21,6 +26,7 @@ import platform
 import random
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from callers import percentile
@@ -34,48 +40,76 @@ from door.views.pointer import draw_keys_reminder
 PARTS = ("board", "render", "both")
 
 
-def play_out(
-    level: Level, deal: int, rng: random.Random, max_plays: int, look: Look
-) -> tuple[dict[str, list[float]], list[int]]:
-    """One game played at random: each part's seconds and the bytes sent, a play each."""
-    game = Game.deal(level.variant, deal)
-    screen = ScreenBuffer(80, 24)
-    draw_board(screen, game, level.name, look)
-    screen.render_full()
-    seconds: dict[str, list[float]] = {part: [] for part in PARTS}
-    sent: list[int] = []
-    for _ in range(max_plays):
-        legal = game.legal()
-        if not legal:
-            break
-        game.play(rng.choice(legal))
-        began = time.perf_counter()
-        draw_board(screen, game, level.name, look, prompt=PROMPT)
-        draw_keys_reminder(screen, len(game.tableau), hot=False, hints=level.hints != "off")
-        drawn = time.perf_counter()
-        update = screen.render_changes()
-        rendered = time.perf_counter()
-        seconds["board"].append(drawn - began)
-        seconds["render"].append(rendered - drawn)
-        seconds["both"].append(rendered - began)
-        sent.append(len(update.encode()))
-    return seconds, sent
+@dataclass
+class Seat:
+    """One caller's game and screen, and how many plays it has made."""
+
+    level: Level
+    game: Game
+    screen: ScreenBuffer
+    counted: bool
+    plays: int = 0
 
 
-def measure(games: int, warm_up: int, max_plays: int, seed: int) -> dict:
+def sit_down(level: Level, deal: int, look: Look, counted: bool) -> Seat:
+    """A fresh deal on a fresh screen, drawn whole once."""
+    seat = Seat(level, Game.deal(level.variant, deal), ScreenBuffer(80, 24), counted)
+    draw_board(seat.screen, seat.game, level.name, look)
+    seat.screen.render_full()
+    return seat
+
+
+def play_once(seat: Seat, rng: random.Random, look: Look) -> tuple[float, float, int] | None:
+    """A random play and the board after it: the seconds drawing and rendering took, and
+    the bytes sent; None once the game is over."""
+    legal = seat.game.legal()
+    if not legal:
+        return None
+    seat.game.play(rng.choice(legal))
+    seat.plays += 1
+    level, game, screen = seat.level, seat.game, seat.screen
+    began = time.perf_counter()
+    draw_board(screen, game, level.name, look, prompt=PROMPT)
+    draw_keys_reminder(screen, len(game.tableau), hot=False, hints=level.hints != "off")
+    drawn = time.perf_counter()
+    update = screen.render_changes()
+    rendered = time.perf_counter()
+    return drawn - began, rendered - drawn, len(update.encode())
+
+
+def measure(games: int, warm_up: int, max_plays: int, seed: int, callers: int = 1) -> dict:
+    """Play ``warm_up`` then ``games`` games, ``callers`` at a time; the latter are timed."""
     rng = random.Random(seed)
     look = Look()
     levels = SHIPPED_LEVELS
-    for deal in range(warm_up):
-        play_out(levels[deal % len(levels)], 1_000_000 + deal, rng, max_plays, look)
+    deals = iter(range(warm_up + games))
+
+    def next_seat() -> Seat | None:
+        number = next(deals, None)
+        if number is None:
+            return None
+        counted = number >= warm_up
+        index = number - warm_up if counted else number
+        deal = index if counted else 1_000_000 + index
+        return sit_down(levels[index % len(levels)], deal, look, counted)
+
+    seats = [seat for seat in (next_seat() for _ in range(callers)) if seat is not None]
     seconds: dict[str, list[float]] = {part: [] for part in PARTS}
     sent: list[int] = []
     cpu = time.process_time()
-    for deal in range(games):
-        taken, bytes_sent = play_out(levels[deal % len(levels)], deal, rng, max_plays, look)
-        for part in PARTS:
-            seconds[part] += taken[part]
-        sent += bytes_sent
+    while seats:
+        for index, seat in enumerate(seats):
+            taken = play_once(seat, rng, look) if seat.plays < max_plays else None
+            if taken is None:
+                seats[index] = next_seat()
+                continue
+            if seat.counted:
+                board, render, bytes_sent = taken
+                seconds["board"].append(board)
+                seconds["render"].append(render)
+                seconds["both"].append(board + render)
+                sent.append(bytes_sent)
+        seats = [seat for seat in seats if seat is not None]
     cpu = time.process_time() - cpu
     parts = {}
     for part, values in seconds.items():
@@ -101,10 +135,15 @@ def main() -> None:
     parser.add_argument("--warm-up", type=int, default=100)
     parser.add_argument("--max-plays", type=int, default=80)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--callers", type=int, default=1, help="games played side by side")
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/drawing.json"))
     args = parser.parse_args()
-    result = measure(args.games, args.warm_up, args.max_plays, args.seed)
-    print(f"{result['plays']} plays in {args.games} games (after {args.warm_up} to warm up)")
+    result = measure(args.games, args.warm_up, args.max_plays, args.seed, args.callers)
+    side_by_side = f", {args.callers} side by side" if args.callers > 1 else ""
+    print(
+        f"{result['plays']} plays in {args.games} games{side_by_side}"
+        f" (after {args.warm_up} to warm up)"
+    )
     print(f"{'part, us a play':<16}{'mean':>8}{'p50':>8}{'p90':>8}{'p99':>8}")
     names = {"board": "draw the board", "render": "render changes", "both": "together"}
     for part, figures in result["parts"].items():
