@@ -639,9 +639,23 @@ class ScreenBuffer:
         for line in range(row, row + rows):
             self.put(line, col, char * cols, style)
 
-    def clear(self) -> None:
-        """Blank every cell (the terminal follows at the next render)."""
-        self._cells = [self._blank_row] * self.height
+    def clear(self, like: ScreenBuffer | None = None) -> None:
+        """Blank every cell, or give every cell what ``like`` (a screen of the same size)
+        holds: what a screen shows every time, drawn once. The terminal follows at the next
+        render.
+
+        >>> frame, screen = ScreenBuffer(6, 2), ScreenBuffer(6, 2)
+        >>> _ = frame.put(1, 1, "Score"), screen.put(2, 1, "3")
+        >>> screen.clear(frame)
+        >>> screen.plain_lines()
+        ['Score']
+        """
+        if like is None:
+            self._cells = [self._blank_row] * self.height
+        elif (like.width, like.height) == (self.width, self.height):
+            self._cells = list(like._cells)
+        else:
+            raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
 
     def set_cursor(
         self, row: int, col: int, *, visible: bool = True, style: Style = DEFAULT_STYLE

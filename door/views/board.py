@@ -14,6 +14,7 @@ letters, a ten as ``T``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -162,11 +163,26 @@ def _title(screen: ScreenBuffer, level_name: str, caption: str, look: Look) -> N
     screen.put(TITLE_ROW, 1, line[:WIDTH], TITLE if look.ansi else PLAIN)
 
 
+@functools.lru_cache(maxsize=64)
+def _frame(
+    look: Look, columns: int, names: tuple[str, ...], size: tuple[int, int]
+) -> ScreenBuffer:
+    """What a board shows whatever the position: the piles' and columns' labels and the
+    sidebar's names. Drawn once (each board starts from it), never written to after."""
+    frame = ScreenBuffer(*size)
+    _put_label(frame, LABEL_ROW, RESERVE_COL, "Reserve", "S", look)
+    _put_label(frame, LABEL_ROW, DECK_COL, "Deck", "V", look)
+    _put_label(frame, LABEL_ROW, WASTE_COL, "Waste", "D", look)
+    _put_label(frame, LABEL_ROW, FOUNDATION_COL, "Foundations", "F", look)
+    for index in range(columns):
+        col = 3 + COLUMN_WIDTH * index
+        frame.put(COLUMN_LABEL_ROW, col, str(index + 1), KEY if look.ansi else PLAIN)
+    for offset, name in enumerate(names):
+        frame.put(LABEL_ROW + offset, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
+    return frame
+
+
 def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    _put_label(screen, LABEL_ROW, RESERVE_COL, "Reserve", "S", look)
-    _put_label(screen, LABEL_ROW, DECK_COL, "Deck", "V", look)
-    _put_label(screen, LABEL_ROW, WASTE_COL, "Waste", "D", look)
-    _put_label(screen, LABEL_ROW, FOUNDATION_COL, "Foundations", "F", look)
     if game.reserve:
         _put_card(screen, CARD_ROW, RESERVE_COL, game.reserve[-1], look)
     else:
@@ -222,7 +238,6 @@ def column_rows(pile: Sequence[Card]) -> list[Card | None]:
 def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
     for index, pile in enumerate(game.tableau):
         col = 2 + COLUMN_WIDTH * index
-        screen.put(COLUMN_LABEL_ROW, col + 1, str(index + 1), KEY if look.ansi else PLAIN)
         if not pile:
             _put_empty(screen, FIRST_COLUMN_ROW, col, look)
         for offset, card in enumerate(column_rows(pile)):
@@ -251,10 +266,9 @@ def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]
     ]
 
 
-def _sidebar(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    for offset, (name, value) in enumerate(sidebar_lines(game, look)):
-        row = LABEL_ROW + offset
-        screen.put(row, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
+def _sidebar(screen: ScreenBuffer, lines: list[tuple[str, str]], look: Look) -> None:
+    for offset, (_, value) in enumerate(lines):
+        row = LABEL_ROW + offset  # its name is the frame's
         # Plain white, as the counts beside the piles: values that change with every play
         # then cost no change of attributes on the way to or from the cards.
         value_style = INFO if look.ansi else PLAIN
@@ -280,11 +294,13 @@ def draw_board(
     row under the columns (the game's seal, or its deal once it is over, or that it is
     practice).
     """
-    screen.clear()
+    sidebar = sidebar_lines(game, look)
+    names = tuple(name for name, _ in sidebar)
+    screen.clear(_frame(look, len(game.tableau), names, (screen.width, screen.height)))
     _title(screen, level_name, caption, look)
     _top_piles(screen, game, look)
     _columns(screen, game, look)
-    _sidebar(screen, game, look)
+    _sidebar(screen, sidebar, look)
     lines = wrap(card_words(message, look), WIDTH - 3)[-2:] if message else []
     # A long message takes the footnote's row: the footnote goes up a row if the columns
     # leave it free (they do once a game is won), since it may say what the deal was.
