@@ -82,15 +82,17 @@ def measure(games: int, warm_up: int, max_plays: int, seed: int, callers: int = 
     rng = random.Random(seed)
     look = Look()
     levels = SHIPPED_LEVELS
-    deals = iter(range(warm_up + games))
+    # (level, deal, timed): the warm-up's deals are apart from the timed ones
+    deals = iter(
+        [(index, 1_000_000 + index, False) for index in range(warm_up)]
+        + [(index, index, True) for index in range(games)]
+    )
 
     def next_seat() -> Seat | None:
-        number = next(deals, None)
-        if number is None:
+        taken = next(deals, None)
+        if taken is None:
             return None
-        counted = number >= warm_up
-        index = number - warm_up if counted else number
-        deal = index if counted else 1_000_000 + index
+        index, deal, counted = taken
         return sit_down(levels[index % len(levels)], deal, look, counted)
 
     seats = [seat for seat in (next_seat() for _ in range(callers)) if seat is not None]

@@ -89,21 +89,20 @@ class Player:
 
     def piles_shown(self) -> list[str]:
         """The piles and the sidebar's counts on the caller's screen."""
-        return [self.screen.display[row - 1][: SIDEBAR - 1] for row in _PILE_ROWS] + [
-            self.screen.display[row - 1][SIDEBAR - 1 :] for row in _COUNT_ROWS
-        ]
+        return piles(lambda row: self.screen.display[row - 1])
 
     def piles_of(self, game: Game) -> list[str]:
         """The piles and counts a board of ``game`` shows."""
         board = ScreenBuffer(80, 24)
         draw_board(board, game, default_level().name, Look(suit_letters=True))
-        return [board.text_at(row)[: SIDEBAR - 1] for row in _PILE_ROWS] + [
-            board.text_at(row)[SIDEBAR - 1 :] for row in _COUNT_ROWS
-        ]
+        return piles(board.text_at)
 
 
-_PILE_ROWS = range(LABEL_ROW, LAST_COLUMN_ROW + 1)
-_COUNT_ROWS = range(LABEL_ROW, LABEL_ROW + 8)  # score, moves, ... above the keys' reminder
+def piles(text_at: Callable[[int], str]) -> list[str]:
+    """The piles and the sidebar's counts (score, moves, ... above the keys' reminder) of a
+    screen whose row ``row`` reads ``text_at(row)``."""
+    shown = [text_at(row)[: SIDEBAR - 1] for row in range(LABEL_ROW, LAST_COLUMN_ROW + 1)]
+    return shown + [text_at(row)[SIDEBAR - 1 :] for row in range(LABEL_ROW, LABEL_ROW + 8)]
 
 
 @contextmanager
