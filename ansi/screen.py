@@ -652,10 +652,12 @@ class ScreenBuffer:
         >>> screen.plain_lines()
         ['Score']
         """
+        # The rows change in place: a list made for every board would be one more object
+        # for the garbage collector to look at, for every caller.
         if like is None:
-            self._cells = [self._blank_row] * self.height
+            self._cells[:] = [self._blank_row] * self.height
         elif (like.width, like.height) == (self.width, self.height):
-            self._cells = list(like._cells)
+            self._cells[:] = like._cells
         else:
             raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
 
@@ -668,7 +670,8 @@ class ScreenBuffer:
         """
         if not (1 <= row <= self.height and 1 <= col <= self.width):
             raise ValueError(f"cursor {row}, {col} is off a {self.width}x{self.height} screen")
-        self._cursor = (row, col)
+        if (row, col) != self._cursor:  # kept otherwise, as the rows are: see clear()
+            self._cursor = (row, col)
         self._cursor_visible = visible
         self._cursor_style = style
 
@@ -896,5 +899,6 @@ class ScreenBuffer:
             pen.out.append(show_cursor())
         elif not self._cursor_visible and not cursor_hidden:
             pen.out.append(hide_cursor())
-        self._shown_cursor = self._cursor_spec()
+        if self._shown_cursor != self._cursor_spec():
+            self._shown_cursor = self._cursor_spec()
         self._at = None
