@@ -90,6 +90,17 @@ class ByteWriter(Protocol):
     def close(self) -> None: ...
 
 
+def _soonest(*waits: float | None) -> float | None:
+    """The shortest of the waits that are set (none below 0), or None if none is: a
+    function, so that no list of them lives on in a caller's waiting coroutine.
+
+    >>> _soonest(30.0, None, -0.1), _soonest(None, None)
+    (0.0, None)
+    """
+    known = [max(0.0, wait) for wait in waits if wait is not None]
+    return min(known) if known else None
+
+
 def _columns(char: str) -> int:
     """Screen columns a printable character takes (East Asian wide ones take two)."""
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
@@ -565,15 +576,14 @@ class Terminal:
             idle_since = max(self._clocks.last_key, waiting_since)
             self._check_clocks(idle_since)
             await self.flush(check_time=False)
-            waits = [self._clocks.until_next_check(idle_since)]
-            if timeout is not None:
-                waits.append(timeout - (now - started))
-            if self._escape_since is not None:
-                waits.append(self._escape_since + ESCAPE_WAIT - now)
-            known = [max(0.0, wait) for wait in waits if wait is not None]
+            wait = _soonest(
+                self._clocks.until_next_check(idle_since),
+                None if timeout is None else timeout - (now - started),
+                None if self._escape_since is None else self._escape_since + ESCAPE_WAIT - now,
+            )
             self._at_input = True
             try:
-                data = await self._read(min(known) if known else None)
+                data = await self._read(wait)
             finally:
                 self._at_input = False
             now = time.monotonic()
