@@ -271,6 +271,8 @@ class Writer(Connection):
                         self._group = group
                         await self._commit_group(group)
                         self._group = []
+                    # Let go of the writes (their games' positions) before waiting for more.
+                    del group
         except asyncio.CancelledError:
             raise
         except BaseException as error:
