@@ -10,7 +10,8 @@ up, sit on a fresh deal and make two plays (the door's caches as after a while);
 signal then collects, puts every object aside (``gc.freeze``) and stops the collector; each
 caller makes one more play, chosen as benchmarks/load.py's callers choose them (undo too);
 the second signal counts the objects made since that are still alive, by kind. Printed:
-those objects a caller, and the kinds most of them are.
+those objects a caller who played (a game may have no play left), and the kinds most of
+them are.
 
 With ``--compare REF`` the door at another git revision (as in benchmarks/load.py) is
 measured the same way in the same run.
@@ -48,6 +49,7 @@ from callers import (
 from load import Revision, extract_revision
 
 from door.engine import Game
+from door.engine.status import PLAYING
 
 PASSWORD = "collector-secret"
 ARRIVAL = 5.0  # callers a second: each signs up with a scrypt hash
@@ -103,10 +105,14 @@ async def _seat(port: int, number: int, arrival: float) -> tuple[TelnetCaller, G
     return caller, game
 
 
-async def _play(caller: TelnetCaller, game: Game, rng: random.Random) -> None:
+async def _play(caller: TelnetCaller, game: Game, rng: random.Random) -> bool:
+    """One play, if the game has one left (False: it has not)."""
+    if game.status != PLAYING or not game.legal():
+        return False
     command = choose_play(game, rng)
     game.play(command)
     await caller.ask(command.encode() + b"\r\n", UPDATE)
+    return True
 
 
 def measure(name: str, root: Path, callers: int, folder: Path, arrival: float) -> dict:
@@ -120,13 +126,14 @@ def measure(name: str, root: Path, callers: int, folder: Path, arrival: float) -
         command, folder / "door.log", {**os.environ, "PYTHONPATH": str(root)}, cwd=root
     )
 
-    async def played() -> None:
+    async def play_once_each() -> int:
+        """How many callers made the play counted (a game may have none left)."""
         seats = await asyncio.gather(*(_seat(server.port, n, arrival) for n in range(callers)))
         await asyncio.sleep(1.0)
         server.process.send_signal(signal.SIGUSR2)
         await asyncio.to_thread(_wait_for, Path(f"{out}.frozen"), server)
         rngs = [random.Random(-number) for number in range(callers)]
-        await asyncio.gather(
+        played = await asyncio.gather(
             *(_play(caller, game, rng) for (caller, game), rng in zip(seats, rngs, strict=True))
         )
         await asyncio.sleep(1.0)
@@ -134,17 +141,19 @@ def measure(name: str, root: Path, callers: int, folder: Path, arrival: float) -
         await asyncio.to_thread(_wait_for, out, server)
         for caller, _ in seats:
             caller.hang_up()
+        return sum(played)
 
     try:
-        asyncio.run(played())
+        players = asyncio.run(play_once_each())
         kinds = json.loads(out.read_text())
     finally:
         server.stop()
     return {
         "server": name,
         "callers": callers,
-        "per_caller": round(sum(kinds.values()) / callers, 1),
-        "kinds": sorted(((n / callers, kind) for kind, n in kinds.items()), reverse=True),
+        "played": players,
+        "per_caller": round(sum(kinds.values()) / players, 1),
+        "kinds": sorted(((n / players, kind) for kind, n in kinds.items()), reverse=True),
     }
 
 
@@ -165,9 +174,12 @@ def main() -> None:
         ]
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"{'':<14}{'calls':>6}{'objects a play leaves, a caller':>34}")
+    print(f"{'':<14}{'calls':>6}{'played':>7}{'objects a play leaves, a caller':>34}")
     for result in results:
-        print(f"{result['server']:<14}{result['callers']:>6}{result['per_caller']:>34.1f}")
+        print(
+            f"{result['server']:<14}{result['callers']:>6}{result['played']:>7}"
+            f"{result['per_caller']:>34.1f}"
+        )
     for result in results:
         print(f"\n{result['server']}: the kinds most of them are, a caller")
         for share, kind in result["kinds"][: args.top]:
