@@ -35,6 +35,11 @@ round's p99: on a shared machine one run's p99 can be twice the next one's on th
 and a single round cannot tell two doors apart by less than that. An odd N has one middle
 round; with an even N, a row one of whose two middle rounds was disturbed shows that one.
 
+Each row's slowest 1% of plays is also grouped by when they were sent: plays sent within
+50 ms of one another met one hold-up (a garbage collector's pass, a stalled disk, a busy
+machine), so a p99 that a few such episodes hold is set by hold-ups rather than by what
+each play costs.
+
 While plays are timed the callers' own processes hold off Python's garbage collector, as
 ``timeit`` does: a pass over a thousand callers' objects takes the client 10 ms and more,
 and would be counted against whichever server is loaded.
@@ -148,6 +153,7 @@ class Seat:
     caller: TelnetCaller | None = None
     game: Game | None = None
     latencies: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)  # the clock's time of each play sent
     received: int = 0
     new_deals: int = 0
     web: bool = False  # comes by WebSocket rather than telnet
@@ -169,6 +175,7 @@ class Tally:
     set_up: list[float] = field(default_factory=list)  # seconds, password again -> menu
     log_in: list[float] = field(default_factory=list)  # seconds, password -> menu
     latencies: list[float] = field(default_factory=list)  # seconds per play
+    sent_at: list[float] = field(default_factory=list)  # when each was sent (time.time())
     web_latencies: list[float] = field(default_factory=list)  # of those, the web callers'
     received: int = 0
     new_deals: int = 0
@@ -218,6 +225,7 @@ async def _play(plan: Plan, seat: Seat, start_at: float, tally: Tally) -> None:
             command = choose_play(game, seat.rng)
             game.play(command)
             before = caller.received
+            seat.sent_at.append(time.time())  # one clock for every client process
             seat.latencies.append(
                 await caller.ask(command.encode() + b"\r\n", pattern, COMMAND_TIMEOUT)
             )
@@ -290,6 +298,7 @@ async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: 
     tally.cpu_seconds = _cpu_seconds() - cpu
     for seat in seats:
         tally.latencies += seat.latencies
+        tally.sent_at += seat.sent_at
         if seat.web:
             tally.web_latencies += seat.latencies
         tally.received += seat.received
@@ -399,6 +408,7 @@ def _merge(bodies: list[dict[str, Any]]) -> Tally:
         tally.set_up += body["set_up"]
         tally.log_in += body["log_in"]
         tally.latencies += body["latencies"]
+        tally.sent_at += body["sent_at"]
         tally.web_latencies += body["web_latencies"]
         tally.received += body["received"]
         tally.new_deals += body["new_deals"]
@@ -593,6 +603,7 @@ def run_case(
         "commands": commands,
         "commands_per_second": round(commands / play_seconds, 1),
         "latency_ms": milliseconds(played.latencies),
+        "slowest": slowest_episodes(played.sent_at, played.latencies),
         "web_callers": min(args.web, callers) if mode == "door" else 0,
         "web_latency_ms": milliseconds(played.web_latencies),
         "bytes_per_command": round(played.received / commands, 1) if commands else 0,
@@ -615,6 +626,38 @@ def run_case(
             (machine_busy - play_cpu - played.cpu_seconds) / play_seconds, 3
         ),
     }
+
+
+# Slow plays sent closer together than this are taken to have waited on one hold-up.
+EPISODE_GAP = 0.05
+
+
+def slowest_episodes(
+    sent_at: list[float], latencies: list[float], share: float = 0.01
+) -> dict[str, Any]:
+    """The slowest ``share`` of the plays, grouped by when they were sent: runs of them less
+    than :data:`EPISODE_GAP` apart are one episode (the server, or the machine, held up
+    everyone at once). A p99 set by a few episodes is set by hold-ups (a collector's pass, a
+    slow disk), not by each play's own work.
+
+    >>> slowest_episodes([0.0, 0.01, 0.02, 5.0], [0.009, 0.009, 0.001, 0.008], share=0.75)
+    {'plays': 3, 'episodes': 2, 'largest_three_hold': 1.0}
+    """
+    count = max(1, round(len(latencies) * share)) if latencies else 0
+    slowest = sorted(
+        sorted(zip(latencies, sent_at, strict=True), reverse=True)[:count],
+        key=lambda played: played[1],
+    )
+    sizes: list[int] = []
+    last = None
+    for _, sent in slowest:
+        if last is None or sent - last >= EPISODE_GAP:
+            sizes.append(0)
+        sizes[-1] += 1
+        last = sent
+    sizes.sort(reverse=True)
+    held = sum(sizes[:3]) / count if count else 0.0
+    return {"plays": count, "episodes": len(sizes), "largest_three_hold": round(held, 2)}
 
 
 def _row(case: dict[str, Any]) -> str:
@@ -665,6 +708,19 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
                     f"{case['web_callers']} by WebSocket: p50 {web['p50']:.1f}, "
                     f"p95 {web['p95']:.1f}, p99 {web['p99']:.1f}, max {web['max']:.1f} ms"
                 )
+    print()
+    print(
+        "the slowest 1% of plays, by when they were sent (those sent less than"
+        f" {1000 * EPISODE_GAP:.0f} ms apart: one episode, a hold-up that met them all)"
+    )
+    print(f"{'':<14}{'calls':>6}{'plays':>7}{'episodes':>10}{'in the largest three':>22}")
+    for run in runs:
+        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ()), run["bare"]):
+            slowest = case["slowest"]
+            print(
+                f"{case['server']:<14}{case['callers']:>6}{slowest['plays']:>7}"
+                f"{slowest['episodes']:>10}{slowest['largest_three_hold']:>21.0%}"
+            )
     print()
     print("the store's commits while everyone played (writes: plays, and deals after a game)")
     print(
