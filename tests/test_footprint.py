@@ -55,7 +55,8 @@ def test_boards_share_their_cells() -> None:
 def test_a_play_leaves_few_objects_for_the_collector() -> None:
     # A young collection looks at every object made since the last that is still alive:
     # under load, what the last play of each of a thousand callers left, and every game
-    # stops while it lasts (30-50 ms when a play and its board left 10 or more each).
+    # stops while it lasts (20-50 ms at 1,000 callers; benchmarks/collector.py counts
+    # what a whole play leaves, reading its key and storing it too).
     level = SHIPPED_LEVELS[1]
     games = [
         game for n in range(1, 201) if (game := Game.deal(level.variant, n)).status == "playing"

@@ -95,7 +95,10 @@ async def test_the_writer_lets_go_of_a_group_once_it_is_committed(tmp_path: Path
         held = [weakref.ref(work) for work in works]
         await asyncio.gather(*(writer.run(work) for work in works))
         del works
-        await asyncio.sleep(0)  # the writer, answered, goes back to waiting
+        for _ in range(100):  # the writer, its group answered, goes back to waiting
+            await asyncio.sleep(0.01)
+            if all(ref() is None for ref in held):
+                break
         assert [ref for ref in held if ref() is not None] == []
     finally:
         await writer.close()
