@@ -517,6 +517,15 @@ class ServerProcess:
                 self.process.wait(10)
         return self.process.returncode
 
+    def wait_for_file(self, path: Path, timeout: float) -> None:
+        """Wait until the server has written ``path`` (a bootstrap's answer to a signal);
+        RuntimeError if it stops first or ``timeout`` seconds pass."""
+        deadline = time.monotonic() + timeout
+        while not path.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the door wrote no {path.name}; see {self.log_path}")
+            time.sleep(0.05)
+
     def log_text(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 

@@ -30,7 +30,6 @@ import random
 import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -86,14 +85,6 @@ runpy.run_module("door", run_name="__main__", alter_sys=True)
 """
 
 
-def _wait_for(path: Path, server: ServerProcess) -> None:
-    deadline = time.monotonic() + WAIT
-    while not path.exists():
-        if server.process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the door wrote no {path.name}; see {server.log_path}")
-        time.sleep(0.05)
-
-
 async def _seat(port: int, number: int, arrival: float) -> tuple[TelnetCaller, Game]:
     await asyncio.sleep(number / arrival)
     caller = await TelnetCaller.connect(port)
@@ -131,14 +122,14 @@ def measure(name: str, root: Path, callers: int, folder: Path, arrival: float) -
         seats = await asyncio.gather(*(_seat(server.port, n, arrival) for n in range(callers)))
         await asyncio.sleep(1.0)
         server.process.send_signal(signal.SIGUSR2)
-        await asyncio.to_thread(_wait_for, Path(f"{out}.frozen"), server)
+        await asyncio.to_thread(server.wait_for_file, Path(f"{out}.frozen"), WAIT)
         rngs = [random.Random(-number) for number in range(callers)]
         played = await asyncio.gather(
             *(_play(caller, game, rng) for (caller, game), rng in zip(seats, rngs, strict=True))
         )
         await asyncio.sleep(1.0)
         server.process.send_signal(signal.SIGUSR2)
-        await asyncio.to_thread(_wait_for, out, server)
+        await asyncio.to_thread(server.wait_for_file, out, WAIT)
         for caller, _ in seats:
             caller.hang_up()
         return sum(played)

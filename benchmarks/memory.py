@@ -75,14 +75,6 @@ runpy.run_module("door", run_name="__main__", alter_sys=True)
 """
 
 
-def _wait_for(path: Path, server: ServerProcess) -> None:
-    deadline = time.monotonic() + WAIT
-    while not path.exists():
-        if server.process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the door wrote no {path.name}; see {server.log_path}")
-        time.sleep(0.1)
-
-
 async def _seat(port: int, number: int, arrival: float) -> TelnetCaller:
     await asyncio.sleep(number / arrival)
     caller = await TelnetCaller.connect(port)
@@ -113,7 +105,7 @@ def measure(
         await asyncio.sleep(2.0)
         rise = process_sample(server.pid).rss_kb - idle
         server.process.send_signal(signal.SIGUSR2)
-        await asyncio.to_thread(_wait_for, out, server)
+        await asyncio.to_thread(server.wait_for_file, out, WAIT)
         for caller in seats:
             caller.hang_up()
         return rise
@@ -121,7 +113,7 @@ def measure(
     try:
         time.sleep(1.0)
         server.process.send_signal(signal.SIGUSR2)
-        _wait_for(folder / "grown.json.started", server)
+        server.wait_for_file(folder / "grown.json.started", WAIT)
         rise = asyncio.run(seated())
         grown = json.loads(out.read_text())
     finally:
