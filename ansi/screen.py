@@ -899,6 +899,7 @@ class ScreenBuffer:
             pen.out.append(show_cursor())
         elif not self._cursor_visible and not cursor_hidden:
             pen.out.append(hide_cursor())
-        if self._shown_cursor != self._cursor_spec():
-            self._shown_cursor = self._cursor_spec()
+        spec = self._cursor_spec()
+        if self._shown_cursor != spec:
+            self._shown_cursor = spec
         self._at = None

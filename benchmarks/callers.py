@@ -479,9 +479,12 @@ class ServerProcess:
         log_path: Path,
         env: dict[str, str] | None = None,
         root: Path = ROOT,
+        launcher: list[str] | None = None,
     ) -> ServerProcess:
-        """The door whose source is in ``root`` (this checkout, or another revision's)."""
-        command = [sys.executable, "-m", "door", "serve", "--config", str(config)]
+        """The door whose source is in ``root`` (this checkout, or another revision's), run
+        as ``python -m door`` or by ``launcher`` (Python's options and their arguments, as
+        ``["-c", program, ...]``: a bootstrap that runs the door itself)."""
+        command = [sys.executable, *(launcher or ["-m", "door"]), "serve", "--config", str(config)]
         command += ["--host", "127.0.0.1", "--port", "0", "--database", str(database)]
         if root != ROOT:
             env = {**(env or os.environ), "PYTHONPATH": str(root)}
@@ -517,9 +520,10 @@ class ServerProcess:
                 self.process.wait(10)
         return self.process.returncode
 
-    def wait_for_file(self, path: Path, timeout: float) -> None:
-        """Wait until the server has written ``path`` (a bootstrap's answer to a signal);
-        RuntimeError if it stops first or ``timeout`` seconds pass."""
+    def ask(self, path: Path, timeout: float) -> None:
+        """Send SIGUSR2 to the door's bootstrap and wait until it has written its answer,
+        ``path``; RuntimeError if it stops first or ``timeout`` seconds pass."""
+        self.process.send_signal(signal.SIGUSR2)
         deadline = time.monotonic() + timeout
         while not path.exists():
             if self.process.poll() is not None or time.monotonic() > deadline:

@@ -25,9 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -111,25 +109,22 @@ def measure(name: str, root: Path, callers: int, folder: Path, arrival: float) -
     folder.mkdir(parents=True)
     config = roomy_config(folder, callers, shipped=root / "sysop.toml")
     out = folder / "young.json"
-    command = [sys.executable, "-c", BOOTSTRAP, str(out), "serve", "--config", str(config)]
-    command += ["--host", "127.0.0.1", "--port", "0", "--database", str(folder / "door.db")]
-    server = ServerProcess.start(
-        command, folder / "door.log", {**os.environ, "PYTHONPATH": str(root)}, cwd=root
+    launcher = ["-c", BOOTSTRAP, str(out)]
+    server = ServerProcess.door(
+        config, folder / "door.db", folder / "door.log", root=root, launcher=launcher
     )
 
     async def play_once_each() -> int:
         """How many callers made the play counted (a game may have none left)."""
         seats = await asyncio.gather(*(_seat(server.port, n, arrival) for n in range(callers)))
         await asyncio.sleep(1.0)
-        server.process.send_signal(signal.SIGUSR2)
-        await asyncio.to_thread(server.wait_for_file, Path(f"{out}.frozen"), WAIT)
+        await asyncio.to_thread(server.ask, Path(f"{out}.frozen"), WAIT)
         rngs = [random.Random(-number) for number in range(callers)]
         played = await asyncio.gather(
             *(_play(caller, game, rng) for (caller, game), rng in zip(seats, rngs, strict=True))
         )
         await asyncio.sleep(1.0)
-        server.process.send_signal(signal.SIGUSR2)
-        await asyncio.to_thread(server.wait_for_file, out, WAIT)
+        await asyncio.to_thread(server.ask, out, WAIT)
         for caller, _ in seats:
             caller.hang_up()
         return sum(played)

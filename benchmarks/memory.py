@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import signal
 import sys
 import tempfile
 import time
@@ -91,11 +89,9 @@ def measure(
     config = roomy_config(folder, callers, shipped=root / "sysop.toml")
     out = folder / "grown.json"
     own = ",".join(str(root / part) for part in ("door", "ansi"))
-    command = [sys.executable, "-c", BOOTSTRAP, str(out), own, str(TRACE_FRAMES)]
-    command += ["serve", "--config", str(config)]
-    command += ["--host", "127.0.0.1", "--port", "0", "--database", str(folder / "door.db")]
-    server = ServerProcess.start(
-        command, folder / "door.log", {**os.environ, "PYTHONPATH": str(root)}, cwd=root
+    launcher = ["-c", BOOTSTRAP, str(out), own, str(TRACE_FRAMES)]
+    server = ServerProcess.door(
+        config, folder / "door.db", folder / "door.log", root=root, launcher=launcher
     )
 
     async def seated() -> int:
@@ -104,16 +100,14 @@ def measure(
         seats = await asyncio.gather(*(_seat(server.port, n, arrival) for n in range(callers)))
         await asyncio.sleep(2.0)
         rise = process_sample(server.pid).rss_kb - idle
-        server.process.send_signal(signal.SIGUSR2)
-        await asyncio.to_thread(server.wait_for_file, out, WAIT)
+        await asyncio.to_thread(server.ask, out, WAIT)
         for caller in seats:
             caller.hang_up()
         return rise
 
     try:
         time.sleep(1.0)
-        server.process.send_signal(signal.SIGUSR2)
-        server.wait_for_file(folder / "grown.json.started", WAIT)
+        server.ask(folder / "grown.json.started", WAIT)
         rise = asyncio.run(seated())
         grown = json.loads(out.read_text())
     finally:
