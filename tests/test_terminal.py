@@ -7,6 +7,7 @@ fed by the test (each ``type`` is one packet) and the writer keeps what was sent
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 
 import pyte
@@ -390,6 +391,72 @@ async def test_typing_keeps_the_caller_from_idling_out() -> None:
     assert await read_line(terminal) == "abc"
     await terminal.flush()
     assert b"still there" not in line.sent
+
+
+async def test_the_idle_clock_still_runs_out_after_many_keys() -> None:
+    # The wait's timer, set at the first key for the first deadline, goes off early once
+    # the keys have moved the deadline on, and is set again for the new one.
+    terminal, line = make(idle_timeout=0.6, idle_warning=0.3)
+    loop = asyncio.get_running_loop()
+    for n in range(1, 9):
+        loop.call_later(0.1 * n, line.type, b"x")
+    started = time.monotonic()
+    with pytest.raises(IdleTimeout):
+        while True:
+            await terminal.read_event()
+    assert 1.4 <= time.monotonic() - started < 3.0
+    await terminal.flush()
+    assert line.sent.count(b"still there") == 1
+
+
+def _timers() -> int:
+    return sum(isinstance(thing, asyncio.TimerHandle) for thing in gc.get_objects())
+
+
+async def test_waiting_for_keys_keeps_one_timer() -> None:
+    # A timer a wait, cancelled, stays in the event loop's queue until its time comes or
+    # the queue is mostly such timers: with an idle limit of minutes and other callers'
+    # timers due sooner, about a thousand of them at a thousand callers.
+    terminal, line = make(idle_timeout=600, idle_warning=60)
+    another_callers_clock = asyncio.get_running_loop().call_later(300, lambda: None)
+    await terminal.read_event(timeout=0)
+    before = _timers()
+    for _ in range(50):
+        line.type(b"x")
+        await terminal.read_event()
+        terminal.write("board")
+        await terminal.flush()
+        await asyncio.sleep(0)
+    assert _timers() - before <= 2
+    terminal.close()
+    another_callers_clock.cancel()
+
+
+class _StuckLine(Line):
+    """A line that takes no more output: the caller's client stopped reading."""
+
+    async def drain(self) -> None:
+        await asyncio.Event().wait()
+
+
+async def test_a_caller_who_takes_no_output_is_gone() -> None:
+    line = _StuckLine()
+    terminal = Terminal(line.reader, line, ANSI_UTF8, drain_timeout=0.2)  # type: ignore[arg-type]
+    terminal.write("a board")
+    with pytest.raises(CallerGone):
+        await asyncio.wait_for(terminal.flush(), WAIT)
+
+
+async def test_a_cancelled_wait_for_a_key_stays_cancelled() -> None:
+    # The door shutting down cancels each visit: a wait with a deadline must not take the
+    # cancellation for its own time running out.
+    terminal, _ = make(idle_timeout=600, idle_warning=60)
+    waiting = asyncio.create_task(terminal.read_event(timeout=0.05))
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert await terminal.read_event(timeout=0.05) is None
 
 
 async def test_time_warnings_then_time_up() -> None:

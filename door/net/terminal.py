@@ -18,8 +18,9 @@ import asyncio
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from itertools import repeat
 from typing import Protocol
 
 from ansi.charset import CHARSETS, encode
@@ -31,6 +32,7 @@ from ansi.sequences import (
     reset,
     show_cursor,
 )
+from door.net.alarm import Alarm
 from door.net.clocks import TIME_WARNINGS, Clocks, TimeUp, VisitEnded
 from door.net.detection import (
     DEFAULT_HEIGHT,
@@ -163,6 +165,10 @@ class Terminal:
         self.replay: Callable[[], str] | None = None
         self.on_notice: Callable[[str], str] | None = None
         self._drain_timeout = drain_timeout
+        # One timer each for the waits for keys and for the line to take output, kept
+        # from wait to wait (see door.net.alarm).
+        self._input_alarm = Alarm()
+        self._output_alarm = Alarm()
         self._parser = KeyParser(info.charset)
         self._keys: deque[tuple[Key, float]] = deque()  # each key with when it came
         self._escape_since: float | None = None  # when a held ESC came
@@ -319,7 +325,7 @@ class Terminal:
         try:
             self._writer.write(data)
             self._mirror(data)
-            async with asyncio.timeout(self._drain_timeout):
+            with self._output_alarm.until(time.monotonic() + self._drain_timeout):
                 await self._writer.drain()
         except (OSError, EOFError) as error:  # TimeoutError is an OSError
             raise CallerGone() from error
@@ -375,6 +381,8 @@ class Terminal:
         if not self._closed:
             self._closed = True
             self._out.clear()
+            self._input_alarm.cancel()
+            self._output_alarm.cancel()
             self._writer.close()
 
     def tell(self, message: str) -> None:
@@ -509,13 +517,15 @@ class Terminal:
                 self.expect_enter()
                 return key.upper()
 
-    async def read_event(self, timeout: float | None = None) -> Key | None:
+    def read_event(self, timeout: float | None = None) -> Awaitable[Key | None]:
         """The next key of any kind (see :class:`KeyParser`); None if ``timeout`` seconds
-        pass first. Nothing is echoed."""
-        key = await self._next_key(time.monotonic(), timeout)
-        if key is not None:
-            self._active()  # on the board every key moves, picks up or plays
-        return key
+        pass first. Nothing is echoed.
+
+        On the board every key moves, picks up or plays, so each restarts the idle clock.
+        (Not a coroutine of its own: one less object alive per caller waiting at the board,
+        for every young collection to look at.)
+        """
+        return self._next_key(time.monotonic(), timeout, any_key_counts=True)
 
     def may_act(self) -> bool:
         """Whether the door may act on one more of the caller's commands now.
@@ -554,13 +564,16 @@ class Terminal:
         self._emit("\b \b" * width)
         self._editing = self._editing[:-1]
 
-    async def _next_key(self, waiting_since: float, timeout: float | None = None) -> Key | None:
+    async def _next_key(
+        self, waiting_since: float, timeout: float | None = None, *, any_key_counts: bool = False
+    ) -> Key | None:
         """The next key, after flushing output; checks the clocks while waiting.
 
         The idle time runs from ``waiting_since`` (when the door began to wait) or the last
         key that changed something (:meth:`_active`), whichever is later: keys that change
-        nothing (Ctrl-U on an empty line, an arrow at a prompt) do not keep a caller on.
-        Returns None when ``timeout`` (None: no limit) seconds pass without a key.
+        nothing (Ctrl-U on an empty line, an arrow at a prompt) do not keep a caller on,
+        unless ``any_key_counts``. Returns None when ``timeout`` (None: no limit) seconds
+        pass without a key.
         """
         started = time.monotonic()
         while True:
@@ -569,6 +582,8 @@ class Terminal:
                 swallow = key == ENTER and came <= self._swallow_until
                 self._swallow_until = 0.0
                 if not swallow:
+                    if any_key_counts:
+                        self._active()
                     return key
             now = time.monotonic()
             if timeout is not None and now - started >= timeout:
@@ -583,7 +598,7 @@ class Terminal:
             )
             self._at_input = True
             try:
-                data = await self._read(wait)
+                data = await self._read_until(None if wait is None else now + wait)
             finally:
                 self._at_input = False
             now = time.monotonic()
@@ -591,13 +606,13 @@ class Terminal:
                 self._noise += len(data)
                 if self._noise > NOISE_LIMIT:
                     raise LineNoise()
-                self._keys.extend((key, now) for key in self._parser.feed(data))
+                self._keys.extend(zip(self._parser.feed(data), repeat(now)))
                 if not self._parser.holding_escape:
                     self._escape_since = None
                 elif self._escape_since is None:
                     self._escape_since = now
             elif self._escape_since is not None and now >= self._escape_since + ESCAPE_WAIT:
-                self._keys.extend((key, now) for key in self._parser.expire())
+                self._keys.extend(zip(self._parser.expire(), repeat(now)))
                 self._escape_since = None
 
     def _active(self) -> None:
@@ -606,16 +621,20 @@ class Terminal:
         self._clocks.key_pressed()
         self._noise = 0
 
-    async def _read(self, timeout: float | None) -> bytes | None:
+    def _read(self, timeout: float | None) -> Awaitable[bytes | None]:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""
+        return self._read_until(None if timeout is None else time.monotonic() + timeout)
+
+    async def _read_until(self, deadline: float | None) -> bytes | None:
+        """Some bytes from the caller, or None if the :func:`time.monotonic` ``deadline``
+        (None: none) comes first."""
         if self._closed:
             raise CallerGone()
-        scope = asyncio.timeout(timeout)
         try:
-            async with scope:
+            with self._input_alarm.until(deadline):
                 data = await self._reader.read(_READ_SIZE)
         except TimeoutError as error:
-            if scope.expired():
+            if self._input_alarm.rang:
                 return None
             raise CallerGone() from error
         except (OSError, EOFError) as error:
