@@ -49,9 +49,13 @@ _RED = tuple((card & 3) in (1, 2) for card in range(52))
 _COLUMN_KEYS = tuple(str(number) for number in range(1, 11))
 _NEXT_IN_SUIT = tuple(((card >> 2) + 1) % 13 * 4 + (card & 3) for card in range(52))
 _OF_RANK = tuple(tuple(rank * 4 + suit for suit in range(4)) for rank in range(13))
-# Each column's index alone: a card that fits on one column only (the usual case) shares it,
-# and every game a thousand callers keep does not hold a list of its own for each such card.
-_ALONE = tuple((index,) for index in range(MOST_COLUMNS))
+# The columns (indexes) in each set of columns written as a bit mask. A position's targets
+# keep masks, shared tuples of columns from here: nothing of their own that a thousand
+# callers' games hold, nor that the garbage collector looks at.
+_COLUMNS_IN = tuple(
+    tuple(index for index in range(MOST_COLUMNS) if mask >> index & 1)
+    for mask in range(1 << MOST_COLUMNS)
+)
 # The two cards that go on each card in a column: one rank lower, the other colour.
 _FITS_ON = tuple(
     tuple(((card >> 2) - 1) % 13 * 4 + suit for suit in ((0, 3) if _RED[card] else (1, 2)))
@@ -78,23 +82,19 @@ class PlayResult:
 
 
 class _Targets(NamedTuple):
-    up: frozenset[int] | None
+    up: tuple[int, ...] | None
     """Cards that may go to a foundation now; None while any may (base not chosen yet)."""
-    fits: dict[int, tuple[int, ...]]
-    """Card -> the non-empty columns it may be placed on."""
-    spaces: list[int]
+    fits: dict[int, int]
+    """Card -> the non-empty columns it may be placed on, as a mask (see _COLUMNS_IN)."""
+    spaces: tuple[int, ...]
     """The empty columns."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
-    """The position before a play, so that undo can take the play back."""
-
-    piles: bytes
-    base_rank: int | None
-    passes_started: int
-    status: str
-    gain: int
+# The position before a play, so that undo can take the play back: the piles (packed), the
+# base rank, the passes started, the status and the score the play gained. A plain tuple of
+# plain values, which the garbage collector stops looking at once it has seen it, where an
+# object would be looked at again in every older collection, a play each for every game.
+_Snapshot = tuple[bytes, int | None, int, str, int]
 
 
 def _rank_word(rank: int) -> str:
@@ -263,7 +263,7 @@ class Game:
         if self._targets_cache is not None:
             return self._targets_cache
         base = self.base_rank
-        up: frozenset[int] | None = None
+        up: tuple[int, ...] | None = None
         if base is not None:
             wanted: set[int] = set()
             for pile in self.foundations:
@@ -271,17 +271,17 @@ class Game:
                     wanted.update(_OF_RANK[base])
                 elif len(pile) < 13:
                     wanted.add(_NEXT_IN_SUIT[pile[-1]])
-            up = frozenset(wanted)
-        fits: dict[int, tuple[int, ...]] = {}
-        spaces: list[int] = []
+            up = tuple(wanted)
+        fits: dict[int, int] = {}
+        spaces = 0
         broken = self.variant.wrap == "broken" and base is not None
         for index, pile in enumerate(self.tableau):
             if not pile:
-                spaces.append(index)
+                spaces |= 1 << index
             elif not (broken and pile[-1] >> 2 == base):  # the broken corner
                 for card in _FITS_ON[pile[-1]]:
-                    fits[card] = fits.get(card, ()) + _ALONE[index]
-        self._targets_cache = _Targets(up, fits, spaces)
+                    fits[card] = fits.get(card, 0) | 1 << index
+        self._targets_cache = _Targets(up, fits, _COLUMNS_IN[spaces])
         return self._targets_cache
 
     def _column_moves(self, source: int, targets: _Targets) -> dict[int, int]:
@@ -292,7 +292,7 @@ class Game:
         if not pile:
             return moves
         if self.variant.moves == "whole":
-            for target in targets.fits.get(pile[0], ()):
+            for target in _COLUMNS_IN[targets.fits.get(pile[0], 0)]:
                 if target != source:  # a pile's bottom card may fit its own top card
                     moves[target] = 0
             if targets.spaces and self._space_takes("column", pile[0], True):
@@ -300,7 +300,7 @@ class Game:
             return moves
         start = self._run_start(pile)
         for index in range(start, len(pile)):
-            for target in targets.fits.get(pile[index], ()):
+            for target in _COLUMNS_IN[targets.fits.get(pile[index], 0)]:
                 if target != source and target not in moves:
                     moves[target] = index
         if targets.spaces and not self.reserve:
@@ -314,9 +314,9 @@ class Game:
 
     def _card_targets(self, source: str, card: int, targets: _Targets) -> list[int]:
         """Columns the top card of the reserve or the waste may go to."""
-        columns = list(targets.fits.get(card, ()))
+        columns = list(_COLUMNS_IN[targets.fits.get(card, 0)])
         if targets.spaces and self._space_takes(source, card, False):
-            columns = sorted(columns + targets.spaces)
+            columns = sorted([*columns, *targets.spaces])
         return columns
 
     def _tops(self) -> list[tuple[str, int, Card]]:
@@ -447,7 +447,7 @@ class Game:
             self.status = WON
         self._settle_score()
         gain = self.score - score_before
-        self._remember(_Snapshot(piles_before, base_before, passes_before, PLAYING, gain))
+        self._remember((piles_before, base_before, passes_before, PLAYING, gain))
         self._check_stuck()
         return PlayResult(
             str(move),
@@ -648,13 +648,10 @@ class Game:
         refusal = self._undo_refusal()
         if refusal is not None:
             raise IllegalMove(refusal)
-        snapshot = self._snapshots.pop()
-        self._unpack(snapshot.piles)
+        piles, self.base_rank, self.passes_started, self.status, gain = self._snapshots.pop()
+        self._unpack(piles)
         self._targets_cache = None
-        self.base_rank = snapshot.base_rank
-        self.passes_started = snapshot.passes_started
-        self.status = snapshot.status
-        self.score -= snapshot.gain
+        self.score -= gain
         if self.variant.scoring == "cards":
             self.score -= 3
         self.moves += 1 if self.variant.tournament else -1
