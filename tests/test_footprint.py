@@ -85,9 +85,9 @@ def test_a_play_leaves_few_objects_for_the_collector() -> None:
         if enabled:
             gc.enable()
         gc.unfreeze()
-    assert left < 6  # what undo needs, the play's targets and the board's plan; 9.8 before
+    assert left < 5  # the play's targets and the board's plan; 9.8, then 5.7, now 2.5
     # What outlives a young collection, to be looked at again by every older one: undo's
-    # snapshot of each play among it, a game's worth for every caller (4.3 before, now 1.2).
+    # snapshot of each play was among it, a game's worth for every caller (4.3, now 1.2).
     assert kept < 2.5
 
 

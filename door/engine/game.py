@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import copy
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -90,11 +91,16 @@ class _Targets(NamedTuple):
     """The empty columns."""
 
 
-# The position before a play, so that undo can take the play back: the piles (packed), the
-# base rank, the passes started, the status and the score the play gained. A plain tuple of
-# plain values, which the garbage collector stops looking at once it has seen it, where an
-# object would be looked at again in every older collection, a play each for every game.
-_Snapshot = tuple[bytes, int | None, int, str, int]
+# The position before a play, so that undo can take the play back (a play is only made, and
+# undone, in a game being played): the base rank (-1: not chosen yet), the passes started
+# and the score the play gained, then the piles (packed). Bytes, as the garbage collector
+# neither counts nor looks at them: an object a play, kept for the whole game, brought every
+# caller's next collection sooner and was looked at again by every older one.
+_SNAPSHOT_HEAD = struct.Struct("<bqq")
+
+
+def _snapshot(piles: bytes, base_rank: int | None, passes_started: int, gain: int) -> bytes:
+    return _SNAPSHOT_HEAD.pack(-1 if base_rank is None else base_rank, passes_started, gain) + piles
 
 
 def _rank_word(rank: int) -> str:
@@ -137,7 +143,7 @@ class Game:
         self.moves = 0
         self.status = PLAYING
         self.history = []
-        self._snapshots: list[_Snapshot] = []
+        self._snapshots: list[bytes] = []
         self._sent_up: list[Card] = []
         self._sent_from: list[int] = []  # column index of each card sent up, -1 otherwise
         self._targets_cache: _Targets | None = None
@@ -447,7 +453,7 @@ class Game:
             self.status = WON
         self._settle_score()
         gain = self.score - score_before
-        self._remember((piles_before, base_before, passes_before, PLAYING, gain))
+        self._remember(_snapshot(piles_before, base_before, passes_before, gain))
         self._check_stuck()
         return PlayResult(
             str(move),
@@ -459,7 +465,7 @@ class Game:
             finish_columns,
         )
 
-    def _remember(self, snapshot: _Snapshot) -> None:
+    def _remember(self, snapshot: bytes) -> None:
         if self.variant.undo == "none":
             return
         if self.variant.undo == "one":
@@ -648,8 +654,10 @@ class Game:
         refusal = self._undo_refusal()
         if refusal is not None:
             raise IllegalMove(refusal)
-        piles, self.base_rank, self.passes_started, self.status, gain = self._snapshots.pop()
-        self._unpack(piles)
+        snapshot = self._snapshots.pop()
+        base_rank, self.passes_started, gain = _SNAPSHOT_HEAD.unpack_from(snapshot)
+        self.base_rank = None if base_rank < 0 else base_rank
+        self._unpack(snapshot[_SNAPSHOT_HEAD.size :])
         self._targets_cache = None
         self.score -= gain
         if self.variant.scoring == "cards":
