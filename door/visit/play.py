@@ -16,6 +16,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from ansi.keys import Key
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
@@ -338,24 +339,39 @@ async def play_game(
                     return ended
                 continue
             key = await terminal.read_event(WORD_WAIT if keys.waiting else None)
-            if key is None:
-                steps = keys.expire()
-            else:
-                steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
-            if any(step.command for step in steps) and (
-                _day_is_over(visit, record) or _time_is_up(visit, terms)
-            ):
-                if any(step.hot for step in steps):
-                    terminal.expect_enter()  # the Enter sent with the key is the key's own
-                return await _close_the_day(visit, screen, game_id)
-            for step in steps:
-                ended = await _step(visit, screen, game_id, step)
-                if ended is not None:
-                    return ended
+            ended = await _answer_key(visit, screen, game_id, key)
+            if ended is not None:
+                return ended
     finally:
         terminal.on_notice = None
         terminal.replay = None
         terminal.report_mouse(False)  # the caller leaves the board, however they leave it
+
+
+async def _answer_key(
+    visit: Visit, screen: GameScreen, game_id: int, key: Key | None
+) -> GameExit | None:
+    """Do what ``key`` (None: the wait for a longer command ran out) asks on the board.
+
+    (A function of its own, so that what a key did is let go of before the next is waited
+    for: nothing of it is left for the collector to look at while every caller waits.)
+    """
+    terminal, keys = visit.terminal, screen.keys
+    if key is None:
+        steps = keys.expire()
+    else:
+        steps = keys.feed(key, screen.game, more=terminal.keys_waiting())
+    if any(step.command for step in steps) and (
+        _day_is_over(visit, screen.record) or _time_is_up(visit, screen.terms)
+    ):
+        if any(step.hot for step in steps):
+            terminal.expect_enter()  # the Enter sent with the key is the key's own
+        return await _close_the_day(visit, screen, game_id)
+    for step in steps:
+        ended = await _step(visit, screen, game_id, step)
+        if ended is not None:
+            return ended
+    return None
 
 
 async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> GameExit | None:
