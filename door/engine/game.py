@@ -99,10 +99,6 @@ class _Targets(NamedTuple):
 _SNAPSHOT_HEAD = struct.Struct("<bqq")
 
 
-def _snapshot(piles: bytes, base_rank: int | None, passes_started: int, gain: int) -> bytes:
-    return _SNAPSHOT_HEAD.pack(-1 if base_rank is None else base_rank, passes_started, gain) + piles
-
-
 def _rank_word(rank: int) -> str:
     return "10" if rank == 9 else RANKS[rank]
 
@@ -453,7 +449,7 @@ class Game:
             self.status = WON
         self._settle_score()
         gain = self.score - score_before
-        self._remember(_snapshot(piles_before, base_before, passes_before, gain))
+        self._remember(piles_before, base_before, passes_before, gain)
         self._check_stuck()
         return PlayResult(
             str(move),
@@ -465,12 +461,14 @@ class Game:
             finish_columns,
         )
 
-    def _remember(self, snapshot: bytes) -> None:
+    def _remember(self, piles: bytes, base_rank: int | None, passes: int, gain: int) -> None:
+        """Keep the position before a play for undo (a level without undo keeps nothing)."""
         if self.variant.undo == "none":
             return
         if self.variant.undo == "one":
             self._snapshots.clear()
-        self._snapshots.append(snapshot)
+        head = _SNAPSHOT_HEAD.pack(-1 if base_rank is None else base_rank, passes, gain)
+        self._snapshots.append(head + piles)
 
     def resign(self) -> None:
         """End the game as lost (the door's ``N``); it is not a play."""
