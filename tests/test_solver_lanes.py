@@ -56,7 +56,8 @@ async def test_a_search_nobody_waits_for_is_stopped() -> None:
         assert workers
         for search in searches:  # the callers hang up
             search.cancel()
-        await asyncio.gather(*searches, return_exceptions=True)
+        ended = await asyncio.gather(*searches, return_exceptions=True)
+        assert all(isinstance(end, asyncio.CancelledError) for end in ended), ended
         # Their searches end now, not when their budget is spent: the next caller is
         # answered at once.
         verdict = await asyncio.wait_for(pool.solve(QUICK, BUDGET), BUDGET / 2)

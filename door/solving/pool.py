@@ -180,7 +180,8 @@ def _end(executor: ProcessPoolExecutor) -> None:
     """Shut ``executor`` down now, its worker processes ended mid-search if need be."""
     # ProcessPoolExecutor has no public way to stop a task already running; its worker
     # processes are ended here so that shutdown need not wait out a long search.
-    processes = list(getattr(executor, "_processes", {}).values())
+    # An executor already shut down (a second search behind the same one stopped) has None.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with suppress(OSError, ValueError):
