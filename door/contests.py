@@ -1,5 +1,5 @@
 """Contests at work: their clock (each opens and closes on its own, whoever asks first: the
-running door's once-a-minute round, or the next caller in door mode) and a contest's table
+running door's :class:`ContestClock`, or the next caller in door mode) and a contest's table
 as data, for the bulletins, the sysop's results and a web page.
 
 What a contest shows depends on where it stands: nothing of its deals before it opens, the
@@ -8,7 +8,10 @@ seals of its deals from its opening, and their numbers and salts once it has clo
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,8 +19,15 @@ from typing import Any
 from ansi.text import sanitize
 from door.store import Store
 from door.store.contests import COMING, Contest, ContestDeal, ContestStanding
+from door.tasks import Supervised
 
 log = logging.getLogger("door")
+
+RECHECK_SECONDS = 60.0
+"""How often the clock looks again unasked (a contest declared without a reload)."""
+
+CONTEST_WAIT = 0.5
+"""Seconds, at least, between two looks brought forward for a contest's time."""
 
 
 async def keep_contests_on_time(store: Store) -> bool:
@@ -44,6 +54,46 @@ async def keep_contests_on_time(store: Store) -> bool:
                 change.resigned,
             )
     return bool(changes)
+
+
+class ContestClock:
+    """Opens and closes the contests on time while the door runs: a supervised job of its
+    own (:class:`door.tasks.Supervised`), so that no solver search holds a contest back; a
+    failure (the store's, say) is logged and the clock starts again a few seconds later.
+    ``changed`` is called when a contest has opened or closed (for the bulletins)."""
+
+    def __init__(self, store: Store, changed: Callable[[], None] | None = None) -> None:
+        self._store = store
+        self._changed = changed
+        self._wake = asyncio.Event()
+        self._job = Supervised("contest clock", self._keep_time)
+
+    def start(self) -> None:
+        self._job.start()
+
+    def wake(self) -> None:
+        """Look again now: a reload may bring a contest declared meanwhile."""
+        self._wake.set()
+
+    async def close(self) -> None:
+        await self._job.close()
+
+    async def _keep_time(self) -> None:
+        while True:
+            self._wake.clear()
+            if await keep_contests_on_time(self._store) and self._changed is not None:
+                self._changed()
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), await self._until_next_change())
+
+    async def _until_next_change(self) -> float:
+        """Seconds until a contest next opens or closes: a minute at most, and at least
+        :data:`CONTEST_WAIT`, so that the clock never spins on a change still overdue."""
+        change = await self._store.next_contest_change()
+        if change is None:
+            return RECHECK_SECONDS
+        seconds = (change - self._store.now()).total_seconds()
+        return min(RECHECK_SECONDS, max(seconds, CONTEST_WAIT))
 
 
 @dataclass(frozen=True, slots=True)

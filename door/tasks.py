@@ -2,10 +2,10 @@
 restarted (or stopped, loudly), and closed in order.
 
 A job is an async function that runs as long as the door does (the bulletin and backup
-keepers, the solver's background search). :class:`Supervised` runs it in a task of its own;
-an exception escaping the job is logged with its traceback and the job starts again after
-``restart_delay`` seconds, or, with ``restart=False``, is logged as the job's end and kept in
-:attr:`Supervised.failure`. A job never dies unseen.
+keepers, the contest clock, the solver's background search). :class:`Supervised` runs it in
+a task of its own; an exception escaping the job is logged with its traceback and the job
+starts again after ``restart_delay`` seconds, or, with ``restart=False``, is logged as the
+job's end and kept in :attr:`Supervised.failure`. A job never dies unseen.
 
 >>> import asyncio
 >>> async def demo() -> list[str]:

@@ -1,12 +1,14 @@
 """A contest opens and closes on its own: while ``canfield-door serve`` runs (a contest
-declared meanwhile is taken up at a reload), across a restart (one that closed while the
-door was stopped closes when it starts), and in door mode at the next call."""
+declared meanwhile is taken up at a reload), on time even while the solver searches, across
+a restart (one that closed while the door was stopped closes when it starts), and in door
+mode at the next call."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,12 +19,18 @@ from test_reload import serve
 from test_sysop_live import start_live, write_config
 from test_upkeep import BULLETIN, wait_until
 
-from door.config import load_config
+from door.config import SHIPPED_LEVELS, load_config
+from door.engine import Game
 from door.engine.status import PLAYING
 from door.store import Store
 from door.store.contests import Contest
 
 SECOND = timedelta(seconds=1)
+LATE = 5 * SECOND  # how late a contest may open or close on a busy machine, at most
+# A search that uses its whole budget (as in test_solver_lanes), and a budget far longer
+# than the test.
+LONG = Game.deal(SHIPPED_LEVELS[0].variant, 3).to_dict()
+BUDGET = 120.0
 
 
 async def declare(database: Path, config: Path, name: str, opens: datetime, closes: datetime):
@@ -96,6 +104,43 @@ async def test_contests_open_and_close_while_serving_across_reload_and_restart(t
     finally:
         serving.signal(signal.SIGTERM)
         await asyncio.to_thread(serving.process.wait, 30)
+
+
+async def when(store: Store, name: str, what: str, by: datetime) -> datetime:
+    """When the door recorded the contest's ``what`` ("opened" or "closed"), waited for
+    until ``by`` at most."""
+    while (moment := getattr(await store.contest(name), what)) is None:
+        assert datetime.now(UTC) < by, f"contest {name} not {what} by {by:%H:%M:%S}"
+        await asyncio.sleep(0.05)
+    return moment
+
+
+async def test_a_contest_opens_and_closes_on_time_while_the_solver_searches(tmp_path):
+    # Level 1 deals only winnable deals: the solver's background round has a stock to fill.
+    winnable = {'hints = "visible"\n': 'hints = "visible"\nwinnable_only = true\n'}
+    door = await start_live(tmp_path, edits=winnable)
+    solving = door.service._solving
+    # A long search holds the background lane, so the round's own searches wait behind it.
+    search = asyncio.create_task(solving.pool.background.solve(LONG, BUDGET))
+    try:
+        now = datetime.now(UTC)
+        contest = await door.store.declare_contest(
+            "Flash", door.config.level(1), 3, now + SECOND, now + 3 * SECOND
+        )
+        door.service.reload()  # the door looks again at once
+        opened = await when(door.store, "Flash", "opened", contest.opens + LATE)
+        closed = await when(door.store, "Flash", "closed", contest.closes + LATE)
+        assert contest.opens <= opened and contest.closes <= closed
+        assert not search.done()  # the solver was busy all along
+        # ... and the round, behind it, has yet to find a winnable deal.
+        assert len(await door.store.winnable_deals(door.config.level(1))) == 0
+    finally:
+        search.cancel()
+        with suppress(asyncio.CancelledError):
+            await search
+        await door.service.stop()
+        async with asyncio.timeout(30):
+            await door.task
 
 
 async def test_in_door_mode_a_contest_closes_at_the_next_call(tmp_path):

@@ -1,7 +1,7 @@
 """The door at work, as ``canfield-door serve`` runs it: the ways in (telnet, and SSH and
-RLOGIN when sysop.toml turns them on: :mod:`door.running.ways`), the store, the solver, the bulletin
-and backup keepers and the sysop's control channel, for as long as it runs, and what the
-sysop can do to it meanwhile.
+RLOGIN when sysop.toml turns them on: :mod:`door.running.ways`), the store, the solver, the
+contest clock, the bulletin and backup keepers and the sysop's control channel, for as long
+as it runs, and what the sysop can do to it meanwhile.
 
 - SIGINT and SIGTERM close it: callers are told, their games are already saved.
 - SIGUSR1 logs how many writes the store has made in how many commits, and the garbage
@@ -14,6 +14,7 @@ sysop can do to it meanwhile.
   and for calls in progress only where they give more (a longer idle timeout or time limit
   counts at once; a shorter one from the next call, so nobody is cut short by a change
   made while they played); the solver, bulletin and backup settings from their next run.
+  The contest clock looks at once for a contest declared meanwhile.
   The address, the port and the database need a restart: a change to them is logged.
 - The control channel (:mod:`door.running.control`) answers who, send, kick, watch, status and
   reload.
@@ -33,6 +34,7 @@ from typing import Any
 from ansi.text import sanitize
 from door import __version__
 from door.config import Config, ConfigError, ServerConfig
+from door.contests import ContestClock
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import Call, Nodes
@@ -79,6 +81,7 @@ class Service:
         self.ways: Ways | None = None
         self._store: Store | None = None
         self._solving: Solving | None = None
+        self._contests: ContestClock | None = None
         self._bulletins: BulletinKeeper | None = None
         self._backups: BackupKeeper | None = None
         self._control: ControlServer | None = None
@@ -114,8 +117,10 @@ class Service:
         async with await Store.open(self.config.server.database) as store:
             self._store = store
             # The solver's workers, and its background search for winnable deals and the
-            # day's deal, live as long as the server.
-            self._solving = solving = Solving(store, self.config, contests_changed=self.game_ended)
+            # day's deal, live as long as the server; so does the contests' clock, apart
+            # from the solver, whose searches may be long.
+            self._solving = solving = Solving(store, self.config)
+            self._contests = contests = ContestClock(store, changed=self.game_ended)
             self._bulletins = BulletinKeeper(store, lambda: self.config, **self._interval())
             self._backups = BackupKeeper(store, lambda: self.config)
             self.ways = ways = await open_ways(
@@ -125,6 +130,7 @@ class Service:
             try:
                 await self._open_control(store.path)
                 solving.start()
+                contests.start()
                 self._bulletins.start()
                 self._backups.start()
                 # The server has said where it listens; this says what it serves.
@@ -141,7 +147,7 @@ class Service:
                 await ways.close(SHUTDOWN_MESSAGE)
                 if self._control is not None:
                     await self._control.close()
-                await close_in_order(self._bulletins, self._backups, solving)
+                await close_in_order(contests, self._bulletins, self._backups, solving)
             self._log_commits()
 
     def _interval(self) -> dict[str, float]:
@@ -230,6 +236,8 @@ class Service:
                 _extend(call, old.server, config.server)
         if self._solving is not None:
             self._solving.reconfigure(config)
+        if self._contests is not None:
+            self._contests.wake()  # a contest declared meanwhile is taken up at once
         if self._bulletins is not None and config.bulletin != old.bulletin:
             self._bulletins.game_ended()  # new files or formats: written at the next chance
 

@@ -32,11 +32,10 @@ from datetime import date
 from typing import Any
 
 from door.config import Config, Level
-from door.contests import keep_contests_on_time
 from door.engine.solver import Verdict, solve
 from door.solving.daily import Solver, choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
-from door.store import DailyDeal, Store, StoreError
+from door.store import DailyDeal, Store
 from door.tasks import Supervised
 
 log = logging.getLogger("door")
@@ -49,9 +48,6 @@ CALLER_WAIT = 60.0
 
 RECHECK_SECONDS = 60.0
 """How often the background looks again without being asked (a new day, say)."""
-
-CONTEST_WAIT = 0.5
-"""Seconds, at least, between two rounds brought forward for a contest's time."""
 
 WATCH_SECONDS = 2.0
 """How often a worker checks that the door's process is still there."""
@@ -191,18 +187,10 @@ def _end(executor: ProcessPoolExecutor) -> None:
 class Solving:
     """The door's questions for the solver, with the sysop's budget; see the module."""
 
-    def __init__(
-        self,
-        store: Store,
-        config: Config,
-        pool: SolverPool | None = None,
-        *,
-        contests_changed: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, store: Store, config: Config, pool: SolverPool | None = None) -> None:
         self.store = store
         self.config = config
         self.pool = pool or SolverPool()
-        self._contests_changed = contests_changed  # a contest opened or closed
         self._daily_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._job = Supervised("solving", self._background)
@@ -273,10 +261,8 @@ class Solving:
             self._wake.clear()
             try:
                 # A day's unfinished games of its deal are closed as soon as it is over.
+                # (Contests keep time on a clock of their own: door.contests.ContestClock.)
                 await close_past_days(self.store, self.store.today())
-                # Likewise contests open and close.
-                if await keep_contests_on_time(self.store) and self._contests_changed:
-                    self._contests_changed()
                 await self.deal_of_the_day(background=True)
                 for level in self.config.levels:
                     if level.winnable_only:
@@ -284,19 +270,7 @@ class Solving:
             except Exception:
                 log.exception("the background search failed; it tries again later")
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), await self._until_next_round())
-
-    async def _until_next_round(self) -> float:
-        """Seconds to the next round: a minute, or less when a contest opens or closes
-        sooner, so that it does so on time."""
-        try:
-            change = await self.store.next_contest_change()
-        except StoreError:
-            return RECHECK_SECONDS
-        if change is None:
-            return RECHECK_SECONDS
-        seconds = (change - self.store.now()).total_seconds()
-        return min(RECHECK_SECONDS, max(seconds, CONTEST_WAIT))
+                await asyncio.wait_for(self._wake.wait(), RECHECK_SECONDS)
 
     async def close(self) -> None:
         """Stop the background and the workers (before the store closes)."""
