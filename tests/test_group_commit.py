@@ -104,31 +104,6 @@ async def test_the_writer_lets_go_of_a_group_once_it_is_committed(tmp_path: Path
         await writer.close()
 
 
-async def test_the_next_group_begins_before_the_last_one_is_answered(tmp_path: Path) -> None:
-    # A play answered is drawn next (a few hundred microseconds of the event loop): the
-    # plays that came meanwhile have their group begun, and its fsync under way, first.
-    writer = Writer("test")
-    await writer.open(str(tmp_path / "door.db"), lambda db: None)
-    ran: list[str] = []
-    later: list[asyncio.Task[None]] = []
-    try:
-
-        def second(db: sqlite3.Connection) -> None:
-            ran.append("second")
-
-        def first(db: sqlite3.Connection) -> None:
-            db.execute("CREATE TABLE t (x)")
-            ran.append("first")
-            # Comes while the first group's COMMIT is on its way to the disk.
-            later.append(asyncio.get_running_loop().create_task(writer.run(second)))
-
-        await writer.run(first)
-        assert ran == ["first", "second"]
-        await later[0]
-    finally:
-        await writer.close()
-
-
 async def test_a_write_that_fails_fails_alone(store: Store) -> None:
     tables = await dealt(store, 4)
     (_, first_id, first_game), *good = tables
