@@ -142,12 +142,35 @@ def rank_word(rank: int | None, look: Look | None = None) -> str:
     return "10" if RANKS[rank] == "T" and (look is None or look.ansi) else RANKS[rank]
 
 
-def _put_card(screen: ScreenBuffer, row: int, col: int, card: Card, look: Look) -> None:
-    screen.put(row, col, card_text(card, look), card_style(card, look))
+Piece = tuple[str, Style]
+"""Text in a style, a column a character: what :meth:`ScreenBuffer.put_pieces` draws."""
 
 
-def _put_empty(screen: ScreenBuffer, row: int, col: int, look: Look) -> None:
-    screen.put(row, col, "[ ]" if look.ansi else "---", EMPTY if look.ansi else PLAIN)
+@functools.lru_cache(maxsize=8)
+def _card_pieces(look: Look) -> tuple[Piece, ...]:
+    """Every card as it is drawn in ``look``, by the card's number: a board draws a dozen or
+    more cards at every play."""
+    return tuple(
+        (card_text(Card(number), look), card_style(Card(number), look)) for number in range(52)
+    )
+
+
+def _empty_piece(look: Look) -> Piece:
+    """Where a pile has no card."""
+    return ("[ ]", EMPTY) if look.ansi else ("---", PLAIN)
+
+
+def _put_along(screen: ScreenBuffer, row: int, placed: Sequence[tuple[int, Piece]]) -> None:
+    """Draw each ``(col, piece)`` of ``placed``, left to right, on ``row`` as one change of it
+    (cheaper than a put each), with blanks between: the frame has none there."""
+    pieces: list[Piece] = []
+    at = placed[0][0]
+    for col, piece in placed:
+        if col > at:
+            pieces.append((" " * (col - at), PLAIN))
+        pieces.append(piece)
+        at = col + len(piece[0])
+    screen.put_pieces(row, placed[0][0], pieces)
 
 
 def _put_label(screen: ScreenBuffer, row: int, col: int, name: str, key: str, look: Look) -> None:
@@ -183,31 +206,28 @@ def _frame(
 
 
 def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    if game.reserve:
-        _put_card(screen, CARD_ROW, RESERVE_COL, game.reserve[-1], look)
-    else:
-        _put_empty(screen, CARD_ROW, RESERVE_COL, look)
-    screen.put(CARD_ROW, RESERVE_COL + 4, f"{len(game.reserve):>2}", INFO)
-    if game.deck:
-        back, style = ("▒▒▒", CARD_BACK) if look.ansi else ("###", PLAIN)
-        screen.put(CARD_ROW, DECK_COL, back, style)
-    else:
-        _put_empty(screen, CARD_ROW, DECK_COL, look)
-    screen.put(CARD_ROW, DECK_COL + 4, f"{len(game.deck):>2}", INFO)
+    cards, empty = _card_pieces(look), _empty_piece(look)
+    placed = [
+        (RESERVE_COL, cards[game.reserve[-1]] if game.reserve else empty),
+        (RESERVE_COL + 4, (f"{len(game.reserve):>2}", INFO)),
+    ]
+    back = ("▒▒▒", CARD_BACK) if look.ansi else ("###", PLAIN)
+    placed += [
+        (DECK_COL, back if game.deck else empty),
+        (DECK_COL + 4, (f"{len(game.deck):>2}", INFO)),
+    ]
     shown = waste_shown(game)
-    for offset, card in enumerate(shown):
-        _put_card(screen, CARD_ROW, WASTE_COL + 4 * offset, card, look)
+    placed += [(WASTE_COL + 4 * offset, cards[card]) for offset, card in enumerate(shown)]
     if not shown:
-        _put_empty(screen, CARD_ROW, WASTE_COL, look)
+        placed.append((WASTE_COL, empty))
     elif len(shown) > 1:  # only the top card of the fan is playable: point at it
         mark_col = WASTE_COL + 4 * (len(shown) - 1)
         screen.put(COUNT_ROW, mark_col, PLAYABLE_MARK, MESSAGE if look.ansi else PLAIN)
-    for index, pile in enumerate(game.foundations):
-        col = FOUNDATION_COL + 5 * index
-        if pile:
-            _put_card(screen, CARD_ROW, col, pile[-1], look)
-        else:
-            _put_empty(screen, CARD_ROW, col, look)
+    placed += [
+        (FOUNDATION_COL + 5 * index, cards[pile[-1]] if pile else empty)
+        for index, pile in enumerate(game.foundations)
+    ]
+    _put_along(screen, CARD_ROW, placed)
 
 
 def waste_shown(game: Game) -> Sequence[Card]:
@@ -236,16 +256,21 @@ def column_rows(pile: Sequence[Card]) -> list[Card | None]:
 
 
 def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    for index, pile in enumerate(game.tableau):
-        col = 2 + COLUMN_WIDTH * index
+    cards = _card_pieces(look)
+    columns: list[list[Piece]] = []  # each column's pieces from its first row down
+    for pile in game.tableau:
         if not pile:
-            _put_empty(screen, FIRST_COLUMN_ROW, col, look)
-        for offset, card in enumerate(column_rows(pile)):
-            row = FIRST_COLUMN_ROW + offset
-            if card is None:
-                screen.put(row, col, f"+{len(pile) - 12:<2}", INFO)
-            else:
-                _put_card(screen, row, col, card, look)
+            columns.append([_empty_piece(look)])
+        else:
+            folded = (f"+{len(pile) - 12:<2}", INFO)
+            columns.append([folded if card is None else cards[card] for card in column_rows(pile)])
+    for offset in range(max(map(len, columns), default=0)):
+        placed = [
+            (2 + COLUMN_WIDTH * index, pieces[offset])
+            for index, pieces in enumerate(columns)
+            if offset < len(pieces)
+        ]
+        _put_along(screen, FIRST_COLUMN_ROW + offset, placed)
 
 
 def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]:
