@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 import sys
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import NamedTuple
 
 from ansi.sequences import (
@@ -88,7 +90,7 @@ Row = str
 """A row as the buffer holds it: one string, each cell's character followed by a character
 whose code names its colours (:func:`_code`). It takes half the memory of a tuple of 80
 cells or less, is no work for the garbage collector, is written by slicing and compared in C
-when a board is drawn again alike; cells are made only for the rows a render changes."""
+when a board is drawn again alike; cells are made only for the changed spans of rows."""
 
 BLANK: Cell = (" ", tuple(DEFAULT_STYLE))
 
@@ -122,9 +124,16 @@ def _as_row(chars: str, colours: Colours) -> Row:
     return "".join(char + code for char in chars)
 
 
-def _cells_in(row: Row) -> list[Cell]:
-    """The cells of ``row``, to render it."""
-    return list(zip(row[0::2], map(_COLOURS_OF.__getitem__, row[1::2]), strict=True))
+def _cells_in(row: Row, first: int, last: int) -> list[Cell]:
+    """The cells of ``row`` from column ``first`` to ``last``, at their columns' places
+    (blanks stand for those before): all a render of a few changes in a row reads.
+
+    >>> _cells_in(_as_row("abc", (1, 0, False)), 2, 2)
+    [(' ', (7, 0, False)), ('b', (1, 0, False))]
+    """
+    span = row[2 * first - 2 : 2 * last]
+    cells = zip(span[0::2], map(_COLOURS_OF.__getitem__, span[1::2]), strict=True)
+    return [BLANK] * (first - 1) + list(cells)
 
 
 @functools.cache
@@ -333,8 +342,7 @@ def _related(one: Cell, other: Cell) -> bool:
     return one[0] == " " or other[0] == " " or one[1][_BOLD] == other[1][_BOLD]
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
+class _Run(NamedTuple):
     """Cells of one row to draw left to right in one visit: ``cols`` (1-based), after
     blanking the row from ``clear_from`` on when that is not None."""
 
@@ -792,7 +800,7 @@ class ScreenBuffer:
         True when what is left is to clear the row from the cursor on: typing at the prompt
         is best cleared once the cursor is back there.
         """
-        runs, cells = self._changed_runs()
+        runs, cells = self._changed_runs(pen)
         at_cursor = [
             run
             for run in runs
@@ -804,25 +812,26 @@ class ScreenBuffer:
             self._draw_run(pen, run, cells[run.row])
         return bool(at_cursor)
 
-    def _changed_runs(self) -> tuple[list[_Run], dict[int, list[Cell]]]:
+    def _changed_runs(self, pen: _Pen) -> tuple[list[_Run], dict[int, list[Cell]]]:
         """The runs of cells that differ from what the terminal shows, top to bottom, and
-        the cells of their rows by row; the terminal is taken to show them from here on."""
+        the cells of their rows by row, for ``pen`` to draw; the terminal is taken to show
+        them from here on."""
         assert self._shown is not None
         runs: list[_Run] = []
         cells: dict[int, list[Cell]] = {}
         stale, self._stale = self._stale, {}
+        # Most rows are as shown, or drawn again alike (a board is redrawn whole for each
+        # play): the rows that differ are found in C.
+        indexes = compress(range(self.height), map(operator.ne, self._cells, self._shown))
+        if stale:
+            indexes = sorted({*indexes, *(row - 1 for row in stale)})
+        start = {pen.row: pen.col} if pen.row is not None and pen.col is not None else {}
         last_col = self.width
-        for index, line in enumerate(self._cells):
+        for index in indexes:
             row = index + 1
             shown = self._shown[index]
             clear_from = stale.get(row)
-            if clear_from is None and line is shown:
-                continue
-            if clear_from is None and line == shown:
-                # Drawn again alike (a board is redrawn whole for each play): keep one copy.
-                self._cells[index] = shown
-                continue
-            line = self._cells[index] = self._shown[index] = shared_row(line)
+            line = self._shown[index] = shared_row(self._cells[index])
             if clear_from is not None:
                 shown = shown[: 2 * clear_from - 2] + self._blank_row[2 * clear_from - 2 :]
             if row == self.height:
@@ -830,8 +839,13 @@ class ScreenBuffer:
             changed = _changed_cols(line, shown, last_col)
             if clear_from is None:
                 clear_from = _blank_tail(line, changed)
-            line_cells = cells[row] = _cells_in(line)
+            # The pen reads the cells it may write over: from a change, a clearing, or where
+            # it starts on this row.
+            first = min([*changed[:1], clear_from or last_col, start.get(row, last_col)])
+            line_cells = cells[row] = _cells_in(line, first, changed[-1]) if changed else []
             runs += self._row_runs(row, line_cells, changed, clear_from)
+        # Every row is now as shown: keep one copy of each, the one the terminal shows.
+        self._cells[:] = self._shown
         return runs, cells
 
     def _row_runs(
