@@ -60,7 +60,7 @@ from door.engine import Game
 from door.engine.status import PLAYING
 from door.store import Store
 from door.views.board import LAST_COLUMN_ROW, Look, draw_board
-from door.views.pointer import draw_keys_reminder
+from door.views.pointer import reminder_lines
 
 PASSWORD = "crash-secret"
 RESUME_OFFER = b"Resume your saved game"
@@ -124,8 +124,9 @@ def expected_board(level: Level, game: Game) -> list[str]:
     caption = f"Practice deal {game.deal_number}"
     # The callers answer every cursor position request with the same place, which shows the
     # door no suit drawn: it draws them as letters.
-    draw_board(buffer, game, level.name, Look(ansi=True, suit_letters=True), caption=caption)
-    draw_keys_reminder(buffer, len(game.tableau), hot=True, hints=level.hints != "off")
+    reminder = reminder_lines(len(game.tableau), hot=True, hints=level.hints != "off")
+    look = Look(ansi=True, suit_letters=True)
+    draw_board(buffer, game, level.name, look, caption=caption, reminder=reminder)
     return [buffer.text_at(row).rstrip() for row in BOARD_ROWS]
 
 

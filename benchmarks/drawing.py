@@ -35,7 +35,7 @@ from ansi.screen import ScreenBuffer
 from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
 from door.views.board import PROMPT, Look, draw_board
-from door.views.pointer import draw_keys_reminder
+from door.views.pointer import reminder_lines
 
 PARTS = ("board", "render", "both")
 
@@ -69,8 +69,8 @@ def play_once(seat: Seat, rng: random.Random, look: Look) -> tuple[float, float,
     seat.plays += 1
     level, game, screen = seat.level, seat.game, seat.screen
     began = time.perf_counter()
-    draw_board(screen, game, level.name, look, prompt=PROMPT)
-    draw_keys_reminder(screen, len(game.tableau), hot=False, hints=level.hints != "off")
+    reminder = reminder_lines(len(game.tableau), hot=False, hints=level.hints != "off")
+    draw_board(screen, game, level.name, look, prompt=PROMPT, reminder=reminder)
     drawn = time.perf_counter()
     update = screen.render_changes()
     rendered = time.perf_counter()

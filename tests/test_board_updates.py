@@ -26,7 +26,7 @@ from door.views.board import (
     card_text,
     draw_board,
 )
-from door.views.pointer import draw_keys_reminder
+from door.views.pointer import reminder_lines
 from door.visit.play import PRACTICE_NOTE
 
 PROMPT_COL = 2 + len(PROMPT)
@@ -213,8 +213,8 @@ def redrawn_screen(
         style,
         caption=f"Practice deal {game.deal_number}",
         footnote=PRACTICE_NOTE,
+        reminder=reminder_lines(len(game.tableau), hot=True, hints=hints),
     )
-    draw_keys_reminder(buffer, len(game.tableau), hot=True, hints=hints)
     fresh = Screen("utf-8")
     fresh.receive(buffer.render_full())
     return fresh

@@ -23,10 +23,8 @@ from door.config import SHIPPED_LEVELS
 from door.engine import Game, Variant
 from door.store import Store
 from door.store.schema import MIGRATIONS
-from door.views.board import LAST_COLUMN_ROW
+from door.views.board import LAST_COLUMN_ROW, REMINDER_TOP, REMINDER_WIDTH
 from door.views.pointer import (
-    REMINDER_TOP,
-    REMINDER_WIDTH,
     Spot,
     keys_reminder,
     marker_cell,

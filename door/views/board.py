@@ -35,6 +35,10 @@ PROMPT = "Command (? for help): "
 COLUMN_WIDTH = 6
 SIDEBAR = 62
 RESERVE_COL, DECK_COL, WASTE_COL, FOUNDATION_COL = 2, 14, 24, 42
+# The keys' reminder stands in the sidebar's free rows, as BSD canfield keeps its commands
+# on screen (the row under the columns belongs to long messages).
+REMINDER_TOP, REMINDER_COL = 12, SIDEBAR
+REMINDER_WIDTH = 80 - SIDEBAR  # from REMINDER_COL to the edge
 
 TITLE = Style(WHITE, BLUE, True)
 LABEL = Style(CYAN)
@@ -188,11 +192,18 @@ def _title(screen: ScreenBuffer, level_name: str, caption: str, look: Look) -> N
 
 @functools.lru_cache(maxsize=64)
 def _frame(
-    look: Look, columns: int, names: tuple[str, ...], size: tuple[int, int]
+    look: Look,
+    columns: int,
+    names: tuple[str, ...],
+    size: tuple[int, int],
+    reminder: tuple[str, ...],
 ) -> ScreenBuffer:
-    """What a board shows whatever the position: the piles' and columns' labels and the
-    sidebar's names. Drawn once (each board starts from it), never written to after."""
+    """What a board shows whatever the position: the piles' and columns' labels, the
+    sidebar's names and the keys' ``reminder``. Drawn once (each board starts from it),
+    never written to after."""
     frame = ScreenBuffer(*size)
+    for offset, line in enumerate(reminder):
+        frame.put(REMINDER_TOP + offset, REMINDER_COL, line, INFO)
     _put_label(frame, LABEL_ROW, RESERVE_COL, "Reserve", "S", look)
     _put_label(frame, LABEL_ROW, DECK_COL, "Deck", "V", look)
     _put_label(frame, LABEL_ROW, WASTE_COL, "Waste", "D", look)
@@ -311,17 +322,20 @@ def draw_board(
     *,
     caption: str = "",
     footnote: str = "",
+    reminder: tuple[str, ...] = (),
 ) -> None:
     """Draw the whole game screen into ``screen`` (the caller renders it), with ``prompt``
     where the cursor waits: the one question the caller is asked.
 
     ``caption`` goes at the right of the title (which game this is) and ``footnote`` on the
     row under the columns (the game's seal, or its deal once it is over, or that it is
-    practice).
+    practice); ``reminder``, the keys' reminder's lines (``pointer.reminder_lines``), in the
+    sidebar's free rows.
     """
     sidebar = sidebar_lines(game, look)
     names = tuple(name for name, _ in sidebar)
-    screen.clear(_frame(look, len(game.tableau), names, (screen.width, screen.height)))
+    size = (screen.width, screen.height)
+    screen.clear(_frame(look, len(game.tableau), names, size, reminder))
     _title(screen, level_name, caption, look)
     _top_piles(screen, game, look)
     _columns(screen, game, look)

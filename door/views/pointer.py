@@ -15,6 +15,7 @@ of its card, so that moving it changes two cells; a card picked up is drawn in r
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ansi.screen import ScreenBuffer, Style
@@ -28,7 +29,6 @@ from door.views.board import (
     DECK_COL,
     FIRST_COLUMN_ROW,
     FOUNDATION_COL,
-    INFO,
     LABEL_ROW,
     LAST_COLUMN_ROW,
     RESERVE_COL,
@@ -168,11 +168,6 @@ def _held_cards(game: Game, held: Spot, whole_piles: bool) -> list[tuple[int, in
     return cells
 
 
-# The keys' reminder stands in the sidebar's free rows, as BSD canfield keeps its commands
-# on screen (the row under the columns belongs to long messages).
-REMINDER_TOP, REMINDER_COL, REMINDER_WIDTH = 12, SIDEBAR, 80 - SIDEBAR
-
-
 def keys_reminder(columns: int, *, hot: bool, pointer: bool, hints: bool = False) -> list[str]:
     """The board's reminder of the keys, a few short rows for the sidebar; ``hints`` at a
     level that offers them.
@@ -193,8 +188,13 @@ def keys_reminder(columns: int, *, hot: bool, pointer: bool, hints: bool = False
     return lines
 
 
-def draw_keys_reminder(screen: ScreenBuffer, columns: int, *, hot: bool, hints: bool) -> None:
-    """Draw the keys' reminder into the sidebar of an ANSI board."""
-    lines = keys_reminder(columns, hot=hot, pointer=True, hints=hints)
-    for offset, line in enumerate(lines):
-        screen.put(REMINDER_TOP + offset, REMINDER_COL, line, INFO)
+@functools.lru_cache(maxsize=64)
+def reminder_lines(columns: int, *, hot: bool, hints: bool) -> tuple[str, ...]:
+    """The keys' reminder of an ANSI board, for ``draw_board``'s ``reminder``: drawn with the
+    board's frame, once for every board alike rather than at every play.
+
+    >>> reminder_lines(4, hot=True, hints=False)[-1]
+    '? help  Q quit'
+    """
+    return tuple(keys_reminder(columns, hot=hot, pointer=True, hints=hints))
+

@@ -39,7 +39,7 @@ from door.views.board import (
     part_words,
     plain_lines,
 )
-from door.views.pointer import draw_keys_reminder, draw_pointer
+from door.views.pointer import draw_pointer, reminder_lines
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
 from door.visit.advice import Hinter, was_it_winnable
@@ -184,6 +184,11 @@ class GameScreen:
         """
         self.owes_draw = self.owes_typing = False
         labels = labels_of(self.record, self.game, self.terms)
+        keys = self.keys
+        reminder: tuple[str, ...] = ()
+        if self.look.ansi and not self.look.terse:
+            hints = self.level.hints != "off"
+            reminder = reminder_lines(len(self.game.tableau), hot=keys.hot, hints=hints)
         draw_board(
             self.buffer,
             game or self.game,
@@ -194,11 +199,11 @@ class GameScreen:
             self.prompt,
             caption=labels.caption,
             footnote=labels.footnote,
+            reminder=reminder,
         )
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
         terminal = self.visit.terminal
-        keys = self.keys
         prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
         if self.look.terse and not full:
             terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
@@ -206,8 +211,6 @@ class GameScreen:
             board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
             terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
         elif self.look.ansi:
-            hints = self.level.hints != "off"
-            draw_keys_reminder(self.buffer, len(self.game.tableau), hot=keys.hot, hints=hints)
             shown = game or self.game
             whole = shown.variant.moves == "whole"
             draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
