@@ -4,7 +4,8 @@ arrive while a commit is on its way to disk are committed together in the next o
 The door runs in a subprocess with every fsync made 30 ms slower (benchmarks/fsync_delay.c,
 loaded with LD_PRELOAD). Callers play at once; the door's log (SIGUSR1 asks for the store's
 counts) shows how many commits held their plays, and the database holds every play each
-caller was shown.
+caller was shown. With a slower fsync still, a caller's board comes only once its play is
+committed.
 """
 
 from __future__ import annotations
@@ -91,3 +92,35 @@ async def test_plays_that_arrive_together_share_a_commit(tmp_path: Path) -> None
     # Every play each caller was shown is stored.
     for number, game in enumerate(games):
         assert stored[f"slow{number}"] == game.history
+
+
+ANSWER_FSYNC_DELAY_MS = 300  # so that a write still under way when its answer came shows
+
+
+async def test_a_play_is_answered_only_once_it_is_committed(tmp_path: Path) -> None:
+    """The board after a play reaches the caller only once the play is committed: asked the
+    moment the board has come, the door counts the play among its committed writes (a board
+    sent before the commit would come while the slow fsync still sleeps)."""
+    library = build_fsync_shim(tmp_path)
+    if library is None:
+        pytest.skip(NO_COMPILER)
+    config = write_config(tmp_path, {"time_limit": 0}, QUIET_SOLVER)
+    database = tmp_path / "door.db"
+    environment = slow_disk_environment(library, ANSWER_FSYNC_DELAY_MS)
+    door = ServerProcess.door(config, database, tmp_path / "door.log", env=environment)
+    caller = await TelnetCaller.connect(door.port)
+    try:
+        await sign_up(caller, "patient", "secret-patient")
+        game = await start_game(caller, default_level())
+        rng = random.Random(23)
+        for _ in range(4):
+            writes_before, _ = await store_counts(door)
+            command = lasting_play(game, rng)
+            game.play(command)
+            await caller.ask(command.encode() + b"\r\n", UPDATE, timeout=30.0)
+            writes_shown, _ = await store_counts(door)
+            assert writes_shown == writes_before + 1, f"{command!r} was shown before it was stored"
+    finally:
+        caller.hang_up()
+        door.stop()
+    assert stored_histories(database)["patient"] == game.history
