@@ -197,4 +197,3 @@ def reminder_lines(columns: int, *, hot: bool, hints: bool) -> tuple[str, ...]:
     '? help  Q quit'
     """
     return tuple(keys_reminder(columns, hot=hot, pointer=True, hints=hints))
-
