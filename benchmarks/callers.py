@@ -64,6 +64,13 @@ LISTENING = re.compile(r"listening on \S+ port (\d+)")
 WEB_LISTENING = re.compile(r"listening for web on \S+ port (\d+)")
 STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
 COMMIT_AVERAGE = re.compile(r"store: .* commits .* a commit took ([\d.]+) ms on average")
+# Where the commits' time went (averages since start, in ms): a write's wait for its commit
+# to begin; a COMMIT's wait for the writer's thread, its time there, and its way back.
+COMMIT_STAGES = re.compile(
+    r"store: a write waited ([\d.]+) ms .* a COMMIT waited ([\d.]+) ms .* took ([\d.]+) ms"
+    r" there .* and ([\d.]+) ms more"
+)
+STAGES = ("queued", "to_thread", "in_thread", "back")
 # The garbage collector's passes since the last SIGUSR1, and the longest of each generation.
 COLLECTOR = re.compile(
     r"collector: (\d+) young \(longest ([\d.]+) ms\), (\d+) middle \(([\d.]+) ms\), "
@@ -550,6 +557,12 @@ class ServerProcess:
         store counts (:meth:`store_counts`); None from a door that does not log it."""
         found = COMMIT_AVERAGE.findall(self.log_text())
         return float(found[-1]) if found else None
+
+    def commit_stages_ms(self) -> dict[str, float] | None:
+        """Where the commits' time went, by :data:`STAGES`, in ms on average since start, as
+        the door logged it with its last store counts; None from a door that does not."""
+        found = COMMIT_STAGES.findall(self.log_text())
+        return dict(zip(STAGES, map(float, found[-1]), strict=True)) if found else None
 
     def collector_passes(self) -> dict[str, float] | None:
         """The garbage collector's passes the door logged with its last store counts (since

@@ -18,9 +18,12 @@ With ``--fsync-delay-ms N`` the same load then runs against the door on a slow d
 fsync N ms slower (benchmarks/fsync_delay.c, loaded with LD_PRELOAD, built with the system's
 cc; without one that run is skipped with a message). For each door run the store's commits
 while everyone plays are counted (the door logs them on SIGUSR1): commits a second, and
-writes (plays, and the deals that follow a finished game) a commit; and the garbage
-collector's passes while everyone plays, with the longest of each generation (each holds
-every game while it runs).
+writes (plays, and the deals that follow a finished game) a commit, and where a commit's
+time went: a write's wait for the commit before its own to end, the ``COMMIT``'s wait for
+the writer's thread, its time there (the fsync, then Python's GIL taken back from the busy
+event loop: set beside the disk alone, below, the GIL's share shows) and its way back to the
+loop; and the garbage collector's passes while everyone plays, with the longest of each
+generation (each holds every game while it runs).
 
 With ``--compare REF`` the door as it was at another git revision (a branch, a tag, a commit)
 is extracted into a temporary folder (``git archive``) and loaded by the same callers in the
@@ -95,6 +98,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from callers import (
     MENU_PROMPT,
     ROOT,
+    STAGES,
     UPDATE,
     CallerGone,
     ProcessSample,
@@ -446,18 +450,36 @@ def _plans(
 
 
 def _average_between(
-    counts_at: dict[str, tuple[int, int]], average_ms_at: dict[str, float | None]
+    counts_at: dict[str, tuple[int, int]],
+    average_ms_at: dict[str, float | None],
+    per: str = "commit",
 ) -> float | None:
-    """The average commit time, in ms, of the commits made while everyone played, from the
-    averages since start the door logged before and after (None if it logs none)."""
+    """The average, in ms a commit (or a ``per="write"``), while everyone played, of what
+    the door logged as averages since start before and after (None if it logs none)."""
     before, after = average_ms_at.get("play"), average_ms_at.get("played")
     if before is None or after is None:
         return None
-    commits_before, commits_after = counts_at["play"][1], counts_at["played"][1]
-    if commits_after == commits_before:
+    index = 0 if per == "write" else 1
+    count_before, count_after = counts_at["play"][index], counts_at["played"][index]
+    if count_after == count_before:
         return None
-    total = after * commits_after - before * commits_before
-    return round(total / (commits_after - commits_before), 2)
+    total = after * count_after - before * count_before
+    return round(total / (count_after - count_before), 2)
+
+
+def _stages_between(
+    counts_at: dict[str, tuple[int, int]], stages_at: dict[str, dict[str, float] | None]
+) -> dict[str, float | None]:
+    """Where the commits' time went while everyone played (see :data:`callers.STAGES`): ms
+    a write queued, and ms a commit for the rest."""
+    return {
+        stage: _average_between(
+            counts_at,
+            {phase: None if at is None else at[stage] for phase, at in stages_at.items()},
+            "write" if stage == "queued" else "commit",
+        )
+        for stage in STAGES
+    }
 
 
 def _profile(server: ServerProcess, output: Path, seconds: float) -> subprocess.Popen[bytes]:
@@ -532,6 +554,7 @@ def run_case(
     profiler: subprocess.Popen[bytes] | None = None
     counts_at: dict[str, tuple[int, int]] = {}
     commit_ms_at: dict[str, float | None] = {}  # the average commit time since start
+    stages_at: dict[str, dict[str, float] | None] = {}  # and where it went
     collector: dict[str, float] | None = None  # its passes while everyone played
     tells_store_counts = mode == "door" and (revision is None or revision.tells_store_counts)
     try:
@@ -558,11 +581,13 @@ def run_case(
         if tells_store_counts:
             counts_at["play"] = server.store_counts()
             commit_ms_at["play"] = server.commit_average_ms()
+            stages_at["play"] = server.commit_stages_ms()
         played = _merge(_collect(report, "played", len(workers), server, readings))
         readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
         if tells_store_counts:
             counts_at["played"] = server.store_counts()
             commit_ms_at["played"] = server.commit_average_ms()
+            stages_at["played"] = server.commit_stages_ms()
             collector = server.collector_passes()
         machine_busy = machine_busy_seconds() - machine_at_play
         logged_in = Tally()
@@ -598,6 +623,8 @@ def run_case(
         "writes_per_commit": round(writes / commits, 2) if commits else 0.0,
         # From taking the write lock to the loop's answer: the disk, and the thread's turns.
         "commit_ms_average": commit_ms,
+        # Where that went, and a write's wait for its commit to begin (see callers.STAGES).
+        "commit_stages_ms": _stages_between(counts_at, stages_at) if stages_at else {},
         "callers": callers,
         "client_processes": len(workers),
         "commands": commands,
@@ -722,18 +749,28 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
                 f"{slowest['episodes']:>10}{slowest['largest_three_hold']:>21.0%}"
             )
     print()
-    print("the store's commits while everyone played (writes: plays, and deals after a game)")
+    print("the store's commits while everyone played (writes: plays, and deals after a game);")
+    print(
+        "in ms: a write queued for its commit to begin; a commit in all, and its COMMIT's wait"
+        " for the writer's thread, time there (the fsync, and the GIL back), way back"
+    )
     print(
         f"{'':<14}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}"
-        f"{'ms/commit':>11}"
+        f"{'queued':>8}{'ms/commit':>11}{'to thread':>11}{'in thread':>11}{'back':>7}"
     )
+
+    def ms(value: float | None, width: int) -> str:
+        return f"{value:>{width}.2f}" if value is not None else f"{'':>{width}}"
+
     for run in runs:
         for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
-            took = case.get("commit_ms_average")
+            stages = case.get("commit_stages_ms") or dict.fromkeys(STAGES)
             print(
                 f"{case['server']:<14}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
                 f"{case['commits_per_second']:>10.1f}{case['writes_per_commit']:>15.2f}"
-                + (f"{took:>11.2f}" if took is not None else f"{'':>11}")
+                f"{ms(stages['queued'], 8)}{ms(case.get('commit_ms_average'), 11)}"
+                f"{ms(stages['to_thread'], 11)}{ms(stages['in_thread'], 11)}"
+                f"{ms(stages['back'], 7)}"
             )
     print()
     print("the disk alone (benchmarks/disk.py), at the door's commit rate: a commit, in ms")

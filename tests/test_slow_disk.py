@@ -3,8 +3,8 @@ arrive while a commit is on its way to disk are committed together in the next o
 
 The door runs in a subprocess with every fsync made 30 ms slower (benchmarks/fsync_delay.c,
 loaded with LD_PRELOAD). Callers play at once; the door's log (SIGUSR1 asks for the store's
-counts) shows how many commits held their plays, and the database holds every play each
-caller was shown. With a slower fsync still, a caller's board comes only once its play is
+counts) shows how many commits held their plays, and that the disk took their time, and the
+database holds every play each caller was shown. With a slower fsync still, a caller's board comes only once its play is
 committed.
 """
 
@@ -80,12 +80,19 @@ async def test_plays_that_arrive_together_share_a_commit(tmp_path: Path) -> None
             120,
         )
         writes_after, commits_after = await store_counts(door)
+        stages = door.commit_stages_ms()
+        commit_ms = door.commit_average_ms()
     finally:
         for caller in callers:
             caller.hang_up()
         door.stop()
     writes, commits = writes_after - writes_before, commits_after - commits_before
     assert writes == CALLERS * PLAYS
+    # The log tells the sysop where the commits' time went: the slow disk, in the thread.
+    assert stages is not None and commit_ms is not None
+    assert stages["in_thread"] >= FSYNC_DELAY_MS, stages
+    assert stages["to_thread"] + stages["in_thread"] + stages["back"] <= commit_ms, stages
+    assert stages["to_thread"] + stages["back"] < FSYNC_DELAY_MS / 2, stages
     # One at a time, the plays would have taken a commit each.
     assert commits <= writes / 3, f"{writes} plays took {commits} commits"
     stored = stored_histories(database)

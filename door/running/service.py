@@ -184,6 +184,16 @@ class Service:
             1000 * counts.seconds / max(1, counts.commits),
             1000 * counts.longest,
         )
+        commits = max(1, counts.commits)
+        log.info(
+            "store: a write waited %.2f ms on average for its commit to begin; a COMMIT "
+            "waited %.2f ms for the writer's thread, took %.2f ms there (the fsync, and "
+            "Python's GIL back) and %.2f ms more to reach the event loop",
+            1000 * counts.queued / max(1, counts.writes),
+            1000 * counts.to_thread / commits,
+            1000 * counts.in_thread / commits,
+            1000 * counts.back / commits,
+        )
         log.info("%s", self._collector.report())
 
     def _hang_up_signal(self) -> None:

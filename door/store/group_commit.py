@@ -23,8 +23,10 @@ microseconds. Once its ``COMMIT`` has returned, the thread has the event loop an
 group's writes straight away, a turn of the loop before the writer's task would.
 
 Each commit's duration and group size are logged at debug level (logger
-``door.store.group_commit``), and :class:`CommitCounts` sums them up, so the disk's share of
-a slow play shows directly.
+``door.store.group_commit``), and :class:`CommitCounts` sums them up, with where the time
+went: waiting for the commit before, handing the ``COMMIT`` to the thread, the ``COMMIT`` in
+the thread (the fsync, then Python's GIL taken back from a busy loop), and coming back to
+the loop. So the disk's share of a slow play shows directly, and what is not the disk's.
 
 Reads run on a second connection (:mod:`door.store.reading`): in WAL mode a reader sees the
 last commit and never waits for the writer, so scoreboards and logging in don't queue behind
@@ -95,12 +97,17 @@ class WriteResult:
 @dataclass(frozen=True, slots=True)
 class CommitCounts:
     """How many commits the writer made, how many writes they held, and how long they took
-    (from taking the write lock to the end of the ``COMMIT``), in all and at most."""
+    (from taking the write lock to the event loop's answer), in all and at most; and, in
+    all, the parts of the wait a write's caller sees, in seconds."""
 
     commits: int
     writes: int
     seconds: float = 0.0
     longest: float = 0.0
+    queued: float = 0.0  # the writes' waits for their group to begin (the commit before)
+    to_thread: float = 0.0  # the COMMITs' waits for the writer's thread to start them
+    in_thread: float = 0.0  # the COMMITs in that thread: the fsync, then the GIL back
+    back: float = 0.0  # from the end of each COMMIT to the event loop's answer
 
 
 def is_busy(error: BaseException) -> bool:
@@ -201,10 +208,21 @@ class Connection:
             self._jobs.put(None)  # the thread ends once the jobs before it are done
 
 
+@dataclass(frozen=True, slots=True)
+class _CommitTimes:
+    """When a ``COMMIT`` was handed to the writer's thread, began there and ended there
+    (:func:`time.perf_counter`, one clock for every thread)."""
+
+    sent: float
+    started: float
+    ended: float
+
+
 @dataclass(slots=True)
 class _Pending:
     work: Work
     future: asyncio.Future[Any]
+    came: float  # time.perf_counter() when it was queued
 
 
 class Writer(Connection):
@@ -225,6 +243,7 @@ class Writer(Connection):
         self._writes = 0
         self._seconds = 0.0
         self._longest = 0.0
+        self._queued = self._to_thread = self._in_thread = self._back = 0.0
         self._busy_timeout_ms: int | None = None  # the connection's own, while it may wait
         self._checkpoints = Connection(f"{name}-checkpoints")
         self._written = asyncio.Event()  # since the last checkpoint
@@ -232,14 +251,27 @@ class Writer(Connection):
 
     @property
     def counts(self) -> CommitCounts:
-        return CommitCounts(self._commits, self._writes, self._seconds, self._longest)
+        return CommitCounts(
+            self._commits,
+            self._writes,
+            self._seconds,
+            self._longest,
+            self._queued,
+            self._to_thread,
+            self._in_thread,
+            self._back,
+        )
 
-    def _committed(self, writes: int, began: float) -> None:
-        took = time.perf_counter() - began
+    def _committed(self, writes: int, began: float, times: _CommitTimes) -> None:
+        now = time.perf_counter()
+        took = now - began
         self._commits += 1
         self._writes += writes
         self._seconds += took
         self._longest = max(self._longest, took)
+        self._to_thread += times.started - times.sent
+        self._in_thread += times.ended - times.started
+        self._back += now - times.ended
         self._written.set()
         log.debug("commit: %d writes in %.2f ms", writes, 1000 * took)
 
@@ -293,7 +325,7 @@ class Writer(Connection):
         if self._moved is not None:
             raise self._moved
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Pending(work, future))
+        self._queue.append(_Pending(work, future, time.perf_counter()))
         self._wake.set()
         self._committer.start()
         return await future
@@ -335,6 +367,7 @@ class Writer(Connection):
 
     async def _commit_group(self, group: list[_Pending]) -> None:
         began = time.perf_counter()
+        self._queued += sum(began - pending.came for pending in group)
         try:
             # The write lock, waited for once for the group (another program may hold it).
             await self._begin()
@@ -445,19 +478,21 @@ class Writer(Connection):
         db = self._db
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        sent = time.perf_counter()
 
-        def committed() -> None:
-            self._committed(len(group), began)
+        def committed(times: _CommitTimes) -> None:
+            self._committed(len(group), began, times)
             _answer(group, outcomes)
             _settle(done, None)
 
         def commit() -> None:
+            started = time.perf_counter()
             try:
                 db.execute("COMMIT")
             except BaseException as error:
                 _tell(loop, _fail, done, error)
             else:
-                _tell(loop, committed)
+                _tell(loop, committed, _CommitTimes(sent, started, time.perf_counter()))
 
         self.send(commit)
         await done
@@ -468,7 +503,7 @@ class Writer(Connection):
             self._closing = True
             # Writes are committed in the order they came: once this one is, all are.
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._queue.append(_Pending(lambda db: None, future))
+            self._queue.append(_Pending(lambda db: None, future, time.perf_counter()))
             self._wake.set()
             with suppress(StoreError):
                 await future
