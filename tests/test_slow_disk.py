@@ -3,9 +3,9 @@ arrive while a commit is on its way to disk are committed together in the next o
 
 The door runs in a subprocess with every fsync made 30 ms slower (benchmarks/fsync_delay.c,
 loaded with LD_PRELOAD). Callers play at once; the door's log (SIGUSR1 asks for the store's
-counts) shows how many commits held their plays, and that the disk took their time, and the
-database holds every play each caller was shown. With a slower fsync still, a caller's board comes only once its play is
-committed.
+counts) shows how many commits held their plays and that the disk took their time, and the
+database holds every play each caller was shown. With a slower fsync still, a caller's board
+comes only once its play is committed.
 """
 
 from __future__ import annotations
