@@ -91,7 +91,7 @@ import traceback
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -452,7 +452,7 @@ def _plans(
 def _average_between(
     counts_at: dict[str, tuple[int, int]],
     average_ms_at: dict[str, float | None],
-    per: str = "commit",
+    per: Literal["commit", "write"] = "commit",
 ) -> float | None:
     """The average, in ms a commit (or a ``per="write"``), while everyone played, of what
     the door logged as averages since start before and after (None if it logs none)."""

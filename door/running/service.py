@@ -175,21 +175,21 @@ class Service:
         if self._store is None:
             return
         counts = self._store.commit_counts
+        commits, writes = max(1, counts.commits), max(1, counts.writes)
         log.info(
             "store: %d writes in %d commits (%.1f a commit) since start; a commit took "
             "%.1f ms on average, %.1f ms at most",
             counts.writes,
             counts.commits,
-            counts.writes / max(1, counts.commits),
-            1000 * counts.seconds / max(1, counts.commits),
+            counts.writes / commits,
+            1000 * counts.seconds / commits,
             1000 * counts.longest,
         )
-        commits = max(1, counts.commits)
         log.info(
             "store: a write waited %.2f ms on average for its commit to begin; a COMMIT "
             "waited %.2f ms for the writer's thread, took %.2f ms there (the fsync, and "
             "Python's GIL back) and %.2f ms more to reach the event loop",
-            1000 * counts.queued / max(1, counts.writes),
+            1000 * counts.queued / writes,
             1000 * counts.to_thread / commits,
             1000 * counts.in_thread / commits,
             1000 * counts.back / commits,
