@@ -25,7 +25,6 @@ import operator
 import sys
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import compress
 from typing import NamedTuple
 
@@ -325,23 +324,6 @@ class _Pen:
         return cost
 
 
-# A run joins changed cells of a row this close together, when they are drawn in related
-# colours: jumping over the cells between costs at most a short CUF.
-_JOIN_GAP = 8
-# How many runs are put in their best order by trying every order, and in a good one at all.
-# Trying every order of five or six runs took a third of the ordering's time and saved no
-# byte (benchmarks/bytes.py: 57.8 bytes a command with it, 57.7 without).
-_TRY_EVERY_ORDER, _ORDER_AT_MOST = 4, 16
-
-
-def _related(one: Cell, other: Cell) -> bool:
-    """Whether two cells are drawn in colours one can follow the other cheaply in: the same
-    background and, unless one is a space, the same boldness."""
-    if one[1][_BG] != other[1][_BG]:
-        return False
-    return one[0] == " " or other[0] == " " or one[1][_BOLD] == other[1][_BOLD]
-
-
 class _Run(NamedTuple):
     """Cells of one row to draw left to right in one visit: ``cols`` (1-based), after
     blanking the row from ``clear_from`` on when that is not None."""
@@ -349,193 +331,6 @@ class _Run(NamedTuple):
     row: int
     cols: tuple[int, ...]
     clear_from: int | None
-    shape: str  # what the order of runs depends on (:func:`_shape_text`)
-
-
-def _needs(cell: Cell) -> Cell:
-    """What drawing ``cell`` asks of the colours: a blank, or some other character, in its
-    style. Runs that ask the same are reached for the same bytes."""
-    return cell if cell[0] == " " else ("x", cell[1])
-
-
-# What a cell asks of the colours (:func:`_needs`), by colour code: what a plan's shape text
-# is read back as.
-_BLANK_IN = {code: (" ", colours) for code, colours in _COLOURS_OF.items()}
-_INK_IN = {code: ("x", colours) for code, colours in _COLOURS_OF.items()}
-
-
-def _kept(colours: Colours) -> Colours:
-    """The one copy of ``colours`` that plans hold."""
-    return _COLOURS_OF[_code(colours)]
-
-
-def _run_end_style(line: Sequence[Cell], cols: Sequence[int], style: Colours) -> Colours:
-    """The pen's style after drawing ``cols`` of ``line`` from ``style`` (gaps between taken
-    as jumped)."""
-    for index, col in enumerate(cols):
-        following = None
-        if index + 1 < len(cols) and cols[index + 1] == col + 1:
-            following = line[col]
-        style = _style_for(style, line[col - 1], following)
-    return style
-
-
-Shape = tuple[int, int, int | None, Cell, Cell | None, Colours]
-"""What the order of runs depends on: a run's row, the columns where the cursor must be first
-and is after it (None: past the edge), what its first two cells ask of the colours (the
-second None when it is not drawn right after), and its last style."""
-
-
-def _shape_text(shape: Shape) -> str:
-    """``shape`` as six characters: thousands of plans are remembered by them.
-
-    >>> _shape_of(_shape_text((3, 7, None, _needs(BLANK), None, (1, 2, True))))
-    (3, 7, None, (' ', (7, 0, False)), None, (1, 2, True))
-    """
-    row, start, end, first, second, style = shape
-    second_number = 0 if second is None else _needs_number(second)
-    numbers = (row, start, end or 0, _needs_number(first), second_number, ord(_code(style)))
-    return "".join(map(chr, numbers))
-
-
-def _shape_of(text: str) -> Shape:
-    """The shape :func:`_shape_text` made ``text`` of."""
-    row, start, end, first, second, style = map(ord, text)
-    second_needs = _needs_of(second) if second else None
-    return row, start, end or None, _needs_of(first), second_needs, _COLOURS_OF[chr(style)]
-
-
-def _needs_number(needs: Cell) -> int:
-    """What a cell asks of the colours (:func:`_needs`) as a number from 1 to 256."""
-    return 1 + ord(_code(needs[1])) + (128 if needs[0] == " " else 0)
-
-
-def _needs_of(number: int) -> Cell:
-    """What :func:`_needs_number` made ``number`` of."""
-    return (_BLANK_IN if number > 128 else _INK_IN)[chr((number - 1) & 127)]
-
-
-_SHAPE_LENGTH = 6
-
-
-@functools.lru_cache(maxsize=4096)
-def _plan(
-    pen: tuple[int | None, int | None, Colours | None],
-    shape_texts: str,
-    cursor: tuple[int, int],
-    cursor_style: Colours,
-) -> tuple[int, ...]:
-    """The order to draw runs of these shapes (``shape_texts``) in, from the ``pen`` to the
-    ``cursor``. A play draws the same shapes again and again (a deck turn's runs differ in
-    their characters only): the plans are remembered, by the runs' shapes as text."""
-    shapes = [
-        _shape_of(shape_texts[at : at + _SHAPE_LENGTH])
-        for at in range(0, len(shape_texts), _SHAPE_LENGTH)
-    ]
-    starts = [
-        _entry_cost(*pen, row, start, first, second) for row, start, _, first, second, _ in shapes
-    ]
-    steps = [
-        [_entry_cost(row, end, style, *shape[:2], *shape[3:5]) for shape in shapes]
-        for row, _, end, _, _, style in shapes
-    ]
-    ends = [
-        len(_cheapest_move(row if end else None, end, *cursor))
-        + (len(_style_change(style, cursor_style)) if style != cursor_style else 0)
-        for row, _, end, _, _, style in shapes
-    ]
-    return _cheapest_path(starts, steps, ends, exact=len(shapes) <= _TRY_EVERY_ORDER)
-
-
-def _cheapest_path(
-    starts: list[int], steps: list[list[int]], ends: list[int], *, exact: bool
-) -> tuple[int, ...]:
-    """The order of visiting every run that costs least: ``starts[i]`` to reach run i first,
-    ``steps[i][j]`` to go from run i to run j, ``ends[i]`` to leave run i for the cursor.
-
-    The cheapest next run each time, from each first, gives a good order; with ``exact``, a
-    search that drops every partial order already dearer than the best known then finds
-    the best.
-    """
-    count = len(starts)
-    best_cost, best = -1, list(range(count))
-    for first in range(count):
-        left = set(range(count)) - {first}
-        order, cost, at = [first], starts[first], first
-        while left:
-            costs = steps[at]
-            at = min(left, key=costs.__getitem__)
-            cost += costs[at]
-            order.append(at)
-            left.remove(at)
-        cost += ends[at]
-        if best_cost < 0 or cost < best_cost:
-            best_cost, best = cost, order
-    if not exact:
-        return tuple(best)
-    # Whatever comes next costs at least the cheapest way into each run still to visit.
-    cheapest_in = [
-        min(starts[j], *(steps[i][j] for i in range(count) if i != j)) for j in range(count)
-    ]
-    search = _Search(starts, steps, ends, cheapest_in, min(ends), best_cost, best)
-    search.extend(-1, 0, sum(cheapest_in))
-    return tuple(search.best)
-
-
-@dataclass(slots=True)
-class _Search:
-    """The exact search of :func:`_cheapest_path`: its tables, the order being tried and the
-    best one found. A method rather than a nested function that calls itself: that would be
-    a reference cycle, left for the garbage collector, at every search."""
-
-    starts: list[int]
-    steps: list[list[int]]
-    ends: list[int]
-    cheapest_in: list[int]
-    least_end: int
-    best_cost: int
-    best: list[int]
-    path: list[int] = field(default_factory=list)
-    unused: list[bool] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.unused = [True] * len(self.starts)
-
-    def extend(self, at: int, cost: int, bound: int) -> None:
-        """Try every run still to visit after ``at`` (-1: none yet), ``cost`` spent so far,
-        ``bound`` the least the rest can cost."""
-        path, unused = self.path, self.unused
-        if len(path) == len(unused):
-            if cost + self.ends[at] < self.best_cost:
-                self.best_cost, self.best = cost + self.ends[at], path[:]
-            return
-        for nxt, free in enumerate(unused):
-            if free:
-                reached = cost + (self.steps[at][nxt] if at >= 0 else self.starts[nxt])
-                rest = bound - self.cheapest_in[nxt]
-                if reached + rest + self.least_end >= self.best_cost:
-                    continue
-                unused[nxt] = False
-                path.append(nxt)
-                self.extend(nxt, reached, rest)
-                path.pop()
-                unused[nxt] = True
-
-
-def _entry_cost(
-    row: int | None,
-    col: int | None,
-    style: Colours | None,
-    to_row: int,
-    to_col: int,
-    first: Cell,
-    second: Cell | None,
-) -> int:
-    """Bytes to bring the cursor and colours from where they are to a run at ``to_row``,
-    ``to_col`` whose first cells ask ``first`` and ``second`` of the colours."""
-    cost = len(_cheapest_move(row, col, to_row, to_col))
-    wanted = _style_for(style, first, second)
-    return cost + (len(_style_change(style, wanted)) if wanted != style else 0)
 
 
 def _changed_cols(line: Row, shown: Row, last_col: int) -> list[int]:
@@ -795,7 +590,11 @@ class ScreenBuffer:
         return self._cursor, self._cursor_visible, self._cursor_style
 
     def _draw_changes(self, pen: _Pen) -> bool:
-        """Draw every changed cell, visiting the runs of changes in the cheapest order found.
+        """Draw every changed cell, row by row from the top.
+
+        Searching for the cheapest order of the changes saved 1.7 bytes a command (57.7
+        against 59.4 in benchmarks/bytes.py) for a third of the render's time
+        (benchmarks/drawing.py), so the changes are drawn in the order they are found.
 
         True when what is left is to clear the row from the cursor on: typing at the prompt
         is best cleared once the cursor is back there.
@@ -808,8 +607,9 @@ class ScreenBuffer:
             and not run.cols
             and self._cursor_style.bg == BLANK[1][_BG]
         ]
-        for run in self._order(pen, [run for run in runs if run not in at_cursor]):
-            self._draw_run(pen, run, cells[run.row])
+        for run in runs:
+            if run not in at_cursor:
+                self._draw_run(pen, run, cells[run.row])
         return bool(at_cursor)
 
     def _changed_runs(self, pen: _Pen) -> tuple[list[_Run], dict[int, list[Cell]]]:
@@ -851,52 +651,17 @@ class ScreenBuffer:
     def _row_runs(
         self, row: int, line: Sequence[Cell], changed: list[int], clear_from: int | None
     ) -> list[_Run]:
-        groups: list[list[int]] = []
-        for col in changed:
-            if clear_from is not None and col >= clear_from:
-                break
-            if (
-                groups
-                and col - groups[-1][-1] <= _JOIN_GAP
-                and _related(line[groups[-1][-1] - 1], line[col - 1])
-            ):
-                groups[-1].append(col)
-            else:
-                groups.append([col])
-        runs = [self._run(row, line, tuple(cols), None) for cols in groups]
+        """A row's changes as one run (:meth:`_draw_run` jumps or overwrites between
+        them), then the clearing of its end, if any."""
+        drawn = tuple(col for col in changed if clear_from is None or col < clear_from)
+        runs = [_Run(row, drawn, None)] if drawn else []
         if clear_from is not None:
             blank = _look(BLANK)  # what clearing leaves needs no drawing
             cleared = tuple(
                 col for col in changed if col >= clear_from and _look(line[col - 1]) != blank
             )
-            runs.append(self._run(row, line, cleared, clear_from))
+            runs.append(_Run(row, cleared, clear_from))
         return runs
-
-    def _run(
-        self, row: int, line: Sequence[Cell], cols: tuple[int, ...], clear_from: int | None
-    ) -> _Run:
-        if clear_from is not None or not cols:
-            first, second = BLANK, None
-            start = clear_from if clear_from is not None else 1
-        else:
-            first, start = _needs(line[cols[0] - 1]), cols[0]
-            second = _needs(line[start]) if len(cols) > 1 and cols[1] == start + 1 else None
-        end = cols[-1] + 1 if cols else start
-        style = _run_end_style(line, cols, first[1])
-        shape = (row, start, end if end <= self.width else None, first, second, style)
-        return _Run(row=row, cols=cols, clear_from=clear_from, shape=_shape_text(shape))
-
-    def _order(self, pen: _Pen, runs: list[_Run]) -> list[_Run]:
-        """The runs in the order that costs the fewest bytes between them: the best order for
-        up to four runs, a good one for more (a play changes four to six), top to bottom for
-        a new page."""
-        count = len(runs)
-        if count < 2 or count > _ORDER_AT_MOST:
-            return runs
-        shapes = "".join(run.shape for run in runs)
-        style = None if pen.style is None else _kept(pen.style)
-        order = _plan((pen.row, pen.col, style), shapes, self._cursor, _kept(self._cursor_style))
-        return [runs[index] for index in order]
 
     def _draw_run(self, pen: _Pen, run: _Run, line: Sequence[Cell]) -> None:
         """Draw one run; overwrite the unchanged cells between two changes when that is
