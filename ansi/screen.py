@@ -621,17 +621,17 @@ class ScreenBuffer:
         is best cleared once the cursor is back there.
         """
         runs, cells = self._changed_runs(pen)
-        at_cursor = [
-            run
-            for run in runs
-            if (run.row, run.clear_from) == self._cursor
-            and not run.cols
-            and self._cursor_style.bg == BLANK[1][_BG]
-        ]
+        clear_at_cursor = False
         for run in runs:
-            if run not in at_cursor:
+            if (
+                (run.row, run.clear_from) == self._cursor
+                and not run.cols
+                and self._cursor_style.bg == BLANK[1][_BG]
+            ):
+                clear_at_cursor = True
+            else:
                 self._draw_run(pen, run, cells[run.row])
-        return bool(at_cursor)
+        return clear_at_cursor
 
     def _changed_runs(self, pen: _Pen) -> tuple[list[_Run], dict[int, list[Cell]]]:
         """The runs of cells that differ from what the terminal shows, top to bottom, and
