@@ -1,12 +1,15 @@
 /* A slow disk for benchmarks and tests: loaded with LD_PRELOAD, it makes every fsync and
    fdatasync FSYNC_DELAY_MS milliseconds slower (it sleeps, then syncs), as a busy disk, an
-   SD card or a spinning disk would. benchmarks/slow_disk.py builds it with the system's cc. */
+   SD card or a spinning disk would; and while the file FSYNC_FAIL_FLAG names exists, each
+   fails with EIO, syncing nothing, as a failing disk's would. benchmarks/slow_disk.py builds
+   it with the system's cc. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static long delay_ns(void) {
     const char *text = getenv("FSYNC_DELAY_MS");
@@ -22,10 +25,22 @@ static void take_time(void) {
     errno = saved;
 }
 
+static int failing(void) {
+    const char *flag = getenv("FSYNC_FAIL_FLAG");
+    int saved = errno;
+    int fails = flag != NULL && access(flag, F_OK) == 0;
+    errno = saved;
+    return fails;
+}
+
 int fsync(int fd) {
     static int (*real)(int);
     if (real == NULL) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     take_time();
+    if (failing()) {
+        errno = EIO;
+        return -1;
+    }
     return real(fd);
 }
 
@@ -33,6 +48,10 @@ int fdatasync(int fd) {
     static int (*real)(int);
     if (real == NULL) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     take_time();
+    if (failing()) {
+        errno = EIO;
+        return -1;
+    }
     return real(fd);
 }
 

@@ -2,18 +2,21 @@
 stored is told so and their game stays at its last stored play; the sysop's log says what
 happened; nothing acknowledged is lost; once the disk is back, everyone plays on.
 
-Two ways a disk fails, both real:
+Three ways a disk fails, all real:
 
 - a file that can't grow: the door's limit on file size (RLIMIT_FSIZE, set on the running
   door with ``prlimit``) is lowered below the size of the WAL's first frame, so the next
   commit can't write it (SQLite: "disk I/O error"); then raised again;
 - a full filesystem: the database lives on a small tmpfs that the test fills with a file
   (SQLite: "database or disk is full"), then empties. This needs the right to mount
-  filesystems (root), and is skipped without it.
+  filesystems (root), and is skipped without it;
+- a disk whose writes are taken but not synced: every fsync fails with EIO (as a failing
+  disk's, or a network filesystem's that lost its server, would) while a file exists, by a
+  small library loaded with LD_PRELOAD (benchmarks/fsync_delay.c); then the file is removed.
 
-Both first empty the WAL. Once a checkpoint has copied the WAL into the database, the next
-commit writes the WAL again from its start, over room the disk has already given it: that
-commit needs nothing new from the disk, and is stored, full disk or not.
+The first two first empty the WAL. Once a checkpoint has copied the WAL into the database,
+the next commit writes the WAL again from its start, over room the disk has already given
+it: that commit needs nothing new from the disk, and is stored, full disk or not.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from callers import (
     stored_histories,
     write_config,
 )
+from slow_disk import NO_COMPILER, build_fsync_shim, failing_disk_environment
 
 from ansi.screen import ScreenBuffer
 from door.engine import Game
@@ -152,6 +156,30 @@ def full_filesystem(folder: Path, database: Path) -> Iterator[Fault]:
     yield break_disk, mend_disk
 
 
+@contextmanager
+def failing_fsync(flag: Path) -> Iterator[Fault]:
+    def break_disk() -> None:
+        flag.touch()
+
+    def mend_disk() -> None:
+        flag.unlink()
+
+    yield break_disk, mend_disk
+
+
+async def test_a_disk_whose_fsync_fails(tmp_path: Path) -> None:
+    library = build_fsync_shim(tmp_path)
+    if library is None:
+        pytest.skip(NO_COMPILER)
+    flag = tmp_path / "fsync-fails"
+    await disk_fails_under_a_running_door(
+        tmp_path,
+        tmp_path / "door.db",
+        lambda door, database: failing_fsync(flag),
+        failing_disk_environment(library, flag),
+    )
+
+
 async def test_a_file_that_cannot_grow(tmp_path: Path) -> None:
     database = tmp_path / "door.db"
     await disk_fails_under_a_running_door(tmp_path, database, file_size_limit)
@@ -172,9 +200,10 @@ async def disk_fails_under_a_running_door(
     folder: Path,
     database: Path,
     fault: Callable[[ServerProcess, Path], AbstractContextManager[Fault]],
+    env: dict[str, str] | None = None,
 ) -> None:
     config = write_config(folder, {"max_nodes": 4, "time_limit": 0}, QUIET_SOLVER)
-    door = ServerProcess.door(config, database, folder / "door.log")
+    door = ServerProcess.door(config, database, folder / "door.log", env)
     players: list[Player] = []
     try:
         for number in range(2):
