@@ -503,6 +503,31 @@ class ScreenBuffer:
         else:
             raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
 
+    def copy_area(self, like: ScreenBuffer, rows: range, first_col: int, last_col: int) -> None:
+        """Give the cells of ``rows`` from column ``first_col`` to ``last_col`` what ``like``
+        (a screen of the same size) holds there: a part of a screen drawn again from its
+        frame.
+
+        >>> frame, screen = ScreenBuffer(6, 3), ScreenBuffer(6, 3)
+        >>> _ = frame.put(1, 1, "Score"), screen.put(1, 1, "abcdef"), screen.put(2, 1, "ghijkl")
+        >>> screen.copy_area(frame, range(1, 3), 2, 4)
+        >>> screen.plain_lines()
+        ['acoref', 'g   kl']
+        """
+        if (like.width, like.height) != (self.width, self.height):
+            raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
+        for row in rows:
+            cells = like._cells[row - 1][2 * first_col - 2 : 2 * last_col]
+            self._put_cells(row, first_col, cells)
+
+    def share_rows(self, rows: range) -> None:
+        """Hold each of ``rows`` as the one copy every screen holds (:func:`shared_row`): a
+        screen whose rows another is given (:meth:`clear`) then costs no rows of its own,
+        though a row drawn again alike is a new string."""
+        cells = self._cells
+        for row in rows:
+            cells[row - 1] = shared_row(cells[row - 1])
+
     def set_cursor(
         self, row: int, col: int, *, visible: bool = True, style: Style = DEFAULT_STYLE
     ) -> None:

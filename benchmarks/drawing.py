@@ -1,11 +1,12 @@
 """Drawing: the event loop's time to update a caller's board after a play, without network.
 
 Random play-outs over the shipped levels, as in benchmarks/engine.py; after each play the
-board is drawn into the caller's screen buffer (``draw_board`` and the keys' reminder, as
-the door draws an ANSI board) and the changes are rendered as the bytes the door would send
-(``ScreenBuffer.render_changes``). The first ``--warm-up`` games fill the screen's caches,
-as a door that has run a while has them, and are not counted. Prints each part's time per
-play (mean, p50, p90, p99, in microseconds) and the bytes a play sends, and writes JSON.
+board is drawn into the caller's screen buffer by the caller's ``BoardPainter`` (with the
+keys' reminder, as the door draws an ANSI board: only the parts the play changed), and the
+changes are rendered as the bytes the door would send (``ScreenBuffer.render_changes``).
+The first ``--warm-up`` games fill the screen's caches, as a door that has run a while has
+them, and are not counted. Prints each part's time per play (mean, p50, p90, p99, in
+microseconds) and the bytes a play sends, and writes JSON.
 
 With ``--callers N``, N games are played side by side, a play of each in turn, as N callers
 play on one door: the screen's caches (plans, rows) then serve N boards at once, as under
@@ -34,7 +35,7 @@ from callers import percentile
 from ansi.screen import ScreenBuffer
 from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
-from door.views.board import PROMPT, Look, draw_board
+from door.views.board import PROMPT, BoardPainter, Look
 from door.views.pointer import reminder_lines
 
 PARTS = ("board", "render", "both")
@@ -47,14 +48,16 @@ class Seat:
     level: Level
     game: Game
     screen: ScreenBuffer
+    painter: BoardPainter
     counted: bool
     plays: int = 0
 
 
 def sit_down(level: Level, deal: int, look: Look, counted: bool) -> Seat:
     """A fresh deal on a fresh screen, drawn whole once."""
-    seat = Seat(level, Game.deal(level.variant, deal), ScreenBuffer(80, 24), counted)
-    draw_board(seat.screen, seat.game, level.name, look)
+    game = Game.deal(level.variant, deal)
+    seat = Seat(level, game, ScreenBuffer(80, 24), BoardPainter(), counted)
+    seat.painter.draw(seat.screen, game, level.name, look)
     seat.screen.render_full()
     return seat
 
@@ -70,7 +73,7 @@ def play_once(seat: Seat, rng: random.Random, look: Look) -> tuple[float, float,
     level, game, screen = seat.level, seat.game, seat.screen
     began = time.perf_counter()
     reminder = reminder_lines(len(game.tableau), hot=False, hints=level.hints != "off")
-    draw_board(screen, game, level.name, look, prompt=PROMPT, reminder=reminder)
+    seat.painter.draw(screen, game, level.name, look, prompt=PROMPT, reminder=reminder)
     drawn = time.perf_counter()
     update = screen.render_changes()
     rendered = time.perf_counter()

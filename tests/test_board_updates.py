@@ -22,6 +22,7 @@ from door.views.board import (
     PROMPT,
     PROMPT_ROW,
     REFUSAL,
+    BoardPainter,
     Look,
     card_text,
     draw_board,
@@ -121,9 +122,10 @@ def test_every_update_shows_what_a_full_redraw_shows(
     game = Game.deal(variant, deal)
     look = Look(ansi=True, suit_letters=suit_letters)
     buffer = ScreenBuffer(80, 24)
+    painter = BoardPainter()  # the board kept from play to play, as the door keeps it
     terminal = Screen(charset)
     message, style = f"Deal {deal}. Type ? for help.", MESSAGE
-    draw_board(buffer, game, "Level 1 - Draw one", look, message, style)
+    painter.draw(buffer, game, "Level 1 - Draw one", look, message, style)
     terminal.receive(buffer.render_full())
     for choice, garbage, typed in steps:
         if game.status != PLAYING:
@@ -146,7 +148,7 @@ def test_every_update_shows_what_a_full_redraw_shows(
         else:
             sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
             message, style = (f"Move {result.moves}: sent up {sent}" if sent else ""), MESSAGE
-        draw_board(buffer, game, "Level 1 - Draw one", look, message, style)
+        painter.draw(buffer, game, "Level 1 - Draw one", look, message, style)
         terminal.receive(buffer.render_changes())
         full = redrawn(game, look, message, style, charset)
         assert terminal.looks() == full.looks() == drawn(buffer, charset), command

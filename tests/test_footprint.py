@@ -21,7 +21,7 @@ from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.store.accounts import hash_password
 from door.store.users import _hashing
-from door.views.board import Look, _frame, draw_board
+from door.views.board import BoardPainter, Look, _frame, draw_board
 
 WAIT = 30.0
 
@@ -62,12 +62,13 @@ def test_a_play_leaves_few_objects_for_the_collector() -> None:
         game for n in range(1, 201) if (game := Game.deal(level.variant, n)).status == "playing"
     ]
     boards = [ScreenBuffer(80, 24) for _ in games]
+    painters = [BoardPainter() for _ in games]
 
     def play_each() -> None:
-        for game, board in zip(games, boards, strict=True):
+        for game, board, painter in zip(games, boards, painters, strict=True):
             if game.status == "playing":
                 game.play(game.legal()[0])
-            draw_board(board, game, level.name, Look(ansi=True))
+            painter.draw(board, game, level.name, Look(ansi=True))
             board.render_changes()
 
     play_each()  # the boards and caches as a door that has run a while holds them
@@ -92,10 +93,13 @@ def test_a_play_leaves_few_objects_for_the_collector() -> None:
 
 
 def _screens() -> int:
-    """The screens alive, but for the boards' frames: drawn once a look for every caller
-    (the first board this process draws makes one)."""
-    screens = sum(1 for thing in gc.get_objects() if isinstance(thing, ScreenBuffer))
-    return screens - _frame.cache_info().currsize
+    """The screens alive, but for the boards' frames (drawn once a look for every caller:
+    the first board this process draws makes one) and the board a game's screen keeps
+    under it (its ``BoardPainter``'s)."""
+    things = gc.get_objects()
+    screens = sum(1 for thing in things if isinstance(thing, ScreenBuffer))
+    kept = sum(1 for thing in things if isinstance(thing, BoardPainter))
+    return screens - _frame.cache_info().currsize - kept
 
 
 async def test_a_caller_at_the_board_holds_one_screen(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ letters, a ten as ``T``).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -302,13 +303,23 @@ def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]
     ]
 
 
-def _sidebar(screen: ScreenBuffer, lines: list[tuple[str, str]], look: Look) -> None:
-    for offset, (_, value) in enumerate(lines):
-        row = LABEL_ROW + offset  # its name is the frame's
-        # Plain white, as the counts beside the piles: values that change with every play
-        # then cost no change of attributes on the way to or from the cards.
-        value_style = INFO if look.ansi else PLAIN
-        screen.put(row, SIDEBAR + 10, value[: WIDTH - SIDEBAR - 10], value_style)
+VALUE_COL = SIDEBAR + 10  # the sidebar's values, right of their names
+VALUE_WIDTH = WIDTH - VALUE_COL
+
+
+def _sidebar(
+    screen: ScreenBuffer, values: Sequence[str], look: Look, drawn: Sequence[str] = ()
+) -> None:
+    """The sidebar's values beside their names (the frame's), each padded to the width of
+    its place; those equal to what ``drawn`` shows there are left as they are."""
+    # Plain white, as the counts beside the piles: values that change with every play
+    # then cost no change of attributes on the way to or from the cards.
+    value_style = INFO if look.ansi else PLAIN
+    for offset, value in enumerate(values):
+        if offset < len(drawn) and drawn[offset] == value:
+            continue
+        padded = f"{value[:VALUE_WIDTH]:<{VALUE_WIDTH}}"
+        screen.put(LABEL_ROW + offset, VALUE_COL, padded, value_style)
 
 
 def draw_board(
@@ -330,16 +341,168 @@ def draw_board(
     ``caption`` goes at the right of the title (which game this is) and ``footnote`` on the
     row under the columns (the game's seal, or its deal once it is over, or that it is
     practice); ``reminder``, the keys' reminder's lines (``pointer.reminder_lines``), in the
-    sidebar's free rows.
+    sidebar's free rows. A board drawn again after each play is better kept by a
+    :class:`BoardPainter`, which draws only what changed.
     """
-    sidebar = sidebar_lines(game, look)
-    names = tuple(name for name, _ in sidebar)
-    size = (screen.width, screen.height)
-    screen.clear(_frame(look, len(game.tableau), names, size, reminder))
-    _title(screen, level_name, caption, look)
-    _top_piles(screen, game, look)
-    _columns(screen, game, look)
-    _sidebar(screen, sidebar, look)
+    BoardPainter().draw(
+        screen,
+        game,
+        level_name,
+        look,
+        message,
+        message_style,
+        prompt,
+        caption=caption,
+        footnote=footnote,
+        reminder=reminder,
+    )
+
+
+def _top_contents(game: Game) -> bytes:
+    """All that the top piles' rows show of ``game``, to tell whether they changed."""
+    reserve, foundations = game.reserve, game.foundations
+    return bytes(
+        (
+            len(reserve),
+            reserve[-1] if reserve else NO_CARD,
+            len(game.deck),
+            *(pile[-1] if pile else NO_CARD for pile in foundations),
+            *waste_shown(game),
+        )
+    )
+
+
+def _columns_contents(game: Game) -> bytes:
+    """All that the columns show of ``game``, to tell whether they changed."""
+    return bytes((*map(len, game.tableau), *itertools.chain.from_iterable(game.tableau)))
+
+
+NO_CARD = 255  # an empty pile, in the contents above (cards are 0 to 51)
+
+
+class BoardPainter:
+    """One caller's board from play to play, drawn again by the parts that changed.
+
+    A play changes a pile or two and the sidebar's values; drawing all of the board again
+    for each play was a good part of the door's time at a thousand callers. So the board is
+    kept here, in a screen buffer of its own that nothing else writes on, in parts that
+    each own a rectangle of it: the title, the top piles, the sidebar's values, and the
+    lower part (the columns, the footnote, the message and the prompt). A part whose
+    contents are as last drawn is left alone; one that changed is given back the frame's
+    cells in its rectangle and drawn anew, so a board drawn by parts is, cell for cell, the
+    board drawn whole (:func:`draw_board`). The screen is then given the board's rows, and
+    whatever is drawn over them (the pointer, the caller's typing, a banner) is gone at the
+    next draw.
+
+    >>> from door.engine import Game, Variant
+    >>> game, look = Game.deal(Variant(), 48213), Look(ansi=False, suit_letters=True)
+    >>> painter, kept, whole = BoardPainter(), ScreenBuffer(), ScreenBuffer()
+    >>> for play in ("V", "V", "U"):
+    ...     _ = game.play(play)
+    ...     painter.draw(kept, game, "Level 2", look)
+    ...     draw_board(whole, game, "Level 2", look)
+    ...     assert kept.plain_lines() == whole.plain_lines()
+    >>> kept.text_at(4)[:34]
+    '  4D 13      ### 31     TD  8C  8H'
+    """
+
+    # What each part was last drawn from, field by field: no tuple made for every play to
+    # outlive it, for the garbage collector to look at.
+    __slots__ = (
+        "_board",
+        "_caption",
+        "_columns",
+        "_footnote",
+        "_frame",
+        "_level_name",
+        "_message",
+        "_message_style",
+        "_prompt",
+        "_prompt_end",
+        "_top",
+        "_values",
+    )
+
+    def __init__(self) -> None:
+        self._board: ScreenBuffer | None = None
+        self._frame: ScreenBuffer | None = None
+        self._forget()
+
+    def _forget(self) -> None:
+        """Have every part drawn at the next draw."""
+        self._level_name = self._caption = self._message = self._prompt = self._footnote = None
+        self._message_style: Style | None = None
+        self._top = self._columns = b""
+        self._values: tuple[str, ...] = ()
+        self._prompt_end = 1
+
+    def draw(
+        self,
+        screen: ScreenBuffer,
+        game: Game,
+        level_name: str,
+        look: Look,
+        message: str = "",
+        message_style: Style = MESSAGE,
+        prompt: str = PROMPT,
+        *,
+        caption: str = "",
+        footnote: str = "",
+        reminder: tuple[str, ...] = (),
+    ) -> None:
+        """Draw the board into ``screen`` as :func:`draw_board` does, with the same
+        arguments."""
+        sidebar = sidebar_lines(game, look)
+        names = tuple(name for name, _ in sidebar)
+        size = (screen.width, screen.height)
+        frame = _frame(look, len(game.tableau), names, size, reminder)
+        board = self._board
+        if board is None or frame is not self._frame:
+            board = self._board = ScreenBuffer(*size)
+            board.clear(frame)
+            self._frame = frame
+            self._forget()
+        if level_name != self._level_name or caption != self._caption:
+            _title(board, level_name, caption, look)  # the whole row
+            board.share_rows(range(TITLE_ROW, TITLE_ROW + 1))
+            self._level_name, self._caption = level_name, caption
+        top = _top_contents(game)
+        if top != self._top:
+            top_rows = range(CARD_ROW, COUNT_ROW + 1)
+            board.copy_area(frame, top_rows, 1, SIDEBAR - 1)
+            _top_piles(board, game, look)
+            board.share_rows(top_rows)
+            self._top = top
+        values = tuple(value for _, value in sidebar)
+        if values != self._values:
+            _sidebar(board, values, look, self._values)
+            board.share_rows(range(LABEL_ROW, LABEL_ROW + len(values)))
+            self._values = values
+        columns = _columns_contents(game)
+        if (
+            columns != self._columns
+            or message != self._message
+            or message_style != self._message_style
+            or prompt != self._prompt
+            or footnote != self._footnote
+        ):
+            beside_sidebar = range(FIRST_COLUMN_ROW, LABEL_ROW + len(values))
+            board.copy_area(frame, beside_sidebar, 1, SIDEBAR - 1)
+            board.copy_area(frame, range(beside_sidebar.stop, screen.height + 1), 1, screen.width)
+            _columns(board, game, look)
+            self._prompt_end = _bottom(board, look, message, message_style, prompt, footnote)
+            board.share_rows(range(FIRST_COLUMN_ROW, screen.height + 1))
+            self._columns, self._message, self._message_style = columns, message, message_style
+            self._prompt, self._footnote = prompt, footnote
+        screen.clear(board)
+        screen.set_cursor(PROMPT_ROW, min(self._prompt_end, WIDTH - 1))
+
+
+def _bottom(
+    screen: ScreenBuffer, look: Look, message: str, message_style: Style, prompt: str, footnote: str
+) -> int:
+    """The footnote, the message and the prompt under the columns; the column after the
+    prompt."""
     lines = wrap(card_words(message, look), WIDTH - 3)[-2:] if message else []
     # A long message takes the footnote's row: the footnote goes up a row if the columns
     # leave it free (they do once a game is won), since it may say what the deal was.
@@ -350,8 +513,7 @@ def draw_board(
         # The row under the columns is free for a second row of a long message.
         for row, line in zip((MESSAGE_ROW - 1, MESSAGE_ROW)[-len(lines) :], lines, strict=True):
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
-    prompt_end = screen.put(PROMPT_ROW, 2, prompt, INFO)
-    screen.set_cursor(PROMPT_ROW, min(prompt_end, WIDTH - 1))
+    return screen.put(PROMPT_ROW, 2, prompt, INFO)
 
 
 BANNER_ROW = 12  # the middle of the columns, which a won game has emptied

@@ -32,10 +32,10 @@ from door.views.board import (
     MESSAGE_ROW,
     PROMPT,
     REFUSAL,
+    BoardPainter,
     Look,
     card_text,
     draw_banner,
-    draw_board,
     part_words,
     plain_lines,
 )
@@ -156,6 +156,7 @@ class GameScreen:
         self.record = record
         self.terms = terms
         self.buffer = ScreenBuffer(80, 24)
+        self.painter = BoardPainter()  # the board kept from play to play, under the buffer's
         self.message = ""
         self.message_style = MESSAGE
         self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
@@ -189,7 +190,7 @@ class GameScreen:
         if self.look.ansi and not self.look.terse:
             hints = self.level.hints != "off"
             reminder = reminder_lines(len(self.game.tableau), hot=keys.hot, hints=hints)
-        draw_board(
+        self.painter.draw(
             self.buffer,
             game or self.game,
             self.level.name,
