@@ -486,7 +486,7 @@ class BoardPainter:
             or prompt != self._prompt
             or footnote != self._footnote
         ):
-            beside_sidebar = range(FIRST_COLUMN_ROW, LABEL_ROW + len(values))
+            beside_sidebar = range(FIRST_COLUMN_ROW, max(FIRST_COLUMN_ROW, LABEL_ROW + len(values)))
             board.copy_area(frame, beside_sidebar, 1, SIDEBAR - 1)
             board.copy_area(frame, range(beside_sidebar.stop, screen.height + 1), 1, screen.width)
             _columns(board, game, look)
