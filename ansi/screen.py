@@ -516,6 +516,10 @@ class ScreenBuffer:
         """
         if (like.width, like.height) != (self.width, self.height):
             raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
+        if (first_col, last_col, rows.step) == (1, self.width, 1):
+            whole = slice(rows.start - 1, rows.stop - 1)  # whole rows: the very rows of ``like``
+            self._cells[whole] = like._cells[whole]
+            return
         for row in rows:
             cells = like._cells[row - 1][2 * first_col - 2 : 2 * last_col]
             self._put_cells(row, first_col, cells)
