@@ -526,8 +526,8 @@ class ScreenBuffer:
 
     def share_rows(self, rows: range) -> None:
         """Hold each of ``rows`` as the one copy every screen holds (:func:`shared_row`): a
-        screen whose rows another is given (:meth:`clear`) then costs no rows of its own,
-        though a row drawn again alike is a new string."""
+        screen whose rows another is given (:meth:`clear`) then keeps no second copy of a
+        row it drew again alike."""
         cells = self._cells
         for row in rows:
             cells[row - 1] = shared_row(cells[row - 1])

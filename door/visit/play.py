@@ -156,7 +156,7 @@ class GameScreen:
         self.record = record
         self.terms = terms
         self.buffer = ScreenBuffer(80, 24)
-        self.painter = BoardPainter()  # the board kept from play to play, under the buffer's
+        self.painter = BoardPainter()  # the board kept from play to play: the buffer's rows
         self.message = ""
         self.message_style = MESSAGE
         self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
