@@ -498,10 +498,14 @@ class ScreenBuffer:
         # for the garbage collector to look at, for every caller.
         if like is None:
             self._cells[:] = [self._blank_row] * self.height
-        elif (like.width, like.height) == (self.width, self.height):
-            self._cells[:] = like._cells
         else:
+            self._cells[:] = self._rows_of(like)
+
+    def _rows_of(self, like: ScreenBuffer) -> list[Row]:
+        """The rows of ``like``, a screen of this one's size (ValueError for another)."""
+        if (like.width, like.height) != (self.width, self.height):
             raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
+        return like._cells
 
     def copy_area(self, like: ScreenBuffer, rows: range, first_col: int, last_col: int) -> None:
         """Give the cells of ``rows`` from column ``first_col`` to ``last_col`` what ``like``
@@ -514,14 +518,13 @@ class ScreenBuffer:
         >>> screen.plain_lines()
         ['acoref', 'g   kl']
         """
-        if (like.width, like.height) != (self.width, self.height):
-            raise ValueError(f"a {like.width}x{like.height} screen can't fill this one")
+        given = self._rows_of(like)
         if (first_col, last_col, rows.step) == (1, self.width, 1):
             whole = slice(rows.start - 1, rows.stop - 1)  # whole rows: the very rows of ``like``
-            self._cells[whole] = like._cells[whole]
+            self._cells[whole] = given[whole]
             return
         for row in rows:
-            cells = like._cells[row - 1][2 * first_col - 2 : 2 * last_col]
+            cells = given[row - 1][2 * first_col - 2 : 2 * last_col]
             self._put_cells(row, first_col, cells)
 
     def share_rows(self, rows: range) -> None:
