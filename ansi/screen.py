@@ -25,7 +25,7 @@ import operator
 import sys
 import unicodedata
 from collections.abc import Sequence
-from itertools import compress
+from itertools import compress, count
 from typing import NamedTuple
 
 from ansi.sequences import (
@@ -123,16 +123,13 @@ def _as_row(chars: str, colours: Colours) -> Row:
     return "".join(char + code for char in chars)
 
 
-def _cells_in(row: Row, first: int, last: int) -> list[Cell]:
-    """The cells of ``row`` from column ``first`` to ``last``, at their columns' places
-    (blanks stand for those before): all a render of a few changes in a row reads.
+def _cell(row: Row, col: int) -> Cell:
+    """The cell of ``row`` at column ``col``: a render reads only the cells it may draw.
 
-    >>> _cells_in(_as_row("abc", (1, 0, False)), 2, 2)
-    [(' ', (7, 0, False)), ('b', (1, 0, False))]
+    >>> _cell(_as_row("abc", (1, 0, False)), 2)
+    ('b', (1, 0, False))
     """
-    span = row[2 * first - 2 : 2 * last]
-    cells = zip(span[0::2], map(_COLOURS_OF.__getitem__, span[1::2]), strict=True)
-    return [BLANK] * (first - 1) + list(cells)
+    return row[2 * col - 2], _COLOURS_OF[row[2 * col - 1]]
 
 
 @functools.cache
@@ -337,34 +334,27 @@ def _changed_cols(line: Row, shown: Row, last_col: int) -> list[int]:
     """The columns, up to ``last_col``, where ``line`` looks other than ``shown``: a blank
     differs from another only in its background.
 
-    The span between the first and the last differing character is found in C (the two
-    rows as integers, XORed), so that only it is walked cell by cell: a play changes a few
-    cells of a row.
+    The differing cells are found in C: the two rows as integers (four bytes a character,
+    two characters a cell), XORed, then read back as one 8-byte number a cell, nonzero
+    where the cell differs. Only those cells are looked at one by one: a play changes a
+    few cells of a row, often far apart (a pile and a sidebar value).
 
     >>> line = _as_row("ab cd", (7, 0, False))
     >>> _changed_cols(line, _as_row("ab xd", (7, 0, False)), 5), _changed_cols(line, line, 5)
     ([4], [])
     """
-    difference = _as_number(line) ^ _as_number(shown)
+    now = line.encode("utf-32-le")
+    difference = int.from_bytes(now, "little") ^ int.from_bytes(shown.encode("utf-32-le"), "little")
     if not difference:
         return []
-    # Four bytes a character, two characters a cell.
-    first = ((difference & -difference).bit_length() - 1) // 64 + 1
-    last = min((difference.bit_length() - 1) // 64 + 1, last_col)
-    now, was = line[2 * first - 2 : 2 * last], shown[2 * first - 2 : 2 * last]
+    cells = memoryview(difference.to_bytes(len(now), "little")).cast("Q")
     return [
         col
-        for col, char, code, was_char, was_code in zip(
-            range(first, last + 1), now[0::2], now[1::2], was[0::2], was[1::2], strict=True
-        )
-        if (char != was_char or code != was_code)
-        and (char != " " or was_char != " " or (ord(code) ^ ord(was_code)) & _BG_BITS)
+        for col in compress(count(1), cells[:last_col])
+        if line[2 * col - 2] != " "
+        or shown[2 * col - 2] != " "
+        or (ord(line[2 * col - 1]) ^ ord(shown[2 * col - 1])) & _BG_BITS
     ]
-
-
-def _as_number(row: Row) -> int:
-    """``row`` as one integer, four bytes a character, the first character lowest."""
-    return int.from_bytes(row.encode("utf-32-le"), "little")
 
 
 # Changed blanks at the end of a row cleared rather than written, when there are this many.
@@ -652,7 +642,7 @@ class ScreenBuffer:
         True when what is left is to clear the row from the cursor on: typing at the prompt
         is best cleared once the cursor is back there.
         """
-        runs, cells = self._changed_runs(pen)
+        runs = self._changed_runs()
         clear_at_cursor = False
         for run in runs:
             if (
@@ -662,23 +652,20 @@ class ScreenBuffer:
             ):
                 clear_at_cursor = True
             else:
-                self._draw_run(pen, run, cells[run.row])
+                self._draw_run(pen, run, self._cells[run.row - 1])
         return clear_at_cursor
 
-    def _changed_runs(self, pen: _Pen) -> tuple[list[_Run], dict[int, list[Cell]]]:
-        """The runs of cells that differ from what the terminal shows, top to bottom, and
-        the cells of their rows by row, for ``pen`` to draw; the terminal is taken to show
-        them from here on."""
+    def _changed_runs(self) -> list[_Run]:
+        """The runs of cells that differ from what the terminal shows, top to bottom; the
+        terminal is taken to show them from here on."""
         assert self._shown is not None
         runs: list[_Run] = []
-        cells: dict[int, list[Cell]] = {}
         stale, self._stale = self._stale, {}
         # Most rows are as shown, or drawn again alike (a board is redrawn whole for each
         # play): the rows that differ are found in C.
         indexes = compress(range(self.height), map(operator.ne, self._cells, self._shown))
         if stale:
             indexes = sorted({*indexes, *(row - 1 for row in stale)})
-        start = {pen.row: pen.col} if pen.row is not None and pen.col is not None else {}
         last_col = self.width
         for index in indexes:
             row = index + 1
@@ -692,17 +679,13 @@ class ScreenBuffer:
             changed = _changed_cols(line, shown, last_col)
             if clear_from is None:
                 clear_from = _blank_tail(line, changed)
-            # The pen reads the cells it may write over: from a change, a clearing, or where
-            # it starts on this row.
-            first = min([*changed[:1], clear_from or last_col, start.get(row, last_col)])
-            line_cells = cells[row] = _cells_in(line, first, changed[-1]) if changed else []
-            runs += self._row_runs(row, line_cells, changed, clear_from)
+            runs += self._row_runs(row, line, changed, clear_from)
         # Every row is now as shown: keep one copy of each, the one the terminal shows.
         self._cells[:] = self._shown
-        return runs, cells
+        return runs
 
     def _row_runs(
-        self, row: int, line: Sequence[Cell], changed: list[int], clear_from: int | None
+        self, row: int, line: Row, changed: list[int], clear_from: int | None
     ) -> list[_Run]:
         """A row's changes as one run (:meth:`_draw_run` jumps or overwrites between
         them), then the clearing of its end, if any."""
@@ -711,32 +694,38 @@ class ScreenBuffer:
         if clear_from is not None:
             blank = _look(BLANK)  # what clearing leaves needs no drawing
             cleared = tuple(
-                col for col in changed if col >= clear_from and _look(line[col - 1]) != blank
+                col for col in changed if col >= clear_from and _look(_cell(line, col)) != blank
             )
             runs.append(_Run(row, cleared, clear_from))
         return runs
 
-    def _draw_run(self, pen: _Pen, run: _Run, line: Sequence[Cell]) -> None:
-        """Draw one run; overwrite the unchanged cells between two changes when that is
-        shorter than moving over them."""
+    def _draw_run(self, pen: _Pen, run: _Run, line: Row) -> None:
+        """Draw one run of ``line``; overwrite the unchanged cells between two changes when
+        that is shorter than moving over them."""
         row = run.row
         if run.clear_from is not None:
             pen.move(row, run.clear_from)
             pen.clear_line()
         cols = run.cols
         for index, col in enumerate(cols):
-            cell = line[col - 1]
-            following = line[col] if index + 1 < len(cols) and cols[index + 1] == col + 1 else None
-            if pen.row == row and pen.col is not None and pen.col < col:
+            cell = _cell(line, col)
+            following = (
+                _cell(line, col + 1)
+                if index + 1 < len(cols) and cols[index + 1] == col + 1
+                else None
+            )
+            start = pen.col
+            if pen.row == row and start is not None and start < col:
                 wanted = _style_for(pen.style, cell, following)
-                jump = len(_cheapest_move(row, pen.col, row, col)) + len(cell[0].encode())
+                jump = len(_cheapest_move(row, start, row, col)) + len(cell[0].encode())
                 if wanted != pen.style:
                     jump += len(_style_change(pen.style, wanted))
                 # Every cell written costs a byte at least: a wide gap is always jumped.
-                overwritten = line[pen.col - 1 : col]
-                if len(overwritten) <= jump and pen.overwrite_cost(overwritten, jump) <= jump:
-                    for between in range(pen.col, col):
-                        pen.write(line[between - 1], line[between])
+                if col - start + 1 <= jump:
+                    overwritten = [_cell(line, between) for between in range(start, col + 1)]
+                    if pen.overwrite_cost(overwritten, jump) <= jump:
+                        for offset in range(col - start):
+                            pen.write(overwritten[offset], overwritten[offset + 1])
             pen.move(row, col)
             pen.write(cell, following)
 
