@@ -89,7 +89,7 @@ Row = str
 """A row as the buffer holds it: one string, each cell's character followed by a character
 whose code names its colours (:func:`_code`). It takes half the memory of a tuple of 80
 cells or less, is no work for the garbage collector, is written by slicing and compared in C
-when a board is drawn again alike; cells are made only for the changed spans of rows."""
+when a board is drawn again alike; cells are made only for those a render draws."""
 
 BLANK: Cell = (" ", tuple(DEFAULT_STYLE))
 
