@@ -174,6 +174,10 @@ class DoorWriter(telnetlib3.TelnetWriter):
     _terminal_types = 0
     #: A sub-negotiation ran past :data:`SUBNEGOTIATION_LIMIT`: the caller is to be hung up.
     cut_short = False
+    # The door reads control keys (^C, DEL, ^U) as keys. telnetlib3's simulated line-mode
+    # characters would only log them, after it rebuilt their table and read the chunk a byte
+    # at a time in Python, for every chunk a caller sends; without, it looks for IAC in C.
+    slc_simulated = False
 
     def handle_subnegotiation(self, buf: deque[bytes]) -> None:
         if not buf or not buf[0]:
