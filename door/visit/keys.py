@@ -31,6 +31,7 @@ Typed lines work as before; a line sent at once is read as a line:
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 
 from ansi.keys import DOWN, ENTER, ERASE, ESCAPE, KILL, LEFT, RIGHT, UP, Key, Mouse
@@ -67,6 +68,9 @@ class Reading:
     command: str = ""
 
 
+# Remembered: a key is read four or five times on its way (before and after it is typed,
+# then by the prompt and the draw), and callers type the same few commands.
+@functools.lru_cache(maxsize=1024)
 def read_typed(text: str, columns: int) -> Reading:
     """Read ``text`` as hot keys at a level with ``columns`` columns.
 
