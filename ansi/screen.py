@@ -271,6 +271,30 @@ def _cheapest_move(from_row: int | None, from_col: int | None, row: int, col: in
     return min([best, *candidates], key=len)
 
 
+# Pieces of rows drawn after a style, remembered: callers' boards change in the same few
+# pieces (a card, a count, a sidebar value), so a render mostly looks them up rather than
+# working out each cell's colours again.
+@functools.lru_cache(maxsize=1024)
+def _drawn(style: Colours | None, cells: Row, following: Row) -> tuple[str, Colours | None]:
+    """What drawing ``cells`` (a piece of a row) sends after ``style``, and the style it
+    leaves; ``following``: the cell drawn just after them ("": none).
+
+    >>> red, white = (1, 0, False), (7, 0, False)
+    >>> _drawn(white, _as_row("7", red) + _as_row(" ", white), "")
+    ('\\x1b[31m7 ', (1, 0, False))
+    """
+    out: list[str] = []
+    for at in range(0, len(cells), 2):
+        cell = (cells[at], _COLOURS_OF[cells[at + 1]])
+        after = cells[at + 2 : at + 4] or following
+        wanted = _style_for(style, cell, (after[0], _COLOURS_OF[after[1]]) if after else None)
+        if wanted != style:
+            out.append(_style_change(style, wanted))
+            style = wanted
+        out.append(cell[0])
+    return "".join(out), style
+
+
 class _Pen:
     """The terminal's cursor and colours while one render is written."""
 
@@ -290,12 +314,13 @@ class _Pen:
             self.out.append(_style_change(self.style, style))
             self.style = style
 
-    def write(self, cell: Cell, following: Cell | None = None) -> None:
-        """Draw ``cell`` where the cursor is and step right; ``following`` is drawn next."""
-        self.set_style(_style_for(self.style, cell, following))
-        self.out.append(cell[0])
+    def write(self, cells: Row, following: Row = "") -> None:
+        """Draw ``cells`` (a piece of a row) where the cursor is and step right past them;
+        ``following``, the cell drawn just after them, if any."""
+        text, self.style = _drawn(self.style, cells, following)
+        self.out.append(text)
         if self.col is not None:
-            self.col += 1
+            self.col += len(cells) // 2
             if self.col > self.width:
                 # Wrapped (ANSI.SYS) or waiting to wrap (VT): either way, move absolutely next.
                 self.row = self.col = None
@@ -306,19 +331,9 @@ class _Pen:
             self.set_style(_style_for(self.style, BLANK))  # erasing paints the background
         self.out.append(clear_to_end_of_line())
 
-    def overwrite_cost(self, cells: Sequence[Cell], limit: int) -> int:
-        """Bytes to draw ``cells`` from here in one go; stops counting past ``limit``."""
-        style, cost = self.style, 0
-        for index, cell in enumerate(cells):
-            following = cells[index + 1] if index + 1 < len(cells) else None
-            wanted = _style_for(style, cell, following)
-            if wanted != style:
-                cost += len(_style_change(style, wanted))
-                style = wanted
-            cost += len(cell[0].encode())
-            if cost > limit:
-                break
-        return cost
+    def cost(self, cells: Row) -> int:
+        """Bytes to draw ``cells`` (a piece of a row) from here in one go."""
+        return len(_drawn(self.style, cells, "")[0].encode())
 
 
 class _Run(NamedTuple):
@@ -700,34 +715,33 @@ class ScreenBuffer:
         return runs
 
     def _draw_run(self, pen: _Pen, run: _Run, line: Row) -> None:
-        """Draw one run of ``line``; overwrite the unchanged cells between two changes when
-        that is shorter than moving over them."""
+        """Draw one run of ``line``, each stretch of adjacent changed cells in one go;
+        overwrite the unchanged cells before a stretch when that is shorter than moving over
+        them."""
         row = run.row
         if run.clear_from is not None:
             pen.move(row, run.clear_from)
             pen.clear_line()
-        cols = run.cols
-        for index, col in enumerate(cols):
-            cell = _cell(line, col)
-            following = (
-                _cell(line, col + 1)
-                if index + 1 < len(cols) and cols[index + 1] == col + 1
-                else None
-            )
+        cols, index = run.cols, 0
+        while index < len(cols):
+            first = last = cols[index]
+            index += 1
+            while index < len(cols) and cols[index] == last + 1:
+                last = cols[index]
+                index += 1
             start = pen.col
-            if pen.row == row and start is not None and start < col:
+            if pen.row == row and start is not None and start < first:
+                cell = _cell(line, first)
+                following = _cell(line, first + 1) if last > first else None
                 wanted = _style_for(pen.style, cell, following)
-                jump = len(_cheapest_move(row, start, row, col)) + len(cell[0].encode())
+                jump = len(_cheapest_move(row, start, row, first)) + len(cell[0].encode())
                 if wanted != pen.style:
                     jump += len(_style_change(pen.style, wanted))
                 # Every cell written costs a byte at least: a wide gap is always jumped.
-                if col - start + 1 <= jump:
-                    overwritten = [_cell(line, between) for between in range(start, col + 1)]
-                    if pen.overwrite_cost(overwritten, jump) <= jump:
-                        for offset in range(col - start):
-                            pen.write(overwritten[offset], overwritten[offset + 1])
-            pen.move(row, col)
-            pen.write(cell, following)
+                if first - start + 1 <= jump and pen.cost(line[2 * start - 2 : 2 * first]) <= jump:
+                    pen.write(line[2 * start - 2 : 2 * first - 2], line[2 * first - 2 : 2 * first])
+            pen.move(row, first)
+            pen.write(line[2 * first - 2 : 2 * last])
 
     def _finish(self, pen: _Pen, *, cursor_hidden: bool, clear: bool = False) -> None:
         """Leave the cursor where, how and in the colours the door asked for; ``clear``
