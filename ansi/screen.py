@@ -331,9 +331,10 @@ class _Pen:
             self.set_style(_style_for(self.style, BLANK))  # erasing paints the background
         self.out.append(clear_to_end_of_line())
 
-    def cost(self, cells: Row) -> int:
-        """Bytes to draw ``cells`` (a piece of a row) from here in one go."""
-        return len(_drawn(self.style, cells, "")[0].encode())
+    def cost(self, cells: Row, following: Row = "") -> int:
+        """Bytes to draw ``cells`` (a piece of a row) from here in one go, as :meth:`write`
+        would."""
+        return len(_drawn(self.style, cells, following)[0].encode())
 
 
 class _Run(NamedTuple):
@@ -731,12 +732,11 @@ class ScreenBuffer:
                 index += 1
             start = pen.col
             if pen.row == row and start is not None and start < first:
-                cell = _cell(line, first)
-                following = _cell(line, first + 1) if last > first else None
-                wanted = _style_for(pen.style, cell, following)
-                jump = len(_cheapest_move(row, start, row, first)) + len(cell[0].encode())
-                if wanted != pen.style:
-                    jump += len(_style_change(pen.style, wanted))
+                # Moving there, then drawing the stretch's first cell, against overwriting.
+                following = line[2 * first : 2 * first + 2] if last > first else ""
+                jump = len(_cheapest_move(row, start, row, first)) + pen.cost(
+                    line[2 * first - 2 : 2 * first], following
+                )
                 # Every cell written costs a byte at least: a wide gap is always jumped.
                 if first - start + 1 <= jump and pen.cost(line[2 * start - 2 : 2 * first]) <= jump:
                     pen.write(line[2 * start - 2 : 2 * first - 2], line[2 * first - 2 : 2 * first])
