@@ -65,12 +65,14 @@ WEB_LISTENING = re.compile(r"listening for web on \S+ port (\d+)")
 STORE_COUNTS = re.compile(r"store: (\d+) writes in (\d+) commits")
 COMMIT_AVERAGE = re.compile(r"store: .* commits .* a commit took ([\d.]+) ms on average")
 # Where the commits' time went (averages since start, in ms): a write's wait for its commit
-# to begin; a COMMIT's wait for the writer's thread, its time there, and its way back.
+# to begin; a COMMIT's wait for the writer's thread, its time there, and its way back; then,
+# once answered, a write's wait for the loop to run its caller (a door before that logs none).
 COMMIT_STAGES = re.compile(
     r"store: a write waited ([\d.]+) ms .* a COMMIT waited ([\d.]+) ms .* took ([\d.]+) ms"
-    r" there .* and ([\d.]+) ms more"
+    r" there .* and ([\d.]+) ms more(?:.* a write waited ([\d.]+) ms for the event loop)?"
 )
-STAGES = ("queued", "to_thread", "in_thread", "back")
+STAGES = ("queued", "to_thread", "in_thread", "back", "to_caller")
+PER_WRITE_STAGES = ("queued", "to_caller")  # the others are a commit's
 # The garbage collector's passes since the last SIGUSR1, and the longest of each generation.
 COLLECTOR = re.compile(
     r"collector: (\d+) young \(longest ([\d.]+) ms\), (\d+) middle \(([\d.]+) ms\), "
@@ -562,7 +564,10 @@ class ServerProcess:
         """Where the commits' time went, by :data:`STAGES`, in ms on average since start, as
         the door logged it with its last store counts; None from a door that does not."""
         found = COMMIT_STAGES.findall(self.log_text())
-        return dict(zip(STAGES, map(float, found[-1]), strict=True)) if found else None
+        if not found:
+            return None
+        stages = zip(STAGES, found[-1], strict=True)
+        return {stage: float(ms) if ms else None for stage, ms in stages}
 
     def collector_passes(self) -> dict[str, float] | None:
         """The garbage collector's passes the door logged with its last store counts (since

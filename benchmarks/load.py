@@ -22,8 +22,9 @@ writes (plays, and the deals that follow a finished game) a commit, and where a 
 time went: a write's wait for the commit before its own to end, the ``COMMIT``'s wait for
 the writer's thread, its time there (the fsync, then Python's GIL taken back from the busy
 event loop: set beside the disk alone, below, the GIL's share shows) and its way back to the
-loop; and the garbage collector's passes while everyone plays, with the longest of each
-generation (each holds every game while it runs).
+loop, then a write's wait, once answered, for the loop to run its caller again (behind the
+others of its group, each drawing a board); and the garbage collector's passes while
+everyone plays, with the longest of each generation (each holds every game while it runs).
 
 With ``--compare REF`` the door as it was at another git revision (a branch, a tag, a commit)
 is extracted into a temporary folder (``git archive``) and loaded by the same callers in the
@@ -97,6 +98,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callers import (
     MENU_PROMPT,
+    PER_WRITE_STAGES,
     ROOT,
     STAGES,
     UPDATE,
@@ -471,12 +473,12 @@ def _stages_between(
     counts_at: dict[str, tuple[int, int]], stages_at: dict[str, dict[str, float] | None]
 ) -> dict[str, float | None]:
     """Where the commits' time went while everyone played (see :data:`callers.STAGES`): ms
-    a write queued, and ms a commit for the rest."""
+    a write queued and waited for its caller to run, and ms a commit for the rest."""
     return {
         stage: _average_between(
             counts_at,
             {phase: None if at is None else at[stage] for phase, at in stages_at.items()},
-            "write" if stage == "queued" else "commit",
+            "write" if stage in PER_WRITE_STAGES else "commit",
         )
         for stage in STAGES
     }
@@ -752,11 +754,13 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
     print("the store's commits while everyone played (writes: plays, and deals after a game);")
     print(
         "in ms: a write queued for its commit to begin; a commit in all, and its COMMIT's wait"
-        " for the writer's thread, time there (the fsync, and the GIL back), way back"
+        " for the writer's thread, time there (the fsync, and the GIL back), way back; once"
+        " answered, a write's wait for the loop to run its caller (behind its group's boards)"
     )
     print(
         f"{'':<14}{'calls':>6}{'writes':>8}{'commits':>9}{'commit/s':>10}{'writes/commit':>15}"
         f"{'queued':>8}{'ms/commit':>11}{'to thread':>11}{'in thread':>11}{'back':>7}"
+        f"{'to caller':>11}"
     )
 
     def ms(value: float | None, width: int) -> str:
@@ -770,7 +774,7 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
                 f"{case['commits_per_second']:>10.1f}{case['writes_per_commit']:>15.2f}"
                 f"{ms(stages['queued'], 8)}{ms(case.get('commit_ms_average'), 11)}"
                 f"{ms(stages['to_thread'], 11)}{ms(stages['in_thread'], 11)}"
-                f"{ms(stages['back'], 7)}"
+                f"{ms(stages['back'], 7)}{ms(stages.get('to_caller'), 11)}"
             )
     print()
     print("the disk alone (benchmarks/disk.py), at the door's commit rate: a commit, in ms")

@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -78,6 +79,27 @@ async def test_plays_that_arrive_together_share_one_commit(store: Store) -> None
     assert (after.writes - before.writes, after.commits - before.commits) == (CALLERS, 1)
     # Each caller was answered after the commit: every play is in the file.
     assert stored_moves(store.path) == {game_id: 1 for _, game_id, _ in tables}
+
+
+async def test_a_writes_wait_behind_the_rest_of_its_group_is_counted(store: Store) -> None:
+    """The sysop's counts show how long answered plays wait for the event loop to get back
+    to their callers, each of whom draws a board in turn."""
+    tables = await dealt(store, CALLERS)
+    for _, _, game in tables:
+        game.play(game.legal()[0])
+    draw_seconds = 0.005
+    before = store.commit_counts
+
+    async def play_and_draw(game_id: int, game: Game) -> None:
+        await store.record_play(game_id, game)
+        time.sleep(draw_seconds)  # a board drawn: the event loop does nothing else meanwhile
+
+    await asyncio.gather(*(play_and_draw(game_id, game) for _, game_id, game in tables))
+    after = store.commit_counts
+    assert after.commits - before.commits == 1
+    # The last caller answered ran once the other 19 had drawn: on average, half of them.
+    waited = (after.to_caller - before.to_caller) / CALLERS
+    assert waited >= draw_seconds * (CALLERS - 1) / 2
 
 
 async def test_the_writer_lets_go_of_a_group_once_it_is_committed(tmp_path: Path) -> None:

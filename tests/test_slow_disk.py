@@ -111,6 +111,8 @@ async def test_plays_that_arrive_together_share_a_commit(tmp_path: Path) -> None
     assert stages["in_thread"] >= FSYNC_DELAY_MS, stages
     assert stages["to_thread"] + stages["in_thread"] + stages["back"] <= commit_ms, stages
     assert stages["to_thread"] + stages["back"] < FSYNC_DELAY_MS / 2, stages
+    # And how long, once answered, a play waited for the door to draw its caller's board.
+    assert stages["to_caller"] is not None and stages["to_caller"] >= 0, stages
     # One at a time, the plays would have taken a commit each.
     assert commits <= writes / 3, f"{writes} plays took {commits} commits"
     stored = stored_histories(database)

@@ -188,11 +188,13 @@ class Service:
         log.info(
             "store: a write waited %.2f ms on average for its commit to begin; a COMMIT "
             "waited %.2f ms for the writer's thread, took %.2f ms there (the fsync, and "
-            "Python's GIL back) and %.2f ms more to reach the event loop",
+            "Python's GIL back) and %.2f ms more to reach the event loop; once answered, a "
+            "write waited %.2f ms for the event loop to run its caller again",
             1000 * counts.queued / writes,
             1000 * counts.to_thread / commits,
             1000 * counts.in_thread / commits,
             1000 * counts.back / commits,
+            1000 * counts.to_caller / writes,
         )
         log.info("%s", self._collector.report())
 

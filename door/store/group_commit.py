@@ -25,8 +25,10 @@ group's writes straight away, a turn of the loop before the writer's task would.
 Each commit's duration and group size are logged at debug level (logger
 ``door.store.group_commit``), and :class:`CommitCounts` sums them up, with where the time
 went: waiting for the commit before, handing the ``COMMIT`` to the thread, the ``COMMIT`` in
-the thread (the fsync, then Python's GIL taken back from a busy loop), and coming back to
-the loop. So the disk's share of a slow play shows directly, and what is not the disk's.
+the thread (the fsync, then Python's GIL taken back from a busy loop), coming back to the
+loop, and, once answered, each write's wait for the loop to run its caller again (behind
+the other callers of its group, each drawing a board). So the disk's share of a slow play
+shows directly, and what is not the disk's.
 
 Reads run on a second connection (:mod:`door.store.reading`): in WAL mode a reader sees the
 last commit and never waits for the writer, so scoreboards and logging in don't queue behind
@@ -108,6 +110,7 @@ class CommitCounts:
     to_thread: float = 0.0  # the COMMITs' waits for the writer's thread to start them
     in_thread: float = 0.0  # the COMMITs in that thread: the fsync, then the GIL back
     back: float = 0.0  # from the end of each COMMIT to the event loop's answer
+    to_caller: float = 0.0  # the writes' waits, once answered, for their callers to run
 
 
 def is_busy(error: BaseException) -> bool:
@@ -223,6 +226,7 @@ class _Pending:
     work: Work
     future: asyncio.Future[Any]
     came: float  # time.perf_counter() when it was queued
+    answered: float = 0.0  # and when its commit's outcome was set, once it was
 
 
 class Writer(Connection):
@@ -243,7 +247,7 @@ class Writer(Connection):
         self._writes = 0
         self._seconds = 0.0
         self._longest = 0.0
-        self._queued = self._to_thread = self._in_thread = self._back = 0.0
+        self._queued = self._to_thread = self._in_thread = self._back = self._to_caller = 0.0
         self._busy_timeout_ms: int | None = None  # the connection's own, while it may wait
         self._checkpoints = Connection(f"{name}-checkpoints")
         self._written = asyncio.Event()  # since the last checkpoint
@@ -260,6 +264,7 @@ class Writer(Connection):
             self._to_thread,
             self._in_thread,
             self._back,
+            self._to_caller,
         )
 
     def _committed(self, writes: int, began: float, times: _CommitTimes) -> None:
@@ -325,10 +330,15 @@ class Writer(Connection):
         if self._moved is not None:
             raise self._moved
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Pending(work, future, time.perf_counter()))
+        pending = _Pending(work, future, time.perf_counter())
+        self._queue.append(pending)
         self._wake.set()
         self._committer.start()
-        return await future
+        try:
+            return await future
+        finally:
+            if pending.answered:
+                self._to_caller += time.perf_counter() - pending.answered
 
     async def _commit_groups(self) -> None:
         try:
@@ -533,9 +543,11 @@ def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
 
 def _answer(group: list[_Pending], outcomes: list[WriteResult]) -> None:
     """Tell each write's caller what it came to (one who stopped waiting is not told)."""
+    now = time.perf_counter()
     for pending, outcome in zip(group, outcomes, strict=True):
         if pending.future.done():
             continue
+        pending.answered = now
         if outcome.error is None:
             pending.future.set_result(outcome.value)
         else:
