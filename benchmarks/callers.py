@@ -560,7 +560,7 @@ class ServerProcess:
         found = COMMIT_AVERAGE.findall(self.log_text())
         return float(found[-1]) if found else None
 
-    def commit_stages_ms(self) -> dict[str, float] | None:
+    def commit_stages_ms(self) -> dict[str, float | None] | None:
         """Where the commits' time went, by :data:`STAGES`, in ms on average since start, as
         the door logged it with its last store counts; None from a door that does not."""
         found = COMMIT_STAGES.findall(self.log_text())

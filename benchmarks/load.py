@@ -470,7 +470,7 @@ def _average_between(
 
 
 def _stages_between(
-    counts_at: dict[str, tuple[int, int]], stages_at: dict[str, dict[str, float] | None]
+    counts_at: dict[str, tuple[int, int]], stages_at: dict[str, dict[str, float | None] | None]
 ) -> dict[str, float | None]:
     """Where the commits' time went while everyone played (see :data:`callers.STAGES`): ms
     a write queued and waited for its caller to run, and ms a commit for the rest."""
@@ -556,7 +556,7 @@ def run_case(
     profiler: subprocess.Popen[bytes] | None = None
     counts_at: dict[str, tuple[int, int]] = {}
     commit_ms_at: dict[str, float | None] = {}  # the average commit time since start
-    stages_at: dict[str, dict[str, float] | None] = {}  # and where it went
+    stages_at: dict[str, dict[str, float | None] | None] = {}  # and where it went
     collector: dict[str, float] | None = None  # its passes while everyone played
     tells_store_counts = mode == "door" and (revision is None or revision.tells_store_counts)
     try:
