@@ -39,6 +39,13 @@ round's p99: on a shared machine one run's p99 can be twice the next one's on th
 and a single round cannot tell two doors apart by less than that. An odd N has one middle
 round; with an even N, a row one of whose two middle rounds was disturbed shows that one.
 
+Beside the cores the server kept busy, each row shows the CPU a play cost its event loop
+(its main thread, from /proc), and with ``--rounds`` that figure in each round: the loop
+runs one caller's work at a time, so the queue every play waits in, and the p99 with it,
+grows with it. It moves with the machine too: two rows of one round have differed on it by
+a tenth where benchmarks/drawing.py saw no difference between their doors, so a change of a
+few percent needs drawing.py or benchmarks/engine.py to show.
+
 Each row's slowest 1% of plays is also grouped by when they were sent: plays sent within
 50 ms of one another met one hold-up (a garbage collector's pass, a stalled disk, a busy
 machine), so a p99 that a few such episodes hold is set by hold-ups rather than by what
@@ -379,6 +386,7 @@ class Readings:
     idle: ProcessSample
     peak_rss_by_phase: dict[str, int] = field(default_factory=dict)
     cpu_at: dict[str, float] = field(default_factory=dict)
+    loop_cpu_at: dict[str, float] = field(default_factory=dict)  # the main thread's
 
     def take(self, server: ServerProcess, phase: str) -> ProcessSample:
         sample = server.sample()
@@ -578,14 +586,18 @@ def run_case(
             profiler = _profile(server, args.profile / f"{name}-{callers}.txt", args.duration)
         while time.monotonic() < start_at.value:
             time.sleep(0.01)
-        readings.cpu_at["play"] = readings.take(server, "ready").cpu_seconds
+        at_play = readings.take(server, "ready")
+        readings.cpu_at["play"] = at_play.cpu_seconds
+        readings.loop_cpu_at["play"] = at_play.main_thread_cpu_seconds
         machine_at_play = machine_busy_seconds()
         if tells_store_counts:
             counts_at["play"] = server.store_counts()
             commit_ms_at["play"] = server.commit_average_ms()
             stages_at["play"] = server.commit_stages_ms()
         played = _merge(_collect(report, "played", len(workers), server, readings))
-        readings.cpu_at["played"] = readings.take(server, "played").cpu_seconds
+        at_played = readings.take(server, "played")
+        readings.cpu_at["played"] = at_played.cpu_seconds
+        readings.loop_cpu_at["played"] = at_played.main_thread_cpu_seconds
         if tells_store_counts:
             counts_at["played"] = server.store_counts()
             commit_ms_at["played"] = server.commit_average_ms()
@@ -606,6 +618,7 @@ def run_case(
             if worker.is_alive():
                 worker.kill()
     play_cpu = readings.cpu_at["played"] - readings.cpu_at["play"]
+    loop_cpu = readings.loop_cpu_at["played"] - readings.loop_cpu_at["play"]
     play_seconds = args.duration  # the played phase runs a little longer: in-flight plays
     commands = len(played.latencies)
     rise_kb = readings.peak_rss_by_phase.get("played", 0) - readings.idle.rss_kb
@@ -648,6 +661,9 @@ def run_case(
         "server_cpu_seconds_playing": round(play_cpu, 2),
         "server_cpu_share_playing": round(play_cpu / play_seconds, 3),
         "server_cpu_seconds_total": round(final.cpu_seconds, 2),
+        # The event loop's CPU a play: the work each play puts on the one thread every
+        # caller waits on, which the loop's queue (and the p99) grows with.
+        "loop_cpu_ms_per_command": round(1000 * loop_cpu / commands, 3) if commands else 0.0,
         "client_cpu_seconds_playing": round(played.cpu_seconds, 2),
         "client_cpu_share_playing": round(played.cpu_seconds / play_seconds, 3),
         # Cores busy with anything else while playing (the solver's workers, other programs).
@@ -696,30 +712,35 @@ def _row(case: dict[str, Any]) -> str:
         f"{case['commands_per_second']:>8.1f}{latency['p50']:>8.1f}{latency['p95']:>8.1f}"
         f"{latency['p99']:>8.1f}{latency['max']:>9.1f}{case['bytes_per_command']:>7.0f}"
         f"{case['server_rss_playing_kb'] / 1024:>8.1f}{case['kb_per_caller']:>7.1f}"
-        f"{case['server_cpu_share_playing']:>7.2f}{case['client_cpu_share_playing']:>7.2f}"
-        f"{case['other_cpu_share_playing']:>7.2f}"
+        f"{case['server_cpu_share_playing']:>7.2f}{case['loop_cpu_ms_per_command']:>7.2f}"
+        f"{case['client_cpu_share_playing']:>7.2f}{case['other_cpu_share_playing']:>7.2f}"
         f"{sum(case['errors'].values()):>5}"
     )
 
 
 HEADER = (
     f"{'':<14}{'calls':>6}{'cmds':>8}{'cmd/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>9}"
-    f"{'B/cmd':>7}{'RSS MB':>8}{'KB/cl':>7}{'srvCPU':>7}{'cliCPU':>7}{'other':>7}{'err':>5}"
+    f"{'B/cmd':>7}{'RSS MB':>8}{'KB/cl':>7}{'srvCPU':>7}{'loopms':>7}{'cliCPU':>7}{'other':>7}"
+    f"{'err':>5}"
 )
 
 
 def _print_rounds(name: str, case: dict[str, Any], digits: int = 1) -> None:
-    """A row's p99 in each round, when there were several (``--rounds``)."""
+    """A row's p99 in each round, and its event loop's CPU a play, when there were several
+    (``--rounds``)."""
     rounds = case.get("p99_by_round_ms", ())
     if len(rounds) > 1:
         each = ", ".join(f"{p99:.{digits}f}" for p99 in rounds)
-        print(f"{name:<14}{case['callers']:>6}  p99 by round: {each}")
+        loop = case.get("loop_cpu_ms_by_round", ())
+        loop_each = f"; loop ms a play: {', '.join(f'{ms:.2f}' for ms in loop)}" if loop else ""
+        print(f"{name:<14}{case['callers']:>6}  p99 by round: {each}{loop_each}")
 
 
 def print_summary(runs: list[dict[str, Any]]) -> None:
     print(
         "latency in ms per play; RSS while playing; CPU: cores busy while playing, for the"
-        " server, the callers, and anything else on the machine"
+        " server, the callers, and anything else on the machine; loopms: the CPU a play cost"
+        " the server's event loop, in ms"
     )
     print(HEADER)
     for run in runs:
@@ -881,6 +902,8 @@ def middle_round(cases: list[dict[str, Any]], figures: str = "latency_ms") -> di
     ordered = sorted(cases, key=lambda case: case[figures]["p99"])
     middle = dict(ordered[len(ordered) // 2])
     middle["p99_by_round_ms"] = [case[figures]["p99"] for case in cases]
+    if "loop_cpu_ms_per_command" in middle:
+        middle["loop_cpu_ms_by_round"] = [case["loop_cpu_ms_per_command"] for case in cases]
     return middle
 
 
