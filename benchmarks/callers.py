@@ -601,7 +601,7 @@ class ProcessSample:
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _cpu_seconds(stat_path: Path) -> float:
+def _stat_cpu_seconds(stat_path: Path) -> float:
     """User and system time in a /proc ``stat`` file, in seconds."""
     stat = stat_path.read_text()
     after_name = stat[stat.rindex(")") + 2 :].split()  # the name may hold spaces
@@ -616,8 +616,8 @@ def process_sample(pid: int) -> ProcessSample:
     return ProcessSample(
         int(fields["VmRSS"]),
         int(fields["VmHWM"]),
-        _cpu_seconds(Path(f"/proc/{pid}/stat")),
-        _cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat")),
+        _stat_cpu_seconds(Path(f"/proc/{pid}/stat")),
+        _stat_cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat")),
     )
 
 

@@ -385,8 +385,7 @@ class Readings:
 
     idle: ProcessSample
     peak_rss_by_phase: dict[str, int] = field(default_factory=dict)
-    cpu_at: dict[str, float] = field(default_factory=dict)
-    loop_cpu_at: dict[str, float] = field(default_factory=dict)  # the main thread's
+    at: dict[str, ProcessSample] = field(default_factory=dict)  # by phase boundary
 
     def take(self, server: ServerProcess, phase: str) -> ProcessSample:
         sample = server.sample()
@@ -586,18 +585,14 @@ def run_case(
             profiler = _profile(server, args.profile / f"{name}-{callers}.txt", args.duration)
         while time.monotonic() < start_at.value:
             time.sleep(0.01)
-        at_play = readings.take(server, "ready")
-        readings.cpu_at["play"] = at_play.cpu_seconds
-        readings.loop_cpu_at["play"] = at_play.main_thread_cpu_seconds
+        readings.at["play"] = readings.take(server, "ready")
         machine_at_play = machine_busy_seconds()
         if tells_store_counts:
             counts_at["play"] = server.store_counts()
             commit_ms_at["play"] = server.commit_average_ms()
             stages_at["play"] = server.commit_stages_ms()
         played = _merge(_collect(report, "played", len(workers), server, readings))
-        at_played = readings.take(server, "played")
-        readings.cpu_at["played"] = at_played.cpu_seconds
-        readings.loop_cpu_at["played"] = at_played.main_thread_cpu_seconds
+        readings.at["played"] = readings.take(server, "played")
         if tells_store_counts:
             counts_at["played"] = server.store_counts()
             commit_ms_at["played"] = server.commit_average_ms()
@@ -617,8 +612,9 @@ def run_case(
             worker.join(30)
             if worker.is_alive():
                 worker.kill()
-    play_cpu = readings.cpu_at["played"] - readings.cpu_at["play"]
-    loop_cpu = readings.loop_cpu_at["played"] - readings.loop_cpu_at["play"]
+    at_play, at_played = readings.at["play"], readings.at["played"]
+    play_cpu = at_played.cpu_seconds - at_play.cpu_seconds
+    loop_cpu = at_played.main_thread_cpu_seconds - at_play.main_thread_cpu_seconds
     play_seconds = args.duration  # the played phase runs a little longer: in-flight plays
     commands = len(played.latencies)
     rise_kb = readings.peak_rss_by_phase.get("played", 0) - readings.idle.rss_kb
