@@ -1,9 +1,11 @@
 """Drawing: the event loop's time to update a caller's board after a play, without network.
 
 Random play-outs over the shipped levels, as in benchmarks/engine.py; after each play the
-board is drawn into the caller's screen buffer by the caller's ``BoardPainter`` (with the
-keys' reminder, as the door draws an ANSI board: only the parts the play changed), and the
-changes are rendered as the bytes the door would send (``ScreenBuffer.render_changes``).
+board is drawn into the caller's screen buffer by the caller's ``BoardPainter`` as the door
+draws it after a typed play on an ANSI board (only the parts the play changed): the play on
+the message line, the game's number in the title and its seal under the columns, the hot
+keys' reminder beside them. The changes are then rendered as the bytes the door would send
+(``ScreenBuffer.render_changes``).
 The first ``--warm-up`` games fill the screen's caches, as a door that has run a while has
 them, and are not counted. Prints each part's time per play (mean, p50, p90, p99, in
 microseconds) and the bytes a play sends, and writes JSON.
@@ -16,7 +18,11 @@ load, rather than one.
         [--callers 1] [--json FILE]
 
 At 1,000 callers a play every 2 seconds, every 100 us a play spends here is 5 % of the
-event loop's time, for every caller's latency.
+event loop's time, for every caller's latency. Inside the door under that load
+(benchmarks/load.py) the same drawing took about one and a half times as long as here:
+between two plays of a caller the door does everything else for a thousand callers, so the
+tables and rows a board is drawn from are no longer in the processor's caches. Drawing that
+touches less memory gains more in the door than it shows here.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from callers import percentile
@@ -35,8 +42,10 @@ from callers import percentile
 from ansi.screen import ScreenBuffer
 from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
+from door.store import GameRecord
 from door.views.board import PROMPT, BoardPainter, Look
 from door.views.pointer import reminder_lines
+from door.visit.play import GameLabels, labels_of
 
 PARTS = ("board", "render", "both")
 
@@ -49,6 +58,7 @@ class Seat:
     game: Game
     screen: ScreenBuffer
     painter: BoardPainter
+    labels: GameLabels  # the game's number and seal, as the door shows a scored game
     counted: bool
     plays: int = 0
 
@@ -56,8 +66,28 @@ class Seat:
 def sit_down(level: Level, deal: int, look: Look, counted: bool) -> Seat:
     """A fresh deal on a fresh screen, drawn whole once."""
     game = Game.deal(level.variant, deal)
-    seat = Seat(level, game, ScreenBuffer(80, 24), BoardPainter(), counted)
-    seat.painter.draw(seat.screen, game, level.name, look)
+    # A scored game, as the door shows it: "Game N" in the title, its seal under the columns.
+    record = GameRecord(
+        id=deal,
+        user_id=1,
+        level=level.number,
+        variant_id=1,
+        deal=deal,
+        status="playing",
+        score=0,
+        moves=0,
+        cards_up=0,
+        assisted=False,
+        started=datetime(2026, 1, 1),
+        finished=None,
+        history=(),
+        salt=f"{deal:016x}",
+    )
+    labels = labels_of(record, game)
+    seat = Seat(level, game, ScreenBuffer(80, 24), BoardPainter(), labels, counted)
+    seat.painter.draw(
+        seat.screen, game, level.name, look, caption=labels.caption, footnote=labels.footnote
+    )
     seat.screen.render_full()
     return seat
 
@@ -68,12 +98,23 @@ def play_once(seat: Seat, rng: random.Random, look: Look) -> tuple[float, float,
     legal = seat.game.legal()
     if not legal:
         return None
-    seat.game.play(rng.choice(legal))
+    command = rng.choice(legal)
+    seat.game.play(command)
     seat.plays += 1
-    level, game, screen = seat.level, seat.game, seat.screen
+    level, game, screen, labels = seat.level, seat.game, seat.screen, seat.labels
     began = time.perf_counter()
-    reminder = reminder_lines(len(game.tableau), hot=False, hints=level.hints != "off")
-    seat.painter.draw(screen, game, level.name, look, prompt=PROMPT, reminder=reminder)
+    reminder = reminder_lines(len(game.tableau), hot=True, hints=level.hints != "off")
+    seat.painter.draw(
+        screen,
+        game,
+        level.name,
+        look,
+        command,  # a typed play is said back on the message line
+        prompt=PROMPT,
+        caption=labels.caption,
+        footnote=labels.footnote,
+        reminder=reminder,
+    )
     drawn = time.perf_counter()
     update = screen.render_changes()
     rendered = time.perf_counter()
