@@ -24,7 +24,6 @@ import functools
 import operator
 import sys
 import unicodedata
-from collections.abc import Sequence
 from itertools import compress, count
 from typing import NamedTuple
 
@@ -120,7 +119,7 @@ def _look(cell: Cell) -> Cell:
 def _as_row(chars: str, colours: Colours) -> Row:
     """``chars`` in ``colours`` as the part of a :data:`Row` they take."""
     code = _code(colours)
-    return "".join(char + code for char in chars)
+    return code.join(chars) + code if chars else ""
 
 
 def _cell(row: Row, col: int) -> Cell:
@@ -174,6 +173,22 @@ def _let_go_of_unused_rows() -> None:
     unused = [row for row in _SHARED_ROWS if sys.getrefcount(row) <= _HELD_BY_THE_TABLE_ALONE]
     for row in unused:
         del _SHARED_ROWS[row]
+
+
+def cells(text: str, style: Style = DEFAULT_STYLE) -> Row:
+    """``text`` in ``style`` as a screen holds it, a column a character (as
+    :meth:`ScreenBuffer.put` writes it): made once and put many times
+    (:meth:`ScreenBuffer.put_cells`), or joined with others into a longer stretch, as a
+    board's cards are.
+
+    >>> from ansi.sequences import RED
+    >>> screen = ScreenBuffer(8, 1)
+    >>> screen.put_cells(1, 2, cells("7♥", Style(RED)) + cells(" ok"))
+    7
+    >>> screen.text_at(1), screen.cell_at(1, 3)
+    (' 7♥ ok  ', ('♥', Style(fg=1, bg=0, bold=False)))
+    """
+    return _as_row(_cell_chars(text), style)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -438,25 +453,11 @@ class ScreenBuffer:
         >>> screen.text_at(1)
         '     Can'
         """
-        return self._put_cells(row, col, _text_row(text, style))
+        return self.put_cells(row, col, _text_row(text, style))
 
-    def put_pieces(self, row: int, col: int, pieces: Sequence[tuple[str, Style]]) -> int:
-        """Write each ``(text, style)`` of ``pieces`` just after the one before, from
-        ``row``, ``col`` on, as :meth:`put` would one by one; return the column after the last.
-
-        One change of the row for all of them: a board's row of cards is drawn at once.
-
-        >>> from ansi.sequences import RED
-        >>> screen = ScreenBuffer(8, 2)
-        >>> screen.put_pieces(2, 2, [("7♥", Style(RED)), (" ", Style()), ("ok", Style())])
-        7
-        >>> screen.text_at(2), screen.cell_at(2, 3)
-        (' 7♥ ok  ', ('♥', Style(fg=1, bg=0, bold=False)))
-        """
-        return self._put_cells(row, col, "".join([_text_row(*piece) for piece in pieces]))
-
-    def _put_cells(self, row: int, col: int, cells: Row) -> int:
-        """Write ``cells`` from ``row``, ``col`` on, clipped; the column just after them."""
+    def put_cells(self, row: int, col: int, cells: Row) -> int:
+        """Write ``cells`` (made by :func:`cells`) from ``row``, ``col`` on, clipped; return
+        the column just after them. Cells already as they are leave the row's copy alone."""
         end = col + len(cells) // 2
         if not 1 <= row <= self.height:
             return end
@@ -531,7 +532,7 @@ class ScreenBuffer:
             return
         for row in rows:
             cells = given[row - 1][2 * first_col - 2 : 2 * last_col]
-            self._put_cells(row, first_col, cells)
+            self.put_cells(row, first_col, cells)
 
     def share_rows(self, rows: range) -> None:
         """Hold each of ``rows`` as the one copy every screen holds (:func:`shared_row`): a

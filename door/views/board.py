@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ansi.screen import ScreenBuffer, Style
+from ansi.screen import Row, ScreenBuffer, Style, cells
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
@@ -147,35 +147,46 @@ def rank_word(rank: int | None, look: Look | None = None) -> str:
     return "10" if RANKS[rank] == "T" and (look is None or look.ansi) else RANKS[rank]
 
 
-Piece = tuple[str, Style]
-"""Text in a style, a column a character: what :meth:`ScreenBuffer.put_pieces` draws."""
+# What the board draws most, made once as cells (``ansi.screen.cells``) for each look: a
+# board is drawn at every play, and a row drawn again alike is then left as it was.
+NO_CARD_CELLS, BACK_CELLS = 52, 53  # in _pile_cells, after the cards
 
 
 @functools.lru_cache(maxsize=8)
-def _card_pieces(look: Look) -> tuple[Piece, ...]:
-    """Every card as it is drawn in ``look``, by the card's number: a board draws a dozen or
-    more cards at every play."""
-    return tuple(
+def _pile_cells(look: Look) -> tuple[Row, ...]:
+    """Every card as the board draws it in ``look``, by the card's number; then where a pile
+    has no card, and the deck's back."""
+    drawn = [
         (card_text(Card(number), look), card_style(Card(number), look)) for number in range(52)
-    )
+    ]
+    drawn.append(("[ ]", EMPTY) if look.ansi else ("---", PLAIN))
+    drawn.append(("▒▒▒", CARD_BACK) if look.ansi else ("###", PLAIN))
+    return tuple(cells(text, style) for text, style in drawn)
 
 
-def _empty_piece(look: Look) -> Piece:
-    """Where a pile has no card."""
-    return ("[ ]", EMPTY) if look.ansi else ("---", PLAIN)
+@functools.lru_cache(maxsize=64)
+def _count_cells(count: int) -> Row:
+    """A pile's number of cards, beside it."""
+    return cells(f"{count:>2}", INFO)
 
 
-def _put_along(screen: ScreenBuffer, row: int, placed: Sequence[tuple[int, Piece]]) -> None:
-    """Draw each ``(col, piece)`` of ``placed``, left to right, on ``row`` as one change of it
-    (cheaper than a put each), with blanks between: the frame has none there."""
-    pieces: list[Piece] = []
-    at = placed[0][0]
-    for col, piece in placed:
+@functools.lru_cache(maxsize=128)
+def _blank_cells(width: int) -> Row:
+    return cells(" " * width)
+
+
+def _stretch(placed: Sequence[tuple[int, Row]], end: int) -> Row:
+    """A row's cells from column 1 to ``end``: each ``(col, cells)`` of ``placed``, left to
+    right, at its column, and blanks between (the frame has none on the piles' rows)."""
+    parts: list[Row] = []
+    at = 1
+    for col, drawn in placed:
         if col > at:
-            pieces.append((" " * (col - at), PLAIN))
-        pieces.append(piece)
-        at = col + len(piece[0])
-    screen.put_pieces(row, placed[0][0], pieces)
+            parts.append(_blank_cells(col - at))
+        parts.append(drawn)
+        at = col + len(drawn) // 2
+    parts.append(_blank_cells(end + 1 - at))
+    return "".join(parts)
 
 
 def _put_label(screen: ScreenBuffer, row: int, col: int, name: str, key: str, look: Look) -> None:
@@ -218,28 +229,33 @@ def _frame(
 
 
 def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    cards, empty = _card_pieces(look), _empty_piece(look)
+    """The piles' row and the row under it, whole, left of the sidebar."""
+    piles = _pile_cells(look)
+    reserve, deck = game.reserve, game.deck
     placed = [
-        (RESERVE_COL, cards[game.reserve[-1]] if game.reserve else empty),
-        (RESERVE_COL + 4, (f"{len(game.reserve):>2}", INFO)),
-    ]
-    back = ("▒▒▒", CARD_BACK) if look.ansi else ("###", PLAIN)
-    placed += [
-        (DECK_COL, back if game.deck else empty),
-        (DECK_COL + 4, (f"{len(game.deck):>2}", INFO)),
+        (RESERVE_COL, piles[reserve[-1] if reserve else NO_CARD_CELLS]),
+        (RESERVE_COL + 4, _count_cells(len(reserve))),
+        (DECK_COL, piles[BACK_CELLS if deck else NO_CARD_CELLS]),
+        (DECK_COL + 4, _count_cells(len(deck))),
     ]
     shown = waste_shown(game)
-    placed += [(WASTE_COL + 4 * offset, cards[card]) for offset, card in enumerate(shown)]
+    placed += [(WASTE_COL + 4 * offset, piles[card]) for offset, card in enumerate(shown)]
     if not shown:
-        placed.append((WASTE_COL, empty))
-    elif len(shown) > 1:  # only the top card of the fan is playable: point at it
-        mark_col = WASTE_COL + 4 * (len(shown) - 1)
-        screen.put(COUNT_ROW, mark_col, PLAYABLE_MARK, MESSAGE if look.ansi else PLAIN)
+        placed.append((WASTE_COL, piles[NO_CARD_CELLS]))
     placed += [
-        (FOUNDATION_COL + 5 * index, cards[pile[-1]] if pile else empty)
+        (FOUNDATION_COL + 5 * index, piles[pile[-1] if pile else NO_CARD_CELLS])
         for index, pile in enumerate(game.foundations)
     ]
-    _put_along(screen, CARD_ROW, placed)
+    screen.put_cells(CARD_ROW, 1, _stretch(placed, SIDEBAR - 1))
+    marked = []
+    if len(shown) > 1:  # only the top card of the fan is playable: point at it
+        marked.append((WASTE_COL + 4 * (len(shown) - 1), _playable_mark(look)))
+    screen.put_cells(COUNT_ROW, 1, _stretch(marked, SIDEBAR - 1))
+
+
+@functools.lru_cache(maxsize=8)
+def _playable_mark(look: Look) -> Row:
+    return cells(PLAYABLE_MARK, MESSAGE if look.ansi else PLAIN)
 
 
 def waste_shown(game: Game) -> Sequence[Card]:
@@ -267,22 +283,38 @@ def column_rows(pile: Sequence[Card]) -> list[Card | None]:
     return [pile[0], None, *pile[len(pile) - (rows - 2) :]]
 
 
+# A column row is one stretch of cells, COLUMN_WIDTH of them a column: a blank, the card,
+# two blanks. So drawing a row is a join of slots made once for every card.
+EMPTY_SLOT, BLANK_SLOT, FOLDED_SLOTS = 52, 53, 54  # in _column_slots, after the cards
+_FOLDED_MAX = 52  # cards a folded column can hide, at most
+
+
+@functools.lru_cache(maxsize=8)
+def _column_slots(look: Look) -> tuple[Row, ...]:
+    """Every card's slot in a column row, by the card's number; then an empty column's top
+    row, a row the column does not reach, and a tall column's count of folded cards, by
+    count."""
+    before, after = _blank_cells(1), _blank_cells(2)
+    drawn = [*_pile_cells(look)[:BLANK_SLOT], _blank_cells(3)]
+    drawn += [cells(f"+{count:<2}", INFO) for count in range(_FOLDED_MAX + 1)]
+    return tuple(before + cards + after for cards in drawn)
+
+
 def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    cards = _card_pieces(look)
-    columns: list[list[Piece]] = []  # each column's pieces from its first row down
+    """Every column row, whole, as far as the columns reach across."""
+    slots = _column_slots(look)
+    shown: list[list[int]] = []  # each column's slots from its first row down
     for pile in game.tableau:
         if not pile:
-            columns.append([_empty_piece(look)])
+            shown.append([EMPTY_SLOT])
         else:
-            folded = (f"+{len(pile) - 12:<2}", INFO)
-            columns.append([folded if card is None else cards[card] for card in column_rows(pile)])
-    for offset in range(max(map(len, columns), default=0)):
-        placed = [
-            (2 + COLUMN_WIDTH * index, pieces[offset])
-            for index, pieces in enumerate(columns)
-            if offset < len(pieces)
-        ]
-        _put_along(screen, FIRST_COLUMN_ROW + offset, placed)
+            folded = FOLDED_SLOTS + len(pile) - 12
+            shown.append([folded if card is None else card for card in column_rows(pile)])
+    for offset in range(LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1):
+        line = "".join(
+            [slots[rows[offset] if offset < len(rows) else BLANK_SLOT] for rows in shown]
+        )
+        screen.put_cells(FIRST_COLUMN_ROW + offset, 1, line)
 
 
 def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]:
@@ -468,10 +500,8 @@ class BoardPainter:
             self._level_name, self._caption = level_name, caption
         top = _top_contents(game)
         if top != self._top:
-            top_rows = range(CARD_ROW, COUNT_ROW + 1)
-            board.copy_area(frame, top_rows, 1, SIDEBAR - 1)
             _top_piles(board, game, look)
-            board.share_rows(top_rows)
+            board.share_rows(range(CARD_ROW, COUNT_ROW + 1))
             self._top = top
         values = tuple(value for _, value in sidebar)
         if values != self._values:
@@ -486,9 +516,9 @@ class BoardPainter:
             or prompt != self._prompt
             or footnote != self._footnote
         ):
-            beside_sidebar = range(FIRST_COLUMN_ROW, max(FIRST_COLUMN_ROW, LABEL_ROW + len(values)))
-            board.copy_area(frame, beside_sidebar, 1, SIDEBAR - 1)
-            board.copy_area(frame, range(beside_sidebar.stop, screen.height + 1), 1, screen.width)
+            # The column rows are drawn whole; the rows under them, and the last column row
+            # (a footnote may go up to it), start again from the frame.
+            board.copy_area(frame, range(LAST_COLUMN_ROW, screen.height + 1), 1, screen.width)
             _columns(board, game, look)
             self._prompt_end = _bottom(board, look, message, message_style, prompt, footnote)
             board.share_rows(range(FIRST_COLUMN_ROW, screen.height + 1))
