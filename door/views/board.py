@@ -31,6 +31,7 @@ WIDTH, HEIGHT = 80, 24
 TITLE_ROW = 1
 LABEL_ROW, CARD_ROW, COUNT_ROW = 3, 4, 5
 COLUMN_LABEL_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW = 7, 8, 20
+COLUMN_ROWS = range(FIRST_COLUMN_ROW, LAST_COLUMN_ROW + 1)
 FOOTNOTE_ROW, MESSAGE_ROW, PROMPT_ROW = 21, 22, 23
 PROMPT = "Command (? for help): "
 COLUMN_WIDTH = 6
@@ -300,8 +301,8 @@ def _column_slots(look: Look) -> tuple[Row, ...]:
     return tuple(before + cards + after for cards in drawn)
 
 
-def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    """Every column row, whole, as far as the columns reach across."""
+def _columns(screen: ScreenBuffer, game: Game, look: Look, rows: range) -> None:
+    """The column rows ``rows``, whole, as far as the columns reach across."""
     slots = _column_slots(look)
     shown: list[list[int]] = []  # each column's slots from its first row down
     for pile in game.tableau:
@@ -310,11 +311,12 @@ def _columns(screen: ScreenBuffer, game: Game, look: Look) -> None:
         else:
             folded = FOLDED_SLOTS + len(pile) - 12
             shown.append([folded if card is None else card for card in column_rows(pile)])
-    for offset in range(LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1):
+    for row in rows:
+        offset = row - FIRST_COLUMN_ROW
         line = "".join(
-            [slots[rows[offset] if offset < len(rows) else BLANK_SLOT] for rows in shown]
+            [slots[column[offset] if offset < len(column) else BLANK_SLOT] for column in shown]
         )
-        screen.put_cells(FIRST_COLUMN_ROW + offset, 1, line)
+        screen.put_cells(row, 1, line)
 
 
 def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]:
@@ -418,11 +420,13 @@ class BoardPainter:
     A play changes a pile or two and the sidebar's values; drawing all of the board again
     for each play was a good part of the door's time at a thousand callers. So the board is
     kept here, in a screen buffer of its own that nothing else writes on, in parts that
-    each own a rectangle of it: the title, the top piles, the sidebar's values, and the
-    lower part (the columns, the footnote, the message and the prompt). A part whose
-    contents are as last drawn is left alone; one that changed is given back the frame's
-    cells in its rectangle and drawn anew, so a board drawn by parts is, cell for cell, the
-    board drawn whole (:func:`draw_board`). The screen is then given the board's rows, and
+    each own a rectangle of it: the title, the top piles, the sidebar's values, the columns,
+    and the rows under them (the footnote, the message and the prompt). A part whose
+    contents are as last drawn is left alone; one that changed is drawn anew over its whole
+    rectangle (the piles' rows and the columns' rows whole, blanks and all; the other parts
+    over the frame's cells), so a board drawn by parts is, cell for cell, the board drawn
+    whole (:func:`draw_board`), and a row drawn again alike keeps its copy. A new message
+    alone leaves the columns as they are. The screen is then given the board's rows, and
     whatever is drawn over them (the pointer, the caller's typing, a banner) is gone at the
     next draw.
 
@@ -509,20 +513,26 @@ class BoardPainter:
             board.share_rows(range(LABEL_ROW, LABEL_ROW + len(values)))
             self._values = values
         columns = _columns_contents(game)
+        moved = columns != self._columns
+        if moved:
+            _columns(board, game, look, COLUMN_ROWS)
+            board.share_rows(COLUMN_ROWS)
+            self._columns = columns
         if (
-            columns != self._columns
+            moved
             or message != self._message
             or message_style != self._message_style
             or prompt != self._prompt
             or footnote != self._footnote
         ):
-            # The column rows are drawn whole; the rows under them, and the last column row
-            # (a footnote may go up to it), start again from the frame.
-            board.copy_area(frame, range(LAST_COLUMN_ROW, screen.height + 1), 1, screen.width)
-            _columns(board, game, look)
+            # The rows under the columns start again from the frame, and so does the last
+            # column row, where the footnote may go up.
+            under = range(LAST_COLUMN_ROW, screen.height + 1)
+            board.copy_area(frame, under, 1, screen.width)
+            _columns(board, game, look, range(LAST_COLUMN_ROW, LAST_COLUMN_ROW + 1))
             self._prompt_end = _bottom(board, look, message, message_style, prompt, footnote)
-            board.share_rows(range(FIRST_COLUMN_ROW, screen.height + 1))
-            self._columns, self._message, self._message_style = columns, message, message_style
+            board.share_rows(under)
+            self._message, self._message_style = message, message_style
             self._prompt, self._footnote = prompt, footnote
         screen.clear(board)
         screen.set_cursor(PROMPT_ROW, min(self._prompt_end, WIDTH - 1))
