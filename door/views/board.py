@@ -287,7 +287,7 @@ def column_rows(pile: Sequence[Card]) -> list[Card | None]:
 # A column row is one stretch of cells, COLUMN_WIDTH of them a column: a blank, the card,
 # two blanks. So drawing a row is a join of slots made once for every card.
 EMPTY_SLOT, BLANK_SLOT, FOLDED_SLOTS = 52, 53, 54  # in _column_slots, after the cards
-_FOLDED_MAX = 52  # cards a folded column can hide, at most
+_FOLDED_MAX = 52  # cards a folded column can hide: fewer than the deck's
 
 
 @functools.lru_cache(maxsize=8)
@@ -295,7 +295,7 @@ def _column_slots(look: Look) -> tuple[Row, ...]:
     """Every card's slot in a column row, by the card's number; then an empty column's top
     row, a row the column does not reach, and a tall column's count of folded cards, by
     count."""
-    before, after = _blank_cells(1), _blank_cells(2)
+    before, after = _blank_cells(1), _blank_cells(COLUMN_WIDTH - 4)
     drawn = [*_pile_cells(look)[:BLANK_SLOT], _blank_cells(3)]
     drawn += [cells(f"+{count:<2}", INFO) for count in range(_FOLDED_MAX + 1)]
     return tuple(before + cards + after for cards in drawn)
