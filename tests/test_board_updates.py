@@ -4,6 +4,7 @@ pyte, is the very screen a full redraw of the same board shows; and it costs few
 from __future__ import annotations
 
 import asyncio
+import copy
 import statistics
 
 import pyte
@@ -18,6 +19,8 @@ from ansi.screen import ScreenBuffer
 from door.engine import Game, IllegalMove, Variant
 from door.engine.status import PLAYING
 from door.views.board import (
+    FIRST_COLUMN_ROW,
+    LAST_COLUMN_ROW,
     MESSAGE,
     PROMPT,
     PROMPT_ROW,
@@ -154,6 +157,31 @@ def test_every_update_shows_what_a_full_redraw_shows(
         assert terminal.looks() == full.looks() == drawn(buffer, charset), command
         assert terminal.cursor() == full.cursor() == (PROMPT_ROW, PROMPT_COL)
         assert not terminal.screen.cursor.hidden
+
+
+def test_a_tall_column_folds_and_unfolds() -> None:
+    """A column taller than its thirteen rows shows its bottom card, then how many cards
+    are folded away, then its top eleven; as it grows and shrinks, every update shows what
+    a full redraw shows."""
+    game = Game.deal(Variant(columns=4), 5)
+    cards = [*game.deck, *game.reserve]
+    look = Look(suit_letters=True)
+    buffer, painter, terminal = ScreenBuffer(80, 24), BoardPainter(), Screen("cp437")
+    for height in (3, 13, 14, 30, 12, 0):
+        tall = copy.copy(game)
+        tall.tableau = [list(pile) for pile in game.tableau]
+        tall.tableau[1] = cards[:height]
+        painter.draw(buffer, tall, "Level 1 - Draw one", look, "", MESSAGE)
+        terminal.receive(buffer.render_full() if height == 3 else buffer.render_changes())
+        assert terminal.looks() == redrawn(tall, look, "", MESSAGE, "cp437").looks()
+        column = [line[7:10] for line in terminal.screen.display[FIRST_COLUMN_ROW - 1 :]]
+        shown = [card_text(card, look) for card in cards[:height]]
+        if height > 13:
+            shown = [shown[0], f"+{height - 12:<2}", *shown[-11:]]
+        if not height:
+            shown = ["[ ]"]
+        rows = LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1
+        assert column[:rows] == shown + ["   "] * (rows - len(shown)), height
 
 
 def test_a_deck_turn_costs_few_bytes() -> None:
