@@ -195,7 +195,7 @@ def cells(text: str, style: Style = DEFAULT_STYLE) -> Row:
 def _text_row(text: str, style: Style) -> Row:
     """``text`` in ``style`` as the part of a row it takes, a column a character. Boards draw
     the same labels and cards over and over: remembered."""
-    return _as_row(_cell_chars(text), style)
+    return cells(text, style)
 
 
 def _cell_chars(text: str) -> str:

@@ -31,7 +31,6 @@ WIDTH, HEIGHT = 80, 24
 TITLE_ROW = 1
 LABEL_ROW, CARD_ROW, COUNT_ROW = 3, 4, 5
 COLUMN_LABEL_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW = 7, 8, 20
-COLUMN_ROWS = range(FIRST_COLUMN_ROW, LAST_COLUMN_ROW + 1)
 FOOTNOTE_ROW, MESSAGE_ROW, PROMPT_ROW = 21, 22, 23
 PROMPT = "Command (? for help): "
 COLUMN_WIDTH = 6
@@ -286,7 +285,8 @@ def column_rows(pile: Sequence[Card]) -> list[Card | None]:
 
 # A column row is one stretch of cells, COLUMN_WIDTH of them a column: a blank, the card,
 # two blanks. So drawing a row is a join of slots made once for every card.
-EMPTY_SLOT, BLANK_SLOT, FOLDED_SLOTS = 52, 53, 54  # in _column_slots, after the cards
+EMPTY_SLOT = NO_CARD_CELLS  # in _column_slots: the cards, an empty column, then these
+BLANK_SLOT, FOLDED_SLOTS = EMPTY_SLOT + 1, EMPTY_SLOT + 2
 _FOLDED_MAX = 52  # cards a folded column can hide: fewer than the deck's
 
 
@@ -296,7 +296,7 @@ def _column_slots(look: Look) -> tuple[Row, ...]:
     row, a row the column does not reach, and a tall column's count of folded cards, by
     count."""
     before, after = _blank_cells(1), _blank_cells(COLUMN_WIDTH - 4)
-    drawn = [*_pile_cells(look)[:BLANK_SLOT], _blank_cells(3)]
+    drawn = [*_pile_cells(look)[: EMPTY_SLOT + 1], _blank_cells(3)]
     drawn += [cells(f"+{count:<2}", INFO) for count in range(_FOLDED_MAX + 1)]
     return tuple(before + cards + after for cards in drawn)
 
@@ -514,10 +514,6 @@ class BoardPainter:
             self._values = values
         columns = _columns_contents(game)
         moved = columns != self._columns
-        if moved:
-            _columns(board, game, look, COLUMN_ROWS)
-            board.share_rows(COLUMN_ROWS)
-            self._columns = columns
         if (
             moved
             or message != self._message
@@ -526,13 +522,15 @@ class BoardPainter:
             or footnote != self._footnote
         ):
             # The rows under the columns start again from the frame, and so does the last
-            # column row, where the footnote may go up.
+            # column row, where the footnote may go up; the other column rows only if the
+            # columns changed.
             under = range(LAST_COLUMN_ROW, screen.height + 1)
             board.copy_area(frame, under, 1, screen.width)
-            _columns(board, game, look, range(LAST_COLUMN_ROW, LAST_COLUMN_ROW + 1))
+            redrawn = range(FIRST_COLUMN_ROW if moved else LAST_COLUMN_ROW, screen.height + 1)
+            _columns(board, game, look, range(redrawn.start, LAST_COLUMN_ROW + 1))
             self._prompt_end = _bottom(board, look, message, message_style, prompt, footnote)
-            board.share_rows(under)
-            self._message, self._message_style = message, message_style
+            board.share_rows(redrawn)
+            self._columns, self._message, self._message_style = columns, message, message_style
             self._prompt, self._footnote = prompt, footnote
         screen.clear(board)
         screen.set_cursor(PROMPT_ROW, min(self._prompt_end, WIDTH - 1))
