@@ -19,7 +19,7 @@ from typing import Any, Self, TypeVar
 
 from door.store.accounts import alias_skeleton
 from door.store.group_commit import CommitCounts, Writer
-from door.store.reading import Reader
+from door.store.reading import PAGE_CACHE_KIB, Reader
 from door.store.records import NotFound, StoreError
 
 Clock = Callable[[], datetime]
@@ -80,6 +80,7 @@ def configure_writer(
         # the commit, and it was no faster under load (benchmarks/load.py, 1,000 callers).
         db.execute("PRAGMA synchronous = FULL")
         db.execute("PRAGMA foreign_keys = ON")
+        db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
         add_functions(db)
 
     return configure
