@@ -180,13 +180,14 @@ def _sqlite_heap() -> int:
     return int(library.sqlite3_memory_used())
 
 
-def _seed_finished_games(path: Path, copies_of_each: int) -> None:
-    """Every game in the database, ``copies_of_each`` times over, each copy finished."""
+def _seed_finished_games(path: Path, times: int) -> None:
+    """The database's games copied until there are ``times`` (a power of two) as many, each
+    copy finished."""
     with sqlite3.connect(path) as db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(games)") if row[1] != "id"]
         finished = {"status": "'stuck'", "finished": "started"}
         picked = ", ".join(finished.get(name, name) for name in columns)
-        for _ in range(copies_of_each.bit_length() - 1):
+        for _ in range(times.bit_length() - 1):
             db.execute(f"INSERT INTO games ({', '.join(columns)}) SELECT {picked} FROM games")
 
 
