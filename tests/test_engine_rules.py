@@ -1,4 +1,4 @@
-"""Each rule and each knob of RULES.md, one behaviour at a time."""
+"""Each rule and each knob of docs/rules.md, one behaviour at a time."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The rules of Canfield as RULES.md writes them: pure Python, no I/O.
+"""The rules of Canfield as docs/rules.md writes them: pure Python, no I/O.
 
 :mod:`~door.engine.game` is the :class:`Game` (plays, undo, scoring), built from a deal or
-from a position of RULES.md's JSON (:meth:`Game.from_position`, the format read and checked
+from a position JSON (docs/rules.md §18; :meth:`Game.from_position`, the format read and checked
 in :mod:`~door.engine.position`); :mod:`~door.engine.cards`, :mod:`~door.engine.moves`,
 :mod:`~door.engine.variant` and :mod:`~door.engine.shuffle` are what a game is made of,
 :mod:`~door.engine.hints` the hints, and :mod:`door.engine.solver` the search.

@@ -219,7 +219,7 @@ class Game:
         return self.variant.passes == 0 or self.passes_started < self.variant.passes
 
     def _fits(self, card: int, top: int) -> bool:
-        """May ``card`` be placed on ``top`` in a column? (rule 3, fine point 6)"""
+        """May ``card`` be placed on ``top`` in a column? (docs/rules.md §6.1, §6.2)"""
         if _RED[card] == _RED[top] or ((top >> 2) - (card >> 2)) % 13 != 1:
             return False
         # The broken corner: a card of rank base-1 never goes on one of the base rank.
@@ -227,7 +227,7 @@ class Game:
         return not (broken and top >> 2 == self.base_rank)
 
     def _foundation_for(self, card: int) -> int | None:
-        """The foundation ``card`` would go to now, or None (fine point 2)."""
+        """The foundation ``card`` would go to now, or None (docs/rules.md §5.2, §5.3)."""
         rank = card >> 2
         if self.base_rank is None or rank == self.base_rank:
             for index, pile in enumerate(self.foundations):
@@ -254,7 +254,7 @@ class Game:
         return source == WASTE or whole_pile
 
     def _run_start(self, pile: list[Card]) -> int:
-        """Index of the bottom card of the run on top of ``pile`` (fine point 7)."""
+        """Index of the bottom card of the run on top of ``pile`` (docs/rules.md §6.5)."""
         start = len(pile) - 1
         while start > 0 and self._fits(pile[start], pile[start - 1]):
             start -= 1
@@ -288,7 +288,7 @@ class Game:
 
     def _column_moves(self, source: int, targets: _Targets) -> dict[int, int]:
         """For ``m n`` from column ``source``: target column -> index of the moving part's
-        bottom card, for every column it may go to (fine point 7 for partial moves)."""
+        bottom card, for every column it may go to (docs/rules.md §6.4, §6.5, §7.4)."""
         pile = self.tableau[source]
         moves: dict[int, int] = {}
         if not pile:
@@ -415,7 +415,7 @@ class Game:
     # -- playing ----------------------------------------------------------------------------
 
     def play(self, command: str | Move) -> PlayResult:
-        """Make one play (or ``U``), given in any spelling RULES.md accepts.
+        """Make one play (or ``U``), given in any spelling docs/rules.md §14.1 accepts.
 
         Raises IllegalMove, leaving the game exactly as it was, when the play is refused.
         """
@@ -572,7 +572,7 @@ class Game:
                 pile.append(self._take(RESERVE))
 
     def _send_up(self) -> int:
-        """Send up every card that can go, one at a time (fine point 3); how many went."""
+        """Send up every card that can go, one at a time (docs/rules.md §8.1); how many went."""
         sent = 0
         while True:
             movable = [top for top in self._tops() if self._foundation_for(top[2]) is not None]
@@ -589,7 +589,7 @@ class Game:
             sent += 1
 
     def _finish(self) -> tuple[tuple[Card, ...], tuple[int, ...]]:
-        """The automatic finish: send everything up when that would win (fine point 10).
+        """The automatic finish: send everything up when that would win (docs/rules.md §10.2).
 
         Returns the cards it sent up and the column (1-based) each came from.
         """
@@ -732,7 +732,7 @@ class Game:
     # -- the position JSON ------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The position as RULES.md's JSON object."""
+        """The position as its JSON object (docs/rules.md §18.1)."""
 
         def names(pile: Iterable[Card]) -> list[str]:
             return [str(card) for card in pile]
@@ -798,7 +798,7 @@ class Game:
         self.passes_started = layout.passes_started
         self.moves = layout.moves
         self.score = layout.score
-        if self.variant.scoring == "vegas":  # always a function of the foundations (fine point 1)
+        if self.variant.scoring == "vegas":  # from the foundations alone (docs/rules.md §13.3)
             self._points = self._cards_points = 0
             self._settle_score()
         self.history = []

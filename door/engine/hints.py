@@ -129,7 +129,7 @@ class _Reading:
         return all(self.progress[suit] >= depth for suit in _OTHER_COLOUR[card.suit])
 
     def fits(self, card: Card, top: Card) -> bool:
-        """May ``card`` go on ``top`` in a column? (RULES.md rule 3 and fine point 6)"""
+        """May ``card`` go on ``top`` in a column? (docs/rules.md §6.1, §6.2)"""
         if card.red == top.red or (top.rank - card.rank) % 13 != 1:
             return False
         broken = self.game.variant.wrap == "broken" and self.game.base_rank is not None
@@ -137,7 +137,7 @@ class _Reading:
 
     def moving_part(self, play: str) -> int:
         """For a legal column move ``m n``: the index in column m of the bottom card that
-        moves (the engine's choice, fine point 7)."""
+        moves (the engine's choice, docs/rules.md §6.5, §7.4)."""
         source, target = (int(key) - 1 for key in play.split())
         pile, destination = self.game.tableau[source], self.game.tableau[target]
         if self.game.variant.moves == "whole":

@@ -1,7 +1,7 @@
 """Commands that parse and print themselves, and the refusal every illegal one raises.
 
 A play is written in canonical form (``V``, ``F``, ``U``, ``S F``, ``S 3``, ``D F``, ``D 3``,
-``2 F``, ``2 4``); any spelling RULES.md accepts parses to the same :class:`Move`.
+``2 F``, ``2 4``); any spelling docs/rules.md §14.1 accepts parses to the same :class:`Move`.
 
 >>> Move.parse("s3"), Move.parse("2f"), Move.parse("12"), Move.parse("d")
 (Move('S 3'), Move('2 F'), Move('1 2'), Move('V'))
@@ -67,7 +67,7 @@ class Move:
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Read any spelling RULES.md accepts; IllegalMove for anything else."""
+        """Read any spelling docs/rules.md §14.1 accepts; IllegalMove for anything else."""
         return _parse(text)
 
     @property

@@ -1,4 +1,4 @@
-"""The position JSON of RULES.md, read and checked: :class:`Position`, and the piles of one
+"""The position JSON of docs/rules.md §18, read and checked: :class:`Position`, and the piles of one
 laid out by hand, :class:`Layout`. :meth:`door.engine.Game.from_position` builds the game.
 
 A position is read by dealing its ``order`` (or its ``deal`` number) and replaying its

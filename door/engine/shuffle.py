@@ -12,7 +12,7 @@ version of the door, so this procedure must never change:
 3. Fisher-Yates from the end: for ``i`` from 51 down to 1, draw ``r`` and swap the card at
    ``i`` with the card at ``r % (i + 1)``.
 
-The result is the dealing order of RULES.md (the first cards form the reserve).
+The result is the dealing order of docs/rules.md §3.3 (the first cards form the reserve).
 
 >>> " ".join(str(card) for card in shuffled_order(1)[:5])
 '5S 3C 5C 9D 6C'

@@ -1,4 +1,4 @@
-"""The variant knobs of RULES.md: one frozen value per game's rules.
+"""The variant knobs of docs/rules.md §11: one frozen value per game's rules.
 
 >>> Variant().draw, Variant().base, Variant().scoring
 (3, 'dealt', 'points')
@@ -18,7 +18,7 @@ from typing import Any
 
 
 class VariantError(ValueError):
-    """A knob with a value RULES.md does not accept; says which, and what would be."""
+    """A knob with a value docs/rules.md §11 does not accept; says which, and what would be."""
 
     def __init__(self, knob: str, value: object, accepted: str) -> None:
         self.knob = knob
@@ -54,7 +54,7 @@ _FLAGS = ("tournament", "vegas_refund_on_win")
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """Every knob of RULES.md, each at its default unless given."""
+    """Every knob of docs/rules.md §11, each at its default unless given."""
 
     draw: int = 3
     passes: int = 0
@@ -100,7 +100,7 @@ class Variant:
         return cls(**dict(knobs))
 
     def to_dict(self) -> dict[str, Any]:
-        """Every knob, in RULES.md's order."""
+        """Every knob, in the order of docs/rules.md §11."""
         return asdict(self)
 
     @classmethod

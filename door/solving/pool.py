@@ -117,7 +117,7 @@ class SolverPool:
     async def solve(
         self, position: Mapping[str, Any], seconds: float, *, background: bool = False
     ) -> Verdict:
-        """The solver's verdict on ``position`` (RULES.md's JSON) within ``seconds``, in the
+        """The solver's verdict on ``position`` (docs/rules.md §18) within ``seconds``, in the
         callers' lane (or the ``background``'s, where there are two workers)."""
         lane = BACKGROUND if background and self._workers > 1 else CALLERS
         while True:

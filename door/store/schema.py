@@ -54,7 +54,7 @@ _VERSION_1 = (
         level       INTEGER NOT NULL,             -- the menu number, as in variants.level
         deal        INTEGER,                      -- deal number; NULL for an explicit order
         deal_order  TEXT NOT NULL,                -- the 52 cards in dealing order
-        position    TEXT NOT NULL,                -- RULES.md's position JSON, history included
+        position    TEXT NOT NULL,                -- position JSON with history, docs/rules.md §18
         history     TEXT GENERATED ALWAYS AS (json_extract(position, '$.history')) VIRTUAL,
         status      TEXT NOT NULL CHECK (status IN ('playing', 'won', 'stuck', 'resigned')),
         score       INTEGER NOT NULL,

@@ -53,7 +53,7 @@ log = logging.getLogger("door")
 WORD_WAIT = 0.6  # seconds a complete command waits for a key that would make it longer
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
-# Commands of the screen, not of the engine (RULES.md: R ? H ANSI C Q N).
+# Commands of the screen, not of the engine (docs/rules.md §15: R ? H ANSI C Q N).
 REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
 HINT = "HINT"
 LOOK_AT = "L"  # L and a pile reads that pile; L alone, the score and progress

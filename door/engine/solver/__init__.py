@@ -10,7 +10,7 @@ True
 >>> solve(Game.deal(Variant(), 1)).result
 'lost'
 
-:func:`solve` takes a game or a position (the JSON of RULES.md) under any knobs and answers
+:func:`solve` takes a game or a position (the JSON of docs/rules.md §18) under any knobs and answers
 
 - ``won``, with the canonical commands from the position to a won game. The line is always
   played through the engine (:class:`door.engine.Game`) before it is returned; a line the

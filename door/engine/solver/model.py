@@ -62,7 +62,7 @@ _P_PILE, _P_WASTE_OUT, _P_SPACE = 4, 5, 6
 
 
 def _fits(card: int, top: int, base: int, broken: bool) -> bool:
-    """Rule 3 and fine point 6: may ``card`` go on ``top`` in a column?"""
+    """May ``card`` go on ``top`` in a column? (docs/rules.md §6.1, §6.2)"""
     if _RED[card] == _RED[top] or ((top >> 2) - (card >> 2)) % 13 != 1:
         return False
     return not (broken and base >= 0 and top >> 2 == base)
@@ -235,7 +235,7 @@ class Model:
 
     @staticmethod
     def _finishes(heights: int, cols: tuple[bytes, ...], base: int) -> bool:
-        """Would sending up carry every column card to the foundations? (rule 6)"""
+        """Would sending up carry every column card to the foundations? (docs/rules.md §10.2)"""
         wanted = [((base + ((heights >> (s * 4)) & 15)) % 13) * 4 + s for s in range(4)]
         piles = [col for col in cols if col]
         tops = [len(col) for col in piles]
@@ -291,7 +291,7 @@ class Model:
         return self._settle(res, stock, pos, passes, heights, cols, base)
 
     def _run_start(self, pile: bytes, base: int) -> int:
-        """Index of the bottom card of the run on top of ``pile`` (fine point 7)."""
+        """Index of the bottom card of the run on top of ``pile`` (docs/rules.md §6.5)."""
         pairs = self.fit_pairs[base + 1]
         start = len(pile) - 1
         while start > 0 and (pile[start], pile[start - 1]) in pairs:
@@ -379,7 +379,7 @@ class Model:
         return lambda card: needed[card & 3] == card
 
     def _send_up(self, state: State) -> State | None:
-        """F: the first card that can go up, again and again (fine point 3)."""
+        """F: the first card that can go up, again and again (docs/rules.md §8.1)."""
         current: State | None = state
         while current is not None:
             up = self._can_go_up(current[4], current[6])
