@@ -4,7 +4,7 @@ Every section is optional and every setting has the default the shipped ``sysop.
 A bad file is refused as a whole with a :class:`ConfigError` that names the file, the key,
 the value given and what would be accepted, so the sysop can fix it without reading code.
 
-Why one module of some 740 lines: it is sysop.toml's one reader, a section after another in
+Why one module, however long: it is sysop.toml's one reader, a section after another in
 the file's order, each a frozen dataclass and the checks of its keys, all sharing the few
 helpers that word a refusal the same way. A sysop's question ("what does [rlogin] accept?")
 is answered by reading one section here, top to bottom.

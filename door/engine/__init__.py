@@ -1,10 +1,16 @@
 """The rules of Canfield as docs/rules.md writes them: pure Python, no I/O.
 
-:mod:`~door.engine.game` is the :class:`Game` (plays, undo, scoring), built from a deal or
-from a position JSON (docs/rules.md §18; :meth:`Game.from_position`, the format read and checked
-in :mod:`~door.engine.position`); :mod:`~door.engine.cards`, :mod:`~door.engine.moves`,
-:mod:`~door.engine.variant` and :mod:`~door.engine.shuffle` are what a game is made of,
-:mod:`~door.engine.hints` the hints, and :mod:`door.engine.solver` the search.
+- :mod:`~door.engine.game`: the :class:`Game`: its piles, plays, undo, scoring and position
+- :mod:`~door.engine.position`: the position JSON (docs/rules.md §18) read and checked;
+  :meth:`Game.from_position` builds the game from it
+- :mod:`~door.engine.cards`: cards, ranks, suits and their notation
+- :mod:`~door.engine.moves`: plays that parse and print themselves, and the refusal
+  (:class:`IllegalMove`) every illegal one raises
+- :mod:`~door.engine.variant`: the knobs, one frozen :class:`Variant` per game's rules
+- :mod:`~door.engine.shuffle`: the documented shuffle behind deal numbers
+- :mod:`~door.engine.status`: the four states of a game
+- :mod:`~door.engine.hints`: hints judged only from the cards in view
+- :mod:`door.engine.solver`: the search: won with a line, lost, or undecided
 
 >>> from door.engine import Game, Variant
 >>> game = Game.deal(Variant(draw=1), number=7)

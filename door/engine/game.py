@@ -1,6 +1,6 @@
 """A game of Canfield: the piles, the plays, undo, scoring and the position JSON.
 
-Why one module of some 750 lines: :class:`Game` is one object whose plays, undo, scoring and
+Why one module, however long: :class:`Game` is one object whose plays, undo, scoring and
 the words for a refused play all read and write the same private state (the snapshots for
 undo, the points not yet settled, the cached targets). Cut into modules, each part would
 reach into the others' privates, which is what :mod:`door.engine.position` no longer does:

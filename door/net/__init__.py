@@ -1,12 +1,23 @@
 """The ways a caller reaches the door, and what their line can do; nothing here knows a visit.
+Which visit each way hands its callers to is wired by the running door (:mod:`door.running.ways`).
 
-- Listeners: :mod:`~door.net.telnet`, :mod:`~door.net.ssh`, :mod:`~door.net.rlogin`, on one
-  base, :mod:`~door.net.listening` (a call's terminal, its guarded visit, closing in order),
-  sharing one table of nodes, :mod:`~door.net.nodes`. Which visit each hands its callers to
-  is wired by the running door (:mod:`door.running.ways`).
-- Door mode: :mod:`~door.net.dropfile` and :mod:`~door.net.doorio` (a BBS's drop file, and
-  standard streams or an inherited socket).
-- The line: :class:`~door.net.terminal.Terminal` (reading and writing), which they all end in,
-  with :mod:`~door.net.detection` (ANSI, charset, size, the suits probe) and
-  :mod:`~door.net.clocks` (the idle and time-left clocks); keys are parsed by :mod:`ansi.keys`.
+- :mod:`~door.net.telnet`: the telnet server, on telnetlib3
+- :mod:`~door.net.telnet_guard`: guards between a telnet client and telnetlib3 (checked
+  sub-negotiations, a budget for telnet commands)
+- :mod:`~door.net.ssh`: the SSH server, on asyncssh
+- :mod:`~door.net.rlogin`: the RLOGIN server, for linked boards' callers
+- :mod:`~door.net.web`: the web page, the WebSocket and published pages, on aiohttp
+- :mod:`~door.net.websocket`: a telnet connection carried in WebSocket messages
+- :mod:`~door.net.xterm`: the pinned xterm.js the page draws its terminal with (the page's
+  HTML, CSS and script are in ``page/``)
+- :mod:`~door.net.listening`: what every listener shares: admission, a call's terminal, its
+  guarded visit, closing in order
+- :mod:`~door.net.nodes`: the one table of nodes for every way in, and its limits
+- :mod:`~door.net.dropfile`: door mode's drop files (DOOR32.SYS, DOOR.SYS, DORINFOx.DEF)
+- :mod:`~door.net.doorio`: door mode's line: standard streams, an inherited or a connected socket
+- :mod:`~door.net.terminal`: the :class:`~door.net.terminal.Terminal` every way ends in:
+  keys in (parsed by :mod:`ansi.keys`), text out in the caller's charset
+- :mod:`~door.net.detection`: ANSI, charset, size, and the suits probe
+- :mod:`~door.net.clocks`: the idle and time-left clocks
+- :mod:`~door.net.alarm`: one timer a caller for those clocks' waits, kept from wait to wait
 """

@@ -7,7 +7,7 @@ socket a BBS hands a door with a drop file. It finds out what the terminal is
 caller's charset, and reads lines and keys (parsed by :mod:`ansi.keys`) with the line editing
 a BBS door's callers expect, minding the idle and time-left clocks (:mod:`door.net.clocks`).
 
-The module is long (about 650 lines) because reading and writing share one state (the output
+It is one module, long as it is, because reading and writing share one state (the output
 queue, the prompt line a notice redraws, the line being typed, whether the caller waits at a
 prompt): split, each half would reach into the other's.
 """

@@ -1,5 +1,10 @@
-"""The door at work, as ``canfield-door serve`` runs it: the service and its signals
-(:mod:`~door.running.service`), every way in opened and wired to the visits
-(:mod:`~door.running.ways`), the sysop's control socket (:mod:`~door.running.control`),
-reloading sysop.toml (:mod:`~door.running.reload`), and the bulletins and backups it keeps up
-as supervised jobs (:mod:`~door.running.upkeep`, :mod:`door.tasks`)."""
+"""The door at work, as ``canfield-door serve`` runs it:
+
+- :mod:`~door.running.service`: the service: its signals, reload, the sysop's live view
+- :mod:`~door.running.ways`: every way in opened and wired to the visits
+- :mod:`~door.running.control`: the sysop's control socket
+- :mod:`~door.running.reload`: what reading sysop.toml again changes, and what needs a restart
+- :mod:`~door.running.upkeep`: the bulletin files and nightly backups, as supervised jobs
+  (on :mod:`door.tasks`)
+- :mod:`~door.running.collector`: the garbage collector's passes, watched
+"""

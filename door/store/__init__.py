@@ -5,7 +5,9 @@ ask a :class:`Store` for what they need.
 
 - :mod:`door.store.api` the :class:`Store`: opening, backups, and the parts below
 - :mod:`door.store.base` writes, reads and the helpers every part shares
-- :mod:`door.store.group_commit` the writer (group commit) and the reader, each in its thread
+- :mod:`door.store.group_commit` the writer: writes committed in groups, its thread and
+  checkpoints
+- :mod:`door.store.reading` the reader, on a second connection (aiosqlite)
 - :mod:`door.store.users` users: create, log in, drop-file callers, rename, delete
 - :mod:`door.store.games` variants and games: deal, record every play, finish, resume
 - :mod:`door.store.scoreboards` statistics, high scores, standings, resets
@@ -14,6 +16,9 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.contests` contests: their sealed deals, games, tables and clock
 - :mod:`door.store.schema` the tables, as migration steps applied at open
 - :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
+- :mod:`door.store.common_passwords` the commonest passwords, refused for a new one
+- :mod:`door.store.hashing` where password hashes run, one at a time per alias and address
+- :mod:`door.store.logins` wrong passwords and sign-ups counted, and the back-off after them
 - :mod:`door.store.statistics` a user's record worked out from their games
 - :mod:`door.store.records` the frozen dataclasses the store hands back, and its errors
 

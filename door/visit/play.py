@@ -3,7 +3,7 @@
 Every accepted play is committed to the store before the caller sees its result, so a
 dropped line or a killed server never loses a play the caller has seen.
 
-Why one module of some 570 lines: it is one loop, a key to the engine to the store to the
+Why one module, however long: it is one loop, a key to the engine to the store to the
 screen, and each step (a play, a refusal, a hint, the game's end) works on the one
 :class:`GameScreen`; the keys themselves are read in :mod:`door.visit.keys`.
 """

@@ -24,7 +24,7 @@ A play that wins the game (the engine's automatic finish included) leads to ``No
 play to a foundation alone when there is one. :meth:`Model.layout` gives the transposition key.
 The package docstring says why each of these loses no win.
 
-Why one module of some 780 lines: :class:`Model` is the search's inner loop, one class over one
+Why one module, however long: :class:`Model` is the search's inner loop, one class over one
 tuple layout, and every method reads that layout as the others write it; the speed of the
 search comes from plain tuples and bound methods, which a split into modules would not buy
 back in clarity.
