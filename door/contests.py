@@ -75,6 +75,16 @@ class ContestClock:
         """Look again now: a reload may bring a contest declared meanwhile."""
         self._wake.set()
 
+    async def settle_now(self) -> bool:
+        """Open and close what is due now, as the clock would, and wait for it to be done:
+        the sysop's command has declared a contest (one that opens now is opened by the
+        door, so its opening is in the door's log and bulletins). Whether any changed."""
+        changed = await keep_contests_on_time(self._store)
+        if changed and self._changed is not None:
+            self._changed()
+        self.wake()  # the next change may be sooner than the clock's wait
+        return changed
+
     async def close(self) -> None:
         await self._job.close()
 

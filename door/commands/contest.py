@@ -28,9 +28,11 @@ from door.commands.cli import (
     table,
     when,
 )
+from door.commands.live import request
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
+from door.running.control import control_path
 from door.store import NotFound, Store
-from door.store.contests import COMING, MAX_DEALS, Contest
+from door.store.contests import COMING, MAX_DEALS, MAX_LEAD, MAX_LENGTH, Contest
 from door.views.pages import board_cell
 
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
@@ -95,23 +97,38 @@ def _deals(text: str) -> int:
 
 
 def duration(text: str) -> timedelta:
-    """How long a contest stays open, from days, hours and minutes.
+    """How long a contest stays open, from days, hours and minutes, up to
+    :data:`~door.store.contests.MAX_LENGTH`.
 
     >>> [str(duration(text)) for text in ("7d", "1d12h", "90m")]
     ['7 days, 0:00:00', '1 day, 12:00:00', '1:30:00']
+    >>> duration("9999999d")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: '9999999d' is longer than a contest may run (90 days at most)
     """
+    shown = sanitize(text)
+    if text.strip().startswith("-"):
+        raise argparse.ArgumentTypeError(
+            f"{shown!r}: a contest can't stay open for less than no time"
+        )
     found = _DURATION.fullmatch(text.strip().lower())
     if not text.strip() or found is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a time such as 7d, 36h, 90m or 1d12h")
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a time such as 7d, 36h, 90m or 1d12h")
     days, hours, minutes = (int(part or 0) for part in found.groups())
-    length = timedelta(days=days, hours=hours, minutes=minutes)
-    if length <= timedelta(0):
+    minutes += 60 * (hours + 24 * days)
+    if minutes > MAX_LENGTH.total_seconds() // 60:  # before a timedelta: it may not hold it
+        raise argparse.ArgumentTypeError(
+            f"{shown!r} is longer than a contest may run ({MAX_LENGTH.days} days at most)"
+        )
+    if minutes == 0:
         raise argparse.ArgumentTypeError("a contest stays open for some time")
-    return length
+    return timedelta(minutes=minutes)
 
 
 def opening(text: str, now: datetime) -> datetime:
-    """When a contest opens: ``now``, or a local date and time."""
+    """When a contest opens: ``now``, or a local date and time to come (its seals exist from
+    now on, so an opening already past would be a record of what never was), within
+    :data:`~door.store.contests.MAX_LEAD`."""
     if text.strip().lower() == "now":
         return now
     try:
@@ -120,7 +137,28 @@ def opening(text: str, now: datetime) -> datetime:
         raise AdminError(
             f'--opens {sanitize(text)!r}: give "now" or a date and time such as "2026-12-07 18:00"'
         ) from None
-    return moment.astimezone() if moment.tzinfo is None else moment
+    moment = moment.astimezone() if moment.tzinfo is None else moment
+    if moment < now:
+        raise AdminError(
+            f"--opens {sanitize(text)!r} has passed (it is {when(now)}): give \"now\" to open "
+            "the contest at once, or a time to come"
+        )
+    if moment - now > MAX_LEAD:
+        raise AdminError(
+            f"--opens {sanitize(text)!r} is too far ahead: a contest is declared at most "
+            f"{MAX_LEAD.days} days before it opens"
+        )
+    return moment
+
+
+async def _settle(context: Context, store: Store) -> None:
+    """Have the contests that are due opened and closed before they are shown: by the
+    running door when there is one (so that its log and bulletins tell of it), else here
+    (door mode: no door runs between calls)."""
+    try:
+        request(control_path(context.database), {"command": "contests"})
+    except AdminError:
+        await keep_contests_on_time(store)
 
 
 async def _find(store: Store, name: str) -> Contest:
@@ -137,7 +175,7 @@ async def _declare(args: argparse.Namespace, context: Context, store: Store) -> 
     assert level is not None
     opens = opening(args.opens, store.now())
     contest = await store.declare_contest(args.name, level, args.deals, opens, opens + args.length)
-    await keep_contests_on_time(store)
+    await _settle(context, store)
     print(
         f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "
         f"open {when(contest.opens)} to {when(contest.closes)}. Its deals are drawn and "
@@ -147,7 +185,7 @@ async def _declare(args: argparse.Namespace, context: Context, store: Store) -> 
 
 
 async def _list(args: argparse.Namespace, context: Context, store: Store) -> int:
-    await keep_contests_on_time(store)
+    await _settle(context, store)
     every = await store.contests()
     if not every:
         print("No contests yet (declare one: canfield-door sysop contest declare --help)")
@@ -181,7 +219,7 @@ async def _list(args: argparse.Namespace, context: Context, store: Store) -> int
 
 
 async def _show(args: argparse.Namespace, context: Context, store: Store) -> int:
-    await _print_board(store, args.name, deals_first=True)
+    await _print_board(context, store, args.name, deals_first=True)
     return 0
 
 
@@ -198,15 +236,15 @@ async def _withdraw(args: argparse.Namespace, context: Context, store: Store) ->
 
 
 async def _results(args: argparse.Namespace, context: Context, store: Store) -> int:
-    await _print_board(store, args.name, deals_first=False)
+    await _print_board(context, store, args.name, deals_first=False)
     return 0
 
 
-async def _print_board(store: Store, name: str, *, deals_first: bool) -> None:
+async def _print_board(context: Context, store: Store, name: str, *, deals_first: bool) -> None:
     """The contest's heading, its deals (seals, or numbers and salts) and its table: the
     deals first for ``show``, the table first for ``results`` (which shows the deals only
     once they are revealed)."""
-    await keep_contests_on_time(store)
+    await _settle(context, store)
     board = await contest_board(store, await _find(store, name))
     assert board is not None
     sections = [_deal_lines(board), result_lines(board)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
@@ -58,9 +59,33 @@ def check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+_LOOKS_NEGATIVE = re.compile(r"-\d")
+_NUMBER = re.compile(r"-\d+(?:\.\d+)?")  # argparse takes these for values itself
+
+
+def joined_values(argv: Sequence[str]) -> list[str]:
+    """``--for -5m`` as ``--for=-5m``: argparse takes a value that starts with a dash and is
+    not a plain number for an option of its own, and would say only that ``--for`` wants a
+    value; joined, the option's own check says what is wrong with it.
+
+    >>> joined_values(["contest", "declare", "--for", "-5m", "--level", "1"])
+    ['contest', 'declare', '--for=-5m', '--level', '1']
+    """
+    joined: list[str] = []
+    for word in argv:
+        previous = joined[-1] if joined else ""
+        negative = _LOOKS_NEGATIVE.match(word) and not _NUMBER.fullmatch(word)
+        if negative and previous.startswith("--") and "=" not in previous:
+            joined[-1] = f"{previous}={word}"
+        else:
+            joined.append(word)
+    return joined
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(users.shorthand(sys.argv[1:] if argv is None else argv))
+    given = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(users.shorthand(joined_values(given)))
     if args.command is None:  # no command: serve, on the shipped defaults
         args = parser.parse_args(["serve"])
     return int(args.run(args))

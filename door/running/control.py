@@ -13,6 +13,7 @@ The protocol is one JSON object a line. The client sends one request::
     {"command": "watch", "node": 3}
     {"command": "status"}
     {"command": "reload"}
+    {"command": "contests"}     (open and close the contests that are due, then answer)
 
 and gets one answer, ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``. After the
 answer to ``watch``, the caller's screen follows as it is sent, UTF-8, until the call ends or
@@ -66,6 +67,7 @@ class Controlled(Protocol):
     def call(self, node: int) -> Call | None: ...
     async def status(self) -> dict[str, Any]: ...
     def reload(self) -> Answer: ...
+    async def settle_contests(self) -> Answer: ...
 
 
 class ControlError(Exception):
@@ -157,6 +159,8 @@ class ControlServer:
             await _answer(writer, {"ok": True, **(await door.status())})
         elif command == "reload":
             await _answer(writer, door.reload())
+        elif command == "contests":
+            await _answer(writer, await door.settle_contests())
         elif command == "send":
             node = request.get("node")
             text = request.get("text")

@@ -253,6 +253,13 @@ class Service:
         if self._bulletins is not None and config.bulletin != old.bulletin:
             self._bulletins.game_ended()  # new files or formats: written at the next chance
 
+    async def settle_contests(self) -> dict[str, Any]:
+        """Open and close the contests due now (the sysop has declared one): the door's
+        own clock does it, so that its log and the bulletins tell of it."""
+        if self._contests is None:
+            return {"ok": False, "error": "the door is starting; try again in a moment"}
+        return {"ok": True, "changed": await self._contests.settle_now()}
+
     # --- the sysop's live view ---------------------------------------------------------------
 
     def who(self) -> list[dict[str, Any]]:

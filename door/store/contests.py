@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from door.config import Level
 from door.engine import Game
@@ -32,6 +32,8 @@ from door.store.records import NotFound, StoreError
 
 NAME_MAX = 30
 MAX_DEALS = 10
+MAX_LENGTH = timedelta(days=90)  # the longest a contest stays open
+MAX_LEAD = timedelta(days=365)  # the furthest ahead a contest may be declared to open
 """Deals a contest may have: one key each on its page (0 for the tenth)."""
 COMING, OPEN, CLOSED = "coming", "open", "closed"
 
@@ -213,6 +215,8 @@ class ContestStore(GameStore):
             raise StoreError(f"a contest has 1 to {MAX_DEALS} deals")
         if closes <= opens:
             raise StoreError("a contest must close after it opens")
+        if closes - opens > MAX_LENGTH:
+            raise StoreError(f"a contest runs {MAX_LENGTH.days} days at most")
         if closes <= self._clock():
             raise StoreError("that contest would be over already")
         variant_id = await self.variant_id(level)
