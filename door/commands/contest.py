@@ -291,7 +291,7 @@ def result_lines(board: ContestBoard) -> list[str]:
     columns = [
         Column("#", right=True),
         Column("Alias", limit=16),
-        Column("Board", limit=13),
+        Column("Board", limit=30),
         Column("Deals"),
         Column("Score", right=True),
         Column("Moves", right=True),
@@ -302,7 +302,7 @@ def result_lines(board: ContestBoard) -> list[str]:
         [
             f"{rank}.",
             sanitize(row.alias),
-            board_cell(row.bbs),
+            board_cell(row.bbs, 30),
             f"{row.played}" + (f" +{row.playing}" if row.playing else ""),
             str(row.score),
             str(row.moves),

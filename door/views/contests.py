@@ -16,21 +16,26 @@ from datetime import datetime
 from ansi.text import sanitize
 from door.engine.status import PLAYING
 from door.store.contests import CLOSED, COMING, OPEN, ContestPlay, ContestStanding
-from door.views.board import LABEL
+from door.views.board import LABEL, VALUE
+from door.views.layout import counted, time_left
 from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell
 
 PLAYED = {"won": "won", "stuck": "stuck", "resigned": "resigned"}
 
 
 def when(moment: datetime) -> str:
-    """A time as callers read it: the server's local date and time to the minute."""
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    """A time as callers read it: the server's local date and time to the minute, and its
+    zone (callers call from other zones)."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").rstrip()
 
 
-def table_lines(rows: Sequence[ContestStanding], limit: int) -> list[PageLine]:
+def table_lines(
+    rows: Sequence[ContestStanding], limit: int, me: str | None = None
+) -> list[PageLine]:
     """A contest's table, best first, at most ``limit`` rows: deals finished (+ those
     begun and not finished), total score and moves; a Board column when any player calls
-    from another board."""
+    from another board. The row of the caller ``me`` (an alias of the door's own) is
+    marked."""
     boards = any(row.bbs for row in rows)
     board_title = f"{'Board':<{BOARD_WIDTH + 1}}" if boards else ""
     lines: list[PageLine] = [
@@ -40,10 +45,12 @@ def table_lines(rows: Sequence[ContestStanding], limit: int) -> list[PageLine]:
         board = f"{board_cell(row.bbs):<{BOARD_WIDTH + 1}}" if boards else ""
         deals = f"{row.played}" + (f" +{row.playing}" if row.playing else "")
         mark = " (hint)" if row.assisted else ""
-        lines.append(
+        mine = me is not None and row.bbs is None and row.alias == me
+        text = (
             f"{place:>3}  {sanitize(row.alias, 18):<20}{board}{deals:<8}"
             f"{row.score:>7}{row.moves:>7}{mark}"
         )
+        lines.append(Text(f"{text} (you)", VALUE) if mine else text)
     if len(rows) > limit:
         lines.append(f"     ... and {len(rows) - limit} more")
     if not rows:
@@ -51,14 +58,15 @@ def table_lines(rows: Sequence[ContestStanding], limit: int) -> list[PageLine]:
     return lines
 
 
-def play_text(play: ContestPlay | None) -> str:
-    """What the caller has made of one deal."""
+def play_text(play: ContestPlay | None, state: str = OPEN) -> str:
+    """What the caller has made of one deal (``state``: the contest's)."""
     if play is None:
-        return "not played yet"
+        return "not played" if state == CLOSED else "not played yet"
+    moves = counted(play.moves, "move")
     if play.status == PLAYING:
-        return f"your game is saved (score {play.score}, {play.moves} moves)"
+        return f"your game is saved (score {play.score}, {moves})"
     hint = " (hint)" if play.assisted else ""
-    return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {play.moves} moves{hint}"
+    return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {moves}{hint}"
 
 
 def deal_key(number: int) -> str:
@@ -74,8 +82,10 @@ def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list
     """The contest's deals by their place and what the caller made of each: while it is
     open, each under the key that plays it."""
     if state == COMING:
-        return [Text(f"{count} deals, dealt when the contest opens.")]
-    texts = [f"Deal {number}: {play_text(plays.get(number))}" for number in range(1, count + 1)]
+        return [Text(f"{counted(count, 'deal')}, dealt when the contest opens.")]
+    texts = [
+        f"Deal {number}: {play_text(plays.get(number), state)}" for number in range(1, count + 1)
+    ]
     if state == OPEN:
         return [Entry(deal_key(number), text) for number, text in enumerate(texts, start=1)]
     return [Text(text) for text in texts]
@@ -107,12 +117,16 @@ def seal_lines(seals: Sequence[str], revealed: Sequence[tuple[int, int, str]]) -
     return lines
 
 
-def state_line(state: str, opens: datetime, closes: datetime, level_name: str, count: int) -> str:
-    """Where the contest stands, in one sentence."""
-    what = f"{count} deals at {level_name}"
+def state_line(
+    state: str, opens: datetime, closes: datetime, level_name: str, count: int, now: datetime
+) -> str:
+    """Where the contest stands, in one sentence, with the time to its next change."""
+    what = f"{counted(count, 'deal')} at {level_name}"
     if state == COMING:
-        return f"Opens {when(opens)}, until {when(closes)}: {what}."
+        soon = time_left((opens - now).total_seconds())
+        return f"Opens {when(opens)} (in {soon}), until {when(closes)}: {what}."
     if state == OPEN:
-        return f"Open until {when(closes)}: {what}, the same for every caller."
+        left = time_left((closes - now).total_seconds())
+        return f"Open until {when(closes)} ({left} left): {what}, the same for every caller."
     assert state == CLOSED
     return f"Closed {when(closes)}: {what}. Check any game with its deal, salt and seal."

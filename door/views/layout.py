@@ -21,6 +21,30 @@ from typing import TypeVar
 Row = TypeVar("Row")
 
 
+def counted(count: int, thing: str, things: str | None = None) -> str:
+    """``count`` of ``thing``, in the singular for one.
+
+    >>> counted(1, "move"), counted(3, "move"), counted(1, "unfinished game")
+    ('1 move', '3 moves', '1 unfinished game')
+    """
+    return f"{count} {thing if count == 1 else things or thing + 's'}"
+
+
+def time_left(seconds: float) -> str:
+    """A stretch of time to come, in its two largest units, as a caller reads it.
+
+    >>> time_left(3 * 86400 + 4 * 3600 + 59), time_left(3700), time_left(59), time_left(0)
+    ('3 days 4 hours', '1 hour 1 minute', 'under a minute', 'under a minute')
+    """
+    minutes = int(seconds // 60)
+    if minutes < 1:
+        return "under a minute"
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    units = [(days, "day"), (hours, "hour"), (minutes, "minute")]
+    first = next(i for i, (number, _) in enumerate(units) if number)
+    return " ".join(counted(number, unit) for number, unit in units[first : first + 2] if number)
+
+
 def wrap(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken between words.
 

@@ -198,20 +198,20 @@ BOARD_WIDTH = 13  # a caller's board on the scoreboards
 
 def board_cell(bbs: str | None, width: int = BOARD_WIDTH) -> str:
     """Where a player calls from, for a narrow column: blank for the door's own callers, else
-    their board's name, cut between words when it is too long.
+    their board's name; one too long is shortened with a ``~`` at the end, so that it never
+    reads as the name of another board ("The Lost" for "The Lost Cavern").
 
     >>> board_cell(None), board_cell("Another Board"), board_cell("The Lost Cavern BBS")
-    ('', 'Another Board', 'The Lost')
-    >>> board_cell("Supercalifragilistic")
-    'Supercalifrag'
+    ('', 'Another Board', 'The Lost Cav~')
+    >>> board_cell("The Lost Cavern", 10)
+    'The Lost~'
     """
     if bbs is None:
         return ""
     name = sanitize(bbs)
     if len(name) <= width:
         return name
-    cut = name[: width + 1].rsplit(" ", 1)[0].rstrip()
-    return cut if " " in name[: width + 1] and cut else name[:width]
+    return name[: width - 1].rstrip() + "~"
 
 
 def high_score_lines(level: Level, scores: Sequence[HighScore]) -> list[PageLine]:

@@ -35,6 +35,9 @@ WHOLE_TABLE_ROWS = 200
 NO_HINTS = "No hints in a contest: every caller plays these deals on their own."
 RESIGN = "Resign this deal? It counts with its score as it stands. (Y/N) "
 ONCE = "You have played deal {number} of this contest: each deal is played once."
+NOT_OPEN = "The contest has not opened yet: it opens {when}."
+CLOSED_NOW = "The contest has closed: its deals are no longer played."
+NOT_STARTED = "Deal {number} could not be started just now. Try it again in a moment."
 OUTCOMES = {
     "won": "Well played! Your win is on the contest's table.",
     "stuck": "That deal is over. Your score is on the contest's table.",
@@ -64,9 +67,12 @@ async def contests(visit: Visit) -> str:
         message = ""
         keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
         number = keys.get(key)
-        if number is not None and board.state == OPEN:
+        if number is not None:
+            # Judged by where the contest stands now, not when the page was drawn: it may
+            # have opened or closed while the caller read it (the page is drawn again).
+            if await keep_contests_on_time(store):
+                visit.game_ended()
             message = await _play(visit, contest, number)
-            await keep_contests_on_time(store)
         elif key == "T":
             await _whole_table(visit, contest)
         elif key == "S":
@@ -75,8 +81,6 @@ async def contests(visit: Visit) -> str:
             await _earlier_contests(visit, contest)
         elif key in ("Q", "\r"):
             return ""
-        elif number is not None and board.state == COMING:
-            message = "The contest has not opened yet."
         else:
             message = "Press one of the keys shown."
 
@@ -100,8 +104,11 @@ async def _page_lines(
     assert visit.user is not None
     contest = board.contest
     plays = await visit.store.contest_plays(visit.user.id, contest.id)
+    now = visit.store.now()
     lines: list[PageLine] = [
-        Text(state_line(board.state, contest.opens, contest.closes, level_name, contest.deals)),
+        Text(
+            state_line(board.state, contest.opens, contest.closes, level_name, contest.deals, now)
+        ),
     ]
     rule = Text("Each deal is played once: starting it is your attempt. No hints.")
     deals = ["", *deal_lines(board.state, plays, contest.deals)]
@@ -115,25 +122,31 @@ async def _page_lines(
     room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
     fits = room if len(board.rows) <= room else room - 1  # and a row for "... and N more"
     if fits >= 1:
-        return [*lines, "", *table_lines(board.rows, fits), *foot]
+        return [*lines, "", *table_lines(board.rows, fits, _me(visit)), *foot]
     return [*lines, *foot]  # no room for the table on the page: T shows it
 
 
 async def _play(visit: Visit, contest: Contest, number: int) -> str:
-    """Play (or resume) deal ``number``: the caller's one attempt at it."""
+    """Play (or resume) deal ``number``: the caller's one attempt at it, while the contest
+    is open; else what stands in the way."""
     assert visit.user is not None
     store = visit.store
     level = await contest_level(visit, contest)
     mine = await store.contest_game(visit.user.id, contest.id, number)
+    state = contest.state(store.now())
+    if state == COMING:
+        return NOT_OPEN.format(when=when(contest.opens))
     if mine is not None:
         game_id, status, game = mine
         if status != PLAYING:
             return ONCE.format(number=number)
-    else:
+    if state == CLOSED:
+        return CLOSED_NOW
+    if mine is None:
         try:
             game_id, game = await store.start_contest_game(visit.user.id, contest, number, level)
         except StoreError:  # begun meanwhile on another line, or the contest just closed
-            return ONCE.format(number=number)
+            return await _why_not_started(visit, contest, number)
     terms = GameTerms(
         no_hints=NO_HINTS,
         sealed_until="at the close",
@@ -145,6 +158,23 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
     outcome = await play_game(visit, shown, game_id, game, terms)
     return OUTCOMES.get(outcome.status, SAVED)
+
+
+async def _why_not_started(visit: Visit, contest: Contest, number: int) -> str:
+    """Why the store would not start deal ``number``, in the caller's words."""
+    assert visit.user is not None
+    if contest.state(visit.store.now()) != OPEN:
+        return CLOSED_NOW
+    if await visit.store.contest_game(visit.user.id, contest.id, number) is not None:
+        return ONCE.format(number=number)
+    return NOT_STARTED.format(number=number)
+
+
+def _me(visit: Visit) -> str | None:
+    """The caller's alias as the table shows a caller of this door (one a board sent over
+    RLOGIN shows under that board, and is not marked)."""
+    user = visit.user
+    return user.alias if user is not None and user.bbs is None else None
 
 
 async def latest_table(visit: Visit) -> None:
@@ -159,12 +189,13 @@ async def latest_table(visit: Visit) -> None:
 
 async def _whole_table(visit: Visit, contest: Contest) -> None:
     rows = await visit.store.contest_table(contest.id)
-    state = contest.state(visit.store.now())
+    now = visit.store.now()
+    state = contest.state(now)
     level = await contest_level(visit, contest)
     lines: list[PageLine] = [
-        Text(state_line(state, contest.opens, contest.closes, level.name, contest.deals)),
+        Text(state_line(state, contest.opens, contest.closes, level.name, contest.deals, now)),
         "",
-        *table_lines(rows, WHOLE_TABLE_ROWS),
+        *table_lines(rows, WHOLE_TABLE_ROWS, _me(visit)),
         "",
         Text("Deals: finished (+ begun). By score, then fewer moves, then who finished first."),
     ]
