@@ -170,6 +170,7 @@ async def test_a_connection_let_go_of_is_freed_without_the_collector() -> None:
         protocol, refs = await lost_connection()
         break_cycles(protocol)
         assert protocol._closing and protocol._transport is None  # what telnetlib3 reads
+        assert repr(protocol) == "<Peer - closing>"  # in its log lines, formatted after
         del protocol
         assert [ref() for ref in refs] == [None, None, None]
 

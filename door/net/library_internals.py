@@ -103,14 +103,18 @@ def break_cycles(protocol: telnetlib3.TelnetServer) -> None:
     :func:`door.commands.serve.calm_garbage_collector`); emptied, each is freed as soon as
     the last reference to it goes. Relies on each being a plain object whose state is its
     ``__dict__``, and on telnetlib3 reading nothing of a closed connection but what
-    :func:`mark_closed` sets again, which it does. The caller keeps anything else it
-    needs (such as its own note that the connection was lost) by setting it again after.
+    :func:`mark_closed` sets again, which it does, and ``_extra``, the protocol's own extra
+    information, which its ``repr`` reads: its log lines name the protocol, and a handler
+    may format one after (the peer is then named ``- closing``, as telnetlib3 names a
+    closed one). The caller keeps anything else it needs (such as its own note that the
+    connection was lost) by setting it again after.
     """
     for part in (protocol.writer, protocol.reader):
         if part is not None:
             vars(part).clear()
     vars(protocol).clear()
     mark_closed(protocol)
+    protocol._extra = {}
 
 
 # --- asyncio's socket transport -------------------------------------------------------------
