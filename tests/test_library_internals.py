@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import telnetlib3
+import uvloop
 
 from door.net.library_internals import (
     CompressedInputRefused,
@@ -190,9 +191,7 @@ async def closed_client_transport() -> tuple[asyncio.BaseTransport, weakref.ref[
     return writer.transport, weakref.ref(writer.transport)
 
 
-async def test_asyncio_s_closed_socket_transport_is_freed_once_its_callback_is_forgotten() -> (
-    None
-):
+async def test_asyncio_s_closed_transport_is_freed_once_its_callback_is_forgotten() -> None:
     with no_collector():
         transport, ref = await closed_client_transport()
         callback = vars(transport)["_read_ready_cb"]
@@ -204,6 +203,13 @@ async def test_asyncio_s_closed_socket_transport_is_freed_once_its_callback_is_f
         assert "_read_ready_cb" not in vars(transport)
         del transport
         assert ref() is None
+
+
+def test_uvloop_s_transports_are_left_alone() -> None:
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        transport, _ = runner.run(closed_client_transport())
+        assert not hasattr(transport, "__dict__")
+        forget_read_callback(transport)
 
 
 @pytest.mark.parametrize("transport", [Line(), None])
