@@ -88,7 +88,9 @@ Row = str
 """A row as the buffer holds it: one string, each cell's character followed by a character
 whose code names its colours (:func:`_code`). It takes half the memory of a tuple of 80
 cells or less, is no work for the garbage collector, is written by slicing and compared in C
-when a board is drawn again alike; cells are made only for those a render draws."""
+when a board is drawn again alike; cells are made only for those a render draws. A change
+must keep a row a ``str`` (the collector then never looks at it) and its packing lossless for
+every character and all 128 colours: tests/test_ansi_screen.py checks both."""
 
 BLANK: Cell = (" ", tuple(DEFAULT_STYLE))
 
@@ -140,7 +142,12 @@ def _blank_row(width: int) -> Row:
 # Most rows of a board are drawn alike on many callers' screens (the title, the keys' panel,
 # rows the columns don't reach), so a row is looked up here once it is drawn and a thousand
 # boards hold one copy. Rows no screen holds any more are let go when the table has grown by
-# half since the last sweep.
+# half since the last sweep. The sweep counts each row's references (sys.getrefcount): a
+# change must not keep the table's rows anywhere but on screens (a list of every row drawn,
+# say) nor have the sweep hold more references than _HELD_BY_THE_TABLE_ALONE counts, or no
+# row is ever let go; a Python that counts references otherwise breaks it too.
+# tests/test_ansi_screen.py checks that a sweep lets go of a row nobody holds and keeps one
+# a screen holds.
 _SHARED_ROWS: dict[Row, Row] = {}
 _SWEEP_AT_LEAST = 4096
 _sweep_at = _SWEEP_AT_LEAST

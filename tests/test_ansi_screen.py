@@ -14,7 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansi.charset import CHARSETS, decode, encode
-from ansi.screen import BLANK, DEFAULT_STYLE, ScreenBuffer, Style
+from ansi.screen import (
+    _SHARED_ROWS,
+    BLANK,
+    DEFAULT_STYLE,
+    ScreenBuffer,
+    Style,
+    _as_row,
+    _cell,
+    _let_go_of_unused_rows,
+    shared_row,
+)
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
 
 WIDTH, HEIGHT = 80, 24
@@ -473,3 +483,29 @@ def test_a_drawn_screen_is_no_work_for_the_collector() -> None:
     assert not any(gc.is_tracked(screen._cells[row]) for row in range(24))
     screen.render_full()
     assert not any(gc.is_tracked(screen._cells[row]) for row in range(24))
+
+
+def test_the_row_table_sweep_lets_go_of_rows_nobody_holds_and_keeps_held_ones() -> None:
+    colours = tuple(Style(YELLOW, BLUE))
+    screen = ScreenBuffer(80, 24)
+    screen.put(3, 1, "a row a screen shows", Style(YELLOW, BLUE))
+    screen.render_full()
+    held_once = [shared_row(_as_row("a row held once", colours))]  # the least a holder holds
+    shared_row(_as_row("a row nobody holds", colours))
+    assert _as_row("a row nobody holds", colours) in _SHARED_ROWS
+    _let_go_of_unused_rows()
+    assert _as_row("a row nobody holds", colours) not in _SHARED_ROWS
+    assert _SHARED_ROWS.get(held_once[0]) is held_once[0]
+    assert _SHARED_ROWS.get(screen._shown[2]) is screen._shown[2]
+
+
+def test_a_row_s_packed_form_gives_back_every_character_in_every_colour() -> None:
+    text = "A z0 ♥♠█─│é~"
+    for bold in (False, True):
+        for bg in range(8):
+            for fg in range(8):
+                row = _as_row(text, (fg, bg, bold))
+                assert type(row) is str and not gc.is_tracked(row)
+                assert len(row) == 2 * len(text)
+                cells = [_cell(row, col) for col in range(1, len(text) + 1)]
+                assert cells == [(char, (fg, bg, bold)) for char in text]

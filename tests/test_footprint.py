@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import dataclasses
 import gc
 import sqlite3
 import tracemalloc
@@ -22,6 +23,7 @@ from ansi.screen import ScreenBuffer
 from door.commands.serve import calm_garbage_collector
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.engine.moves import UNDO
 from door.store import Store
 from door.store.accounts import hash_password
 from door.store.users import _hashing
@@ -208,3 +210,30 @@ async def test_the_database_holds_little_of_itself_in_memory(tmp_path: Path) -> 
         assert await store.delete_user(user.id) == 4096  # the writer, every game's page
         held = _sqlite_heap() - before
     assert held < 1_500_000
+
+
+def _position(game: Game) -> tuple[object, ...]:
+    piles = (game.reserve, game.deck, game.waste, *game.foundations, *game.tableau)
+    return (
+        tuple(tuple(pile) for pile in piles),
+        game.base_rank,
+        game.passes_started,
+        game.score,
+    )
+
+
+def test_undo_s_snapshots_are_bytes_that_give_back_each_position() -> None:
+    # Undo kept a tuple of lists of cards a play, every one looked at by every collection.
+    variant = dataclasses.replace(SHIPPED_LEVELS[0].variant, undo="unlimited")
+    for number in range(1, 21):
+        game, before = Game.deal(variant, number), []
+        while game.status == "playing" and len(before) < 40:
+            before.append(_position(game))
+            game._unpack(game._pack())
+            assert _position(game) == before[-1]
+            game.play(game.legal()[-1])
+        assert len(game._snapshots) == len(before) > 10
+        assert all(type(snapshot) is bytes for snapshot in game._snapshots)
+        while before:
+            game.play(UNDO)
+            assert _position(game) == before.pop()

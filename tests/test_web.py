@@ -429,3 +429,36 @@ async def test_scores_json_says_no_contest_before_one_opens(web):
             assert (await response.json())["contest"] is None
         async with session.get(f"http://127.0.0.1:{web.web_port}/scores") as response:
             assert "Contest" not in await response.text()
+
+
+async def test_a_web_goodbye_logs_no_error_and_closes_the_websocket(web, caplog, monkeypatch):
+    """The protocol's connection is lost twice on the web: once as the door hangs up (which
+    telnetlib3 reports to the protocol itself), once as the WebSocket's transport ends; the
+    second must find the protocol's state let go of, and pass quietly."""
+    from door.net import websocket
+
+    carried: list[websocket.WebSocketTransport] = []
+    finished: list[websocket.WebSocketTransport] = []
+
+    class Watched(websocket.WebSocketTransport):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            carried.append(self)
+
+        async def closed(self) -> None:
+            await super().closed()
+            finished.append(self)
+
+    monkeypatch.setattr(websocket, "WebSocketTransport", Watched)
+    caplog.set_level(logging.DEBUG)
+    caller = await sign_up(web.web_port, "Leaving")
+    await caller.key("G")
+    await caller.wait_closed()
+    [transport] = carried
+    async with asyncio.timeout(5):
+        while not finished:
+            await asyncio.sleep(0.05)
+    assert finished == [transport] and transport.is_closing()
+    await asyncio.sleep(0.1)  # the connection's state let go of, after its shell ended
+    faults = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert faults == [], [r.getMessage() for r in faults]

@@ -95,7 +95,10 @@ class _Targets(NamedTuple):
 # undone, in a game being played): the base rank (-1: not chosen yet), the passes started
 # and the score the play gained, then the piles (packed). Bytes, as the garbage collector
 # neither counts nor looks at them: an object a play, kept for the whole game, brought every
-# caller's next collection sooner and was looked at again by every older one.
+# caller's next collection sooner and was looked at again by every older one. A change must
+# keep each snapshot one bytes object (no list, tuple or Card kept beside it), each card packed
+# as its number (0 to 51, never _SEPARATOR), and _unpack the exact inverse of _pack:
+# tests/test_footprint.py checks all three.
 _SNAPSHOT_HEAD = struct.Struct("<bqq")
 
 

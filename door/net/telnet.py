@@ -32,6 +32,13 @@ import telnetlib3
 
 from ansi.text import sanitize
 from door.net.detection import DETECT_TIMEOUT, TerminalInfo, known_charset, screen_size
+from door.net.library_internals import (
+    CompressedInputRefused,
+    break_cycles,
+    forget_read_callback,
+    mark_closed,
+    wake_drain_waiters,
+)
 from door.net.listening import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
@@ -72,7 +79,7 @@ INPUT_BURST = 16384
 _PIECE = 2 * SUBNEGOTIATION_LIMIT  # bytes handed to telnetlib3 at a time
 
 
-class _DoorProtocol(telnetlib3.TelnetServer):
+class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
     """telnetlib3's server protocol, with the door's guards against broken or hostile clients.
 
     - A caller the node table refuses (too many connections from the address, too often, or
@@ -94,6 +101,11 @@ class _DoorProtocol(telnetlib3.TelnetServer):
       objects make (tables of their own bound methods, timers, futures) are broken, so the
       connection's memory is freed at once rather than left to a full garbage collection,
       which the door runs seldom (see :func:`door.commands.serve.calm_garbage_collector`).
+      Its loss may be reported again after (a WebSocket's transport reports it as it ends,
+      after telnetlib3 reported it on hanging up): that passes quietly.
+
+    What of this reaches into telnetlib3's or asyncio's private state does so through
+    :mod:`door.net.library_internals`.
     """
 
     listening: Listening  # set on the subclass each server makes
@@ -125,7 +137,7 @@ class _DoorProtocol(telnetlib3.TelnetServer):
         quiet(self.writer, self._faults)
 
     def data_received(self, data: bytes) -> None:
-        if self._refused:
+        if self._refused or self._lost:
             return
         now = asyncio.get_running_loop().time()
         granted = self._budget.take(len(data), now)
@@ -136,16 +148,17 @@ class _DoorProtocol(telnetlib3.TelnetServer):
             super().data_received(data[start : min(start + _PIECE, within)])
             if self.writer.cut_short:
                 break
-        if self.writer.cut_short and self._transport is not None:
+        if self._lost:
+            return
+        if self.writer.cut_short:
             log.info("hung up on %s: a sub-negotiation that never ends", self._address)
-            self._transport.abort()
-        elif within < len(data) and self._transport is not None:
+            self._socket_transport.abort()
+        elif within < len(data):
             flood = "telnet commands" if within < granted else "input"
             log.info("hung up on %s: a flood of %s", self._address, flood)
-            self._transport.abort()
+            self._socket_transport.abort()
 
-    def _mccp3_start(self) -> None:
-        self.writer.mccp3_active = False  # what follows is read as it comes, uninflated
+    def compressed_input_refused(self) -> None:
         log.info("refused compressed input from %s", self._address)
 
     def begin_shell(self, future: asyncio.Future[None]) -> None:
@@ -169,11 +182,11 @@ class _DoorProtocol(telnetlib3.TelnetServer):
             return
         self._lost = True
         if self._refused:
-            self._closing = True  # what telnetlib3's list of clients reads
+            mark_closed(self)
             asyncio.get_running_loop().call_soon(self._let_go)
             return
         super().connection_lost(exc)
-        asyncio.streams.FlowControlMixin.connection_lost(self, exc)
+        wake_drain_waiters(self, exc)
         self._faults.close()
         if not self._in_shell:
             # After the transport has finished its own connection_lost.
@@ -182,14 +195,9 @@ class _DoorProtocol(telnetlib3.TelnetServer):
     def _let_go(self) -> None:
         """Break the cycles between this connection's objects: nothing uses them any more."""
         transport = self._socket_transport
-        for part in (self.writer, self.reader):
-            if part is not None:
-                vars(part).clear()
-        vars(self).clear()
-        self._closing, self._transport = True, None  # what telnetlib3's server list reads
-        # asyncio's socket transport keeps a bound method of its own (Python 3.11, 3.12).
-        if transport is not None and getattr(transport, "_sock", True) is None:
-            transport.__dict__.pop("_read_ready_cb", None)
+        break_cycles(self)
+        self._lost = True  # a loss reported again finds the connection gone
+        forget_read_callback(transport)
 
 
 class DoorServer:

@@ -17,9 +17,10 @@ from typing import Any
 
 import telnetlib3
 
+from door.net.library_internals import drop_subnegotiation, subnegotiation_kept
+
 log = logging.getLogger("door")
 
-SB_COMMAND = telnetlib3.telopt.SB  # how telnetlib3 notes a sub-negotiation under way
 # Telnet option codes (RFC 854 and those after it).
 _IS, _SEND = 0, 1
 TTYPE, NAWS, TSPEED, LFLOW, LINEMODE, XDISPLOC, NEW_ENVIRON, CHARSET = (
@@ -195,16 +196,12 @@ class DoorWriter(telnetlib3.TelnetWriter):
             self.faults.note("a sub-negotiation telnetlib3 could not read", _describe(error))
 
     def feed_byte(self, byte: bytes) -> bool:
-        if (
-            self.cmd_received == SB_COMMAND
-            and not self._sb_overflow
-            and len(self._sb_buffer) >= SUBNEGOTIATION_LIMIT
-        ):
+        kept = subnegotiation_kept(self)
+        if kept is not None and kept >= SUBNEGOTIATION_LIMIT:
             # Cut short: what was kept is let go, the rest is dropped (until its IAC SE, or
             # the hang-up the protocol gives a client that sends such a thing).
-            option = self._sb_buffer[0][0]
-            self._sb_buffer.clear()
-            self._sb_overflow = self.cut_short = True
+            option = drop_subnegotiation(self)
+            self.cut_short = True
             self.faults.note("a sub-negotiation too long to keep", f"option {option}")
         try:
             return super().feed_byte(byte)
