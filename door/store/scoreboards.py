@@ -35,10 +35,11 @@ class ScoreStore(VariantStore):
 
     async def statistics(self, user_id: int, level: Level) -> Statistics:
         """The user's record at this level, over every set of rules it has had; practice
-        games are counted apart."""
+        games are counted apart, and contest games not at all (their record is the contest's
+        table)."""
 
         # One statement, so that its parts agree: one state of the database.
-        mine = "user_id = ? AND level = ? AND status != 'playing'"
+        mine = "user_id = ? AND level = ? AND status != 'playing' AND contest_id IS NULL"
         rows = await self._read(
             "SELECT (SELECT json_group_array(json_array(status, score)) FROM "
             f"(SELECT status, score FROM games WHERE {mine} AND NOT practice "
@@ -48,7 +49,7 @@ class ScoreStore(VariantStore):
             f"EXISTS (SELECT 1 FROM games WHERE {UNFINISHED}), "
             "(SELECT coalesce(sum(g.score), 0) FROM games g "
             "JOIN variants v ON v.id = g.variant_id "
-            "WHERE g.user_id = ? AND g.level = ? AND NOT g.practice "
+            "WHERE g.user_id = ? AND g.level = ? AND NOT g.practice AND g.contest_id IS NULL "
             "AND json_extract(v.knobs, '$.scoring') = 'vegas')",
             (user_id, level.number) * 5,
         )
@@ -69,7 +70,7 @@ class ScoreStore(VariantStore):
         first."""
         rows = await self._read(
             "SELECT cards_up, status FROM games WHERE user_id = ? AND status != 'playing' "
-            "AND NOT practice "
+            "AND NOT practice AND contest_id IS NULL "
             "AND (? IS NULL OR level = ?) ORDER BY finished DESC, id DESC LIMIT ?",
             (user_id, level_number, level_number, limit),
         )
@@ -80,9 +81,9 @@ class ScoreStore(VariantStore):
     async def high_scores(
         self, level: Level, limit: int = 10, bbs: str | None = None
     ) -> list[HighScore]:
-        """The best finished games under the level's current rules (never practice), since
-        its last reset;
-        with ``bbs``, only those of that board's callers.
+        """The best finished games under the level's current rules (never practice, never a
+        contest's: those are on the contest's table, and one may be resigned by its close),
+        since its last reset; with ``bbs``, only those of that board's callers.
 
         Best first: higher score, then won before lost, fewer moves, earlier finish.
         """
@@ -93,7 +94,7 @@ class ScoreStore(VariantStore):
             "SELECT u.alias, u.bbs, g.score, g.status = 'won', g.moves, g.finished, "
             "g.assisted, g.id FROM games g JOIN users u ON u.id = g.user_id "
             "WHERE g.variant_id = ? AND g.status != 'playing' AND NOT g.practice "
-            "AND g.finished > "
+            "AND g.contest_id IS NULL AND g.finished > "
             "coalesce((SELECT max(reset_at) FROM score_resets WHERE level IN (?, ?)), '') "
             "AND (? IS NULL OR u.bbs_key = ?) "
             "ORDER BY g.score DESC, g.status = 'won' DESC, g.moves, g.finished, g.id LIMIT ?",
@@ -103,7 +104,7 @@ class ScoreStore(VariantStore):
 
     async def standings(self, limit: int = 20, bbs: str | None = None) -> list[Standing]:
         """Every user with a game (with ``bbs``, every caller of that board), over finished
-        games of all levels (Palace's board).
+        games of all levels (Palace's board), contest games apart (as for the high scores).
 
         Most wins first, then the better percentage, the better best score, the alias.
         """
@@ -113,7 +114,7 @@ class ScoreStore(VariantStore):
             "max(CASE WHEN g.status != 'playing' THEN g.score END) AS best, "
             "max(g.status = 'playing'), sum(g.status != 'playing' AND g.assisted) "
             "FROM users u JOIN games g ON g.user_id = u.id "
-            "AND (NOT g.practice OR g.status = 'playing') "
+            "AND (NOT g.practice OR g.status = 'playing') AND g.contest_id IS NULL "
             "WHERE (? IS NULL OR u.bbs_key = ?) GROUP BY u.id "
             "ORDER BY wins DESC, CAST(wins AS REAL) / nullif(played, 0) DESC, "
             "best DESC, u.alias_key, u.bbs_key LIMIT ?",
@@ -149,7 +150,7 @@ class ScoreStore(VariantStore):
             hidden = fetch_all(
                 db,
                 "SELECT count(*) FROM games g WHERE g.status != 'playing' AND NOT g.practice "
-                "AND (? = 0 OR g.level = ?) AND g.finished > coalesce("
+                "AND g.contest_id IS NULL AND (? = 0 OR g.level = ?) AND g.finished > coalesce("
                 "(SELECT max(reset_at) FROM score_resets r WHERE r.level IN (g.level, 0)), '')",
                 (level, level),
             )
