@@ -86,7 +86,13 @@ class KeyParser:
 
     An ESC with nothing after it is held: :meth:`expire` makes it the key :data:`ESCAPE` once
     the caller's terminal has had time to send the rest of a sequence. An ESC followed by
-    anything but ``[`` or ``O`` is :data:`ESCAPE`, then that key.
+    anything but ``[`` or ``O`` is :data:`ESCAPE`, then that key. A sequence begun and not
+    finished in that time is the keys it was typed as (Escape, then ``O``, ...): a caller who
+    presses Escape and then a letter quickly never loses either key.
+
+    >>> parser = KeyParser("utf-8")
+    >>> parser.feed(b"\\x1bO"), parser.holding_escape, parser.expire(), parser.feed(b"2")
+    ([], True, ['\\x1b', 'O'], ['2'])
     """
 
     _LONGEST = 32  # a "sequence" longer than this is garbage, not a key
@@ -96,6 +102,7 @@ class KeyParser:
         self._state = _TEXT
         self._after_cr = False
         self._sequence_bytes = bytearray()
+        self._unfinished = bytearray()  # the bytes of the sequence under way, after its ESC
 
     @property
     def charset(self) -> str:
@@ -108,15 +115,20 @@ class KeyParser:
 
     @property
     def holding_escape(self) -> bool:
-        """Whether an ESC came last, which :meth:`expire` would make a key."""
-        return self._state == _ESC
+        """Whether an ESC, or an escape sequence not yet finished, came last: what
+        :meth:`expire` would make keys."""
+        return self._state != _TEXT
 
     def expire(self) -> list[Key]:
-        """No more bytes came in time: a held ESC is the Escape key."""
-        if self._state != _ESC:
+        """No more bytes came in time: a held ESC is the Escape key, and a sequence not
+        finished is the keys it was typed as."""
+        if self._state == _TEXT:
             return []
         self._state = _TEXT
-        return [ESCAPE]
+        self._sequence_bytes.clear()
+        keys: list[Key] = [ESCAPE]
+        self._text(self._unfinished, keys)  # read as typed (and cleared)
+        return keys
 
     def feed(self, data: bytes) -> list[Key]:
         """The keys completed by ``data``."""
@@ -126,22 +138,26 @@ class KeyParser:
             if self._state == _TEXT:
                 if byte == 0x1B:
                     self._text(text, keys)
-                    self._state = _ESC
-                    self._sequence_bytes.clear()
+                    self._escape()
                 else:
                     text.append(byte)
                 continue
             belongs, key = self._sequence(byte)
             if key is not None:
                 keys.append(key)
-            if not belongs:
-                if byte == 0x1B:
-                    self._state = _ESC
-                    self._sequence_bytes.clear()
-                else:
-                    text.append(byte)
+            if belongs:
+                self._unfinished.append(byte)
+            elif byte == 0x1B:
+                self._escape()
+            else:
+                text.append(byte)
         self._text(text, keys)
         return keys
+
+    def _escape(self) -> None:
+        self._state = _ESC
+        self._sequence_bytes.clear()
+        self._unfinished.clear()
 
     def _text(self, data: bytearray, keys: list[Key]) -> None:
         if not data:

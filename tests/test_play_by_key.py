@@ -123,6 +123,22 @@ async def test_hot_keys_show_a_half_typed_command_and_enter_out_of_habit_is_swal
     await caller.hang_up()
 
 
+async def test_escape_then_a_letter_within_the_wait_cancels_and_is_that_letter(door):
+    """SyncTERM sends Escape and the next key together when they come fast: ESC O is the
+    start of a key code, but one that does not finish in time is the keys it was."""
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL)
+    await caller.key("s")
+    await caller.wait_for("S → \\?")
+    await send(caller, b"\x1bO")  # Escape, then O, within the Escape wait
+    await caller.wait_for(r"Command \(\? for help\): *\n")  # S cancelled
+    assert "S →" not in caller.display()
+    await caller.key("2")
+    await caller.wait_for("2 → \\?")  # a command of its own, not S 2
+    assert await stored_history(door) == ()
+    await caller.hang_up()
+
+
 async def test_lines_kept_with_the_caller(door):
     caller = await sign_up(door)
     await caller.key("T")
