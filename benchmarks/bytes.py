@@ -29,11 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from client import Caller  # noqa: E402
-from conftest import door_config, open_door  # noqa: E402
-from keyplay import Player, key_bytes  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from ansi.charset import encode  # noqa: E402
 from ansi.screen import ScreenBuffer  # noqa: E402
@@ -41,6 +37,9 @@ from ansi.text import sanitize  # noqa: E402
 from door.engine import Game, IllegalMove  # noqa: E402
 from door.engine.solver import solve  # noqa: E402
 from door.views.board import REFUSAL, Look, draw_board  # noqa: E402
+from tests.support.door_server import door_config, open_door  # noqa: E402
+from tests.support.keyplay import Player, key_bytes  # noqa: E402
+from tests.support.telnet_caller import Caller  # noqa: E402
 
 TURN_TARGET, ANSI_TARGET, LINES_TARGET = 70, 80, 120
 POINTER_TARGET = 40
