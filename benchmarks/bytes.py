@@ -8,7 +8,7 @@ command: deck turns, plays to a foundation, column to column, refusals, the rest
 plays the winning line again by hot keys (no Enter) and by the pointer, whose every arrow
 step is also counted on its own.
 
-    python benchmarks/bytes.py [--commands 200] [--json FILE]
+    python -m benchmarks.bytes [--commands 200] [--json FILE]
 
 Targets: a deck turn at most 70 bytes (median) and every command at most 80 bytes (mean)
 for ANSI callers; at most 120 bytes (mean) for plain callers, who get a line per play; at
@@ -23,25 +23,21 @@ import copy
 import json
 import re
 import statistics
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ansi.charset import encode
+from ansi.screen import ScreenBuffer
+from ansi.text import sanitize
+from door.engine import Game, IllegalMove
+from door.engine.solver import solve
+from door.views.board import REFUSAL, Look, draw_board
+from tests.support.door_server import door_config, open_door
+from tests.support.keyplay import Player, key_bytes
+from tests.support.telnet_caller import Caller
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from client import Caller  # noqa: E402
-from conftest import door_config, open_door  # noqa: E402
-from keyplay import Player, key_bytes  # noqa: E402
-
-from ansi.charset import encode  # noqa: E402
-from ansi.screen import ScreenBuffer  # noqa: E402
-from ansi.text import sanitize  # noqa: E402
-from door.engine import Game, IllegalMove  # noqa: E402
-from door.engine.solver import solve  # noqa: E402
-from door.views.board import REFUSAL, Look, draw_board  # noqa: E402
-
 TURN_TARGET, ANSI_TARGET, LINES_TARGET = 70, 80, 120
 POINTER_TARGET = 40
 DEAL, LEVEL = 1, 1

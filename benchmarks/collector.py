@@ -16,7 +16,7 @@ them are.
 With ``--compare REF`` the door at another git revision (as in benchmarks/load.py) is
 measured the same way in the same run.
 
-    python benchmarks/collector.py [--callers 200] [--arrival 5] [--compare main] [--top 12]
+    python -m benchmarks.collector [--callers 200] [--arrival 5] [--compare main] [--top 12]
         [--json benchmarks/results/collector.json]
 """
 
@@ -26,13 +26,10 @@ import argparse
 import asyncio
 import json
 import random
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from benchmarks.callers import (
     ROOT,
     UPDATE,
     ServerProcess,
@@ -43,8 +40,7 @@ from callers import (
     sign_up,
     start_game,
 )
-from load import Revision, extract_revision
-
+from benchmarks.load import Revision, extract_revision
 from door.engine import Game
 from door.engine.status import PLAYING
 

@@ -9,7 +9,7 @@ now and then the whole ``canfield-door sysop who`` command (a Python start-up in
 a ``watch`` of node 1 throughout. Printed: each request's round trip, and the callers' play
 latency in both phases, so any cost the sysop's requests put on callers shows.
 
-    python benchmarks/control.py [--callers 100] [--interval 2] [--duration 30] [--every 0.25]
+    python -m benchmarks.control [--callers 100] [--interval 2] [--duration 30] [--every 0.25]
         [--json benchmarks/results/control.json]
 """
 
@@ -28,9 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from benchmarks.callers import (
     QUIET_SOLVER,
     UPDATE,
     CallerGone,
@@ -44,7 +42,6 @@ from callers import (
     start_game,
     write_config,
 )
-
 from door.engine.status import PLAYING
 from door.running.control import control_path
 

@@ -14,7 +14,7 @@ the door is killed with SIGKILL. Then:
 - once the door is started again, each caller logs in and resumes: the board the door draws
   must be the stored game's, cell for cell (rows 1 to 20, read through a pyte screen).
 
-    python benchmarks/crash.py [--callers 200] [--trials 20] [--seed 1]
+    python -m benchmarks.crash [--callers 200] [--trials 20] [--seed 1]
         [--json benchmarks/results/crash.json]
 
 Target: no play lost, and ``ok`` from every integrity check. tests/test_crash_resume.py runs
@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import json
 import random
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,9 +35,9 @@ from pathlib import Path
 
 import pyte
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from ansi.charset import decode
+from ansi.screen import ScreenBuffer
+from benchmarks.callers import (
     GAME_PROMPT,
     MENU_PROMPT,
     UPDATE,
@@ -52,9 +51,6 @@ from callers import (
     sign_up,
     start_game,
 )
-
-from ansi.charset import decode
-from ansi.screen import ScreenBuffer
 from door.config import Level
 from door.engine import Game
 from door.engine.status import PLAYING

@@ -8,7 +8,7 @@ a disk that now and then takes tens of milliseconds for an fsync, as a shared ma
 may, shows here, and in every play that was waiting for that commit.
 ``benchmarks/load.py`` runs this beside each round of its rows, at the door's commit rate.
 
-    python benchmarks/disk.py [--rate 300] [--seconds 30] [--folder DIR]
+    python -m benchmarks.disk [--rate 300] [--seconds 30] [--folder DIR]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from callers import milliseconds
+from benchmarks.callers import milliseconds
 
 GAMES = 1000
 CHECKPOINT_PAUSE = 1.0  # seconds, as the door's writer

@@ -14,7 +14,7 @@ With ``--callers N``, N games are played side by side, a play of each in turn, a
 play on one door: the screen's caches (plans, rows) then serve N boards at once, as under
 load, rather than one.
 
-    python benchmarks/drawing.py [--games 300] [--warm-up 100] [--max-plays 80]
+    python -m benchmarks.drawing [--games 300] [--warm-up 100] [--max-plays 80]
         [--callers 1] [--json FILE]
 
 At 1,000 callers a play every 2 seconds, every 100 us a play spends here is 5 % of the
@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from callers import percentile
-
 from ansi.screen import ScreenBuffer
+from benchmarks.callers import percentile
 from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
 from door.store import GameRecord

@@ -3,7 +3,7 @@
 Each step lists the legal plays and makes one of them at random, as a caller or a solver
 would. Prints plays per second per level and writes JSON.
 
-    python benchmarks/engine.py [--games 300] [--max-plays 400] [--json FILE]
+    python -m benchmarks.engine [--games 300] [--max-plays 400] [--json FILE]
 
 Target: at least 50,000 plays per second on one core. Seconds are the process's CPU time,
 so that other work on the machine does not count against the engine; wall time is shown too.

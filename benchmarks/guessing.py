@@ -18,7 +18,7 @@ For each phase: the honest caller's wait (median and worst of ``--tries``), how 
 burst took to be answered, and the door's CPU seconds over the phase. All traffic goes to
 127.0.0.1, is bounded in count, and stops by itself.
 
-    python benchmarks/guessing.py [--tries 3] [--json benchmarks/results/guessing.json]
+    python -m benchmarks.guessing [--tries 3] [--json benchmarks/results/guessing.json]
 
 Target: the honest caller's wait during a burst within one hash of the quiet wait.
 """
@@ -41,10 +41,7 @@ from pathlib import Path
 
 import asyncssh
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import QUIET_SOLVER, ServerProcess, write_config
-
+from benchmarks.callers import QUIET_SOLVER, ServerProcess, write_config
 from door.store import Store
 
 PASSWORD = "honest-secret"

@@ -32,7 +32,7 @@ welcomes failed), how much the door's log grew, the door's CPU seconds in the ph
 resident memory at the phase's end (its peak within the phase for the floods). All traffic
 goes to 127.0.0.1, is bounded in time, and stops by itself.
 
-    python benchmarks/hostile.py [--seconds 20] [--rate 1000] [--sources 16]
+    python -m benchmarks.hostile [--seconds 20] [--rate 1000] [--sources 16]
         [--json benchmarks/results/hostile.json]
 
 Targets: a new caller welcomed within 2 s under the malformed flood, the log growing by less
@@ -48,7 +48,6 @@ import contextlib
 import json
 import multiprocessing
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -56,9 +55,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from benchmarks.callers import (
     ALIAS_PROMPT,
     GAME_PROMPT,
     LEVEL_PROMPT,

@@ -64,7 +64,7 @@ the door committed, with no server running. The door answers a play once its com
 the disk, so this is its other floor: a shared machine's disk that stalls now and then (tens
 or hundreds of ms for one fsync) shows there, and in every door row of that round.
 
-    python benchmarks/load.py [--callers 100 500 1000] [--interval 2] [--duration 60]
+    python -m benchmarks.load [--callers 100 500 1000] [--interval 2] [--duration 60]
         [--arrival 5] [--rounds 1] [--client-processes 1] [--fsync-delay-ms 10] [--web 200]
         [--compare main] [--json benchmarks/results/load.json]
 
@@ -101,9 +101,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from benchmarks.callers import (
     MENU_PROMPT,
     PER_WRITE_STAGES,
     ROOT,
@@ -124,9 +122,8 @@ from callers import (
     sign_up,
     start_game,
 )
-from disk import commit_times
-from slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
-
+from benchmarks.disk import commit_times
+from benchmarks.slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
 from door.engine import Game
 from door.engine.status import PLAYING
 
@@ -553,7 +550,7 @@ def run_case(
             config, folder / "door.db", folder / "door.log", slow_disk, root
         )
     else:
-        command = [sys.executable, str(Path(__file__).resolve()), "--bare-server"]
+        command = [sys.executable, "-m", "benchmarks.load", "--bare-server"]
         server = ServerProcess.start(command, folder / "bare.log")
     context = multiprocessing.get_context("spawn")
     report = context.Queue()

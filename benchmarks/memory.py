@@ -10,7 +10,7 @@ frame in the door's own code.
 With ``--compare REF`` the door at another git revision (as in benchmarks/load.py) is
 measured the same way in the same run.
 
-    python benchmarks/memory.py [--callers 100] [--arrival 3] [--compare main] [--top 8]
+    python -m benchmarks.memory [--callers 100] [--arrival 3] [--compare main] [--top 8]
 """
 
 from __future__ import annotations
@@ -19,16 +19,13 @@ import argparse
 import asyncio
 import json
 import random
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from benchmarks.callers import (
     ROOT,
     ServerProcess,
     TelnetCaller,
@@ -38,7 +35,7 @@ from callers import (
     sign_up,
     start_game,
 )
-from load import Revision, extract_revision
+from benchmarks.load import Revision, extract_revision
 
 PASSWORD = "memory-secret"
 ARRIVAL = 3.0  # callers a second: each signs up with a scrypt hash, and tracing slows the door

@@ -1,6 +1,6 @@
 """How often the solver decides random deals, how fast, and in how much memory.
 
-    python benchmarks/solver.py --deals 100 --seconds 30 [--rules NAME ...] [--json out.json]
+    python -m benchmarks.solver --deals 100 --seconds 30 [--rules NAME ...] [--json out.json]
 
 Deals 1..N (or from --first) of each rule set are solved one at a time, each in a fresh
 process so that its peak memory can be told apart. Prints one line per rule set: the share
@@ -22,8 +22,6 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from door.engine import Game, Variant
 from door.engine.solver import solve

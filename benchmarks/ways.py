@@ -11,7 +11,7 @@ callers open the WebSocket a browser's page opens and type as telnet callers do.
 caller answers the door's ANSI probe as a BBS terminal does. Once all N wait at the menu,
 the door's resident memory is read; then they all say goodbye.
 
-    python benchmarks/ways.py [--callers 50] [--arrival 10] [--json benchmarks/results/ways.json]
+    python -m benchmarks.ways [--callers 50] [--arrival 10] [--json benchmarks/results/ways.json]
 
 Reported per way: seconds from connecting to the menu (median, 95th percentile), the door's
 CPU milliseconds per caller (its CPU time over the phase, over the callers), and the rise of
@@ -26,7 +26,6 @@ import asyncio
 import json
 import platform
 import re
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -34,9 +33,7 @@ from pathlib import Path
 
 import asyncssh
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from callers import (
+from benchmarks.callers import (
     MENU_PROMPT,
     QUIET_SOLVER,
     ServerProcess,
@@ -45,7 +42,6 @@ from callers import (
     percentile,
     write_config,
 )
-
 from door.store import Store
 
 PASSWORD = "ways-secret"

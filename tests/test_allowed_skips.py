@@ -7,15 +7,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_pytest(folder: Path, source: str) -> subprocess.CompletedProcess[str]:
     (folder / "test_sample.py").write_text(source)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "allowed_skips"],
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+            *("-p", "tests.support.allowed_skips"),
+        ],
         cwd=folder,
-        env={"PYTHONPATH": str(TESTS), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=120,

@@ -9,7 +9,6 @@ from contextlib import suppress
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import variants
 
 from ansi.screen import ScreenBuffer, Style
 from door.engine import Game, IllegalMove, Variant
@@ -25,6 +24,7 @@ from door.views.board import (
     draw_board,
 )
 from door.views.pointer import reminder_lines
+from tests.support.strategies import variants
 
 LEVEL = "Level 3: Draw three"
 MESSAGES = (

@@ -8,11 +8,8 @@ import copy
 import statistics
 
 import pyte
-from client import Caller
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import variants
-from test_visit import DEAL, sign_up, start_deal
 
 from ansi.charset import CHARSETS, decode, encode
 from ansi.screen import ScreenBuffer
@@ -32,6 +29,9 @@ from door.views.board import (
 )
 from door.views.pointer import reminder_lines
 from door.visit.play import PRACTICE_NOTE
+from tests.support.strategies import variants
+from tests.support.telnet_caller import Caller
+from tests.support.visits import DEAL, sign_up, start_deal
 
 PROMPT_COL = 2 + len(PROMPT)
 PYTE_COLOURS = ("black", "red", "green", "brown", "blue", "magenta", "cyan", "white")

@@ -14,13 +14,20 @@ import re
 import socket
 import subprocess
 
-from client import Caller
-from door_caller import WAIT, DoorCall, door_command, write_config
-from test_doormode import door32, door_args, play_a_move_and_quit, write_dropfile
-from test_rlogin import ABC, handshake, open_rlogin_door, send
-from test_visit import DEAL, log_in, sign_up, sign_up_on, start_deal
-
 from door.store import Store
+from tests.support.door_caller import (
+    WAIT,
+    DoorCall,
+    door32,
+    door_args,
+    door_command,
+    play_a_move_and_quit,
+    write_config,
+    write_dropfile,
+)
+from tests.support.rlogin import ABC, handshake, open_rlogin_door, send
+from tests.support.telnet_caller import Caller, DroppingCaller
+from tests.support.visits import DEAL, log_in, sign_up, sign_up_on, start_deal
 
 # A card as the board draws it: rank, then a suit glyph or letter.
 CARD = re.compile(r"(?:10|[A2-9TJQK])[♥♦♣♠HDCS]")
@@ -53,16 +60,6 @@ async def test_a_utf8_terminal_gets_utf8_whatever_it_is_called(door):
     cards, bare = cards_on_board(caller.display())
     assert len(cards) >= 6 and not bare
     await caller.hang_up()
-
-
-class DroppingCaller(Caller):
-    """A UTF-8 terminal behind a relay that reads the door's bytes as CP437, drops
-    0x03-0x06 and re-encodes the rest as UTF-8."""
-
-    def _show(self, text_bytes: bytes) -> None:
-        relayed = text_bytes.translate(None, bytes(range(3, 7))).decode("cp437")
-        self.text += relayed
-        self.stream.feed(relayed)
 
 
 async def test_behind_a_relay_that_drops_the_suit_bytes_every_card_keeps_a_suit(door):

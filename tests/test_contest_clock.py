@@ -12,18 +12,15 @@ from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from door_caller import DoorCall
-from door_caller import write_config as write_door_config
-from test_doormode import door32, door_args, write_dropfile
-from test_reload import serve
-from test_sysop_live import start_live, write_config
-from test_upkeep import BULLETIN, wait_until
-
 from door.config import SHIPPED_LEVELS, load_config
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.store import Store
 from door.store.contests import Contest
+from tests.support.door_caller import DoorCall, door32, door_args, write_dropfile
+from tests.support.door_caller import write_config as write_door_config
+from tests.support.live_door import BULLETIN, start_live, wait_until, write_config
+from tests.support.served_door import serve
 
 SECOND = timedelta(seconds=1)
 LATE = 5 * SECOND  # how late a contest may open or close on a busy machine, at most

@@ -18,10 +18,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from client import Caller
-from conftest import SHIPPED_CONFIG, door_config
-from test_rlogin import ABC, XYZ, RloginDoor, linked_caller
-from test_visit import sign_up
 
 from door.bulletin import gather, render
 from door.commands.main import main
@@ -35,22 +31,16 @@ from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from door.store.contests import Contest
+from tests.support.contests import Clock
+from tests.support.door_server import SHIPPED_CONFIG, door_config
+from tests.support.rlogin import ABC, XYZ, RloginDoor, linked_caller
+from tests.support.telnet_caller import Caller
+from tests.support.visits import sign_up
 
 BOARDS = {"Another Board", "Xylophone BBS"}
 TABLE_ROW = re.compile(
     r"^\s*(\d+)\s+(\w+)\s+(?:(Another Board|Xylophone BBS)\s*)?(\d+)(?: \+(\d+))?\s+(-?\d+)\s+(\d+)"
 )
-
-
-class Clock:
-    """The store's clock, moved on by the test; it starts at the real time (the sysop's
-    command, on its own clock, declares the contest an hour ahead of it)."""
-
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @dataclasses.dataclass

@@ -7,14 +7,11 @@ in a subprocess, killed 3 times at random moments (a fixed seed) while they play
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-
-from crash import CrashSettings, run_trials, summary
+from benchmarks.crash import CrashSettings, run_trials, summary
 
 pytestmark = pytest.mark.slow
 

@@ -3,14 +3,10 @@ next day, played once each, and a board for every day."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import pytest
-from client import Caller
-from conftest import door_config, open_door
-from test_visit import log_in, play, sign_up
 
 from door.engine import Game
 from door.engine.solver import solve
@@ -18,23 +14,10 @@ from door.fairness import daily_start
 from door.solving.daily import DEAL_RANGE, choose_deal_of_the_day
 from door.solving.pool import SolverPool
 from door.store import Store
-
-
-class Clock:
-    """The store's clock, moved on by the test."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def daily_config(tmp_path):
-    config = door_config(tmp_path)
-    # Draw one: the solver proves its deals won fast.
-    solver = dataclasses.replace(config.solver, daily_level=1, seconds=3.0)
-    return dataclasses.replace(config, solver=solver)
+from tests.support.daily import Clock, daily_config
+from tests.support.door_server import open_door
+from tests.support.telnet_caller import Caller
+from tests.support.visits import log_in, play, sign_up
 
 
 async def open_the_day(caller: Caller, day: date, store: Store) -> int:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import random
 import resource
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -32,9 +31,8 @@ from pathlib import Path
 import pyte
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-
-from callers import (
+from ansi.screen import ScreenBuffer
+from benchmarks.callers import (
     FRAME_HEADER,
     MENU_PROMPT,
     QUIET_SOLVER,
@@ -50,9 +48,7 @@ from callers import (
     stored_histories,
     write_config,
 )
-from slow_disk import NO_COMPILER, build_fsync_shim, failing_disk_environment
-
-from ansi.screen import ScreenBuffer
+from benchmarks.slow_disk import NO_COMPILER, build_fsync_shim, failing_disk_environment
 from door.engine import Game
 from door.views.board import LABEL_ROW, LAST_COLUMN_ROW, SIDEBAR, Look, draw_board
 from door.visit.play import NOT_SAVED

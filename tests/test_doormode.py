@@ -16,7 +16,6 @@ import termios
 from pathlib import Path
 
 import pytest
-from door_caller import WAIT, DoorCall, door_command, write_config
 
 from door.commands.door import AUTO, SOCKET, STDIO, choose_transport
 from door.engine import Game
@@ -24,37 +23,21 @@ from door.net.doorio import IAC, SB, SE, WILL, TelnetInput, escape_iac
 from door.net.dropfile import DropFileError, parse_dropfile
 from door.store import Store
 from door.store.records import User
+from tests.support.door_caller import (
+    WAIT,
+    DoorCall,
+    door32,
+    door_args,
+    door_command,
+    play_a_move_and_quit,
+    write_config,
+    write_dropfile,
+)
 
 NAWS = 31
 SUITS = "♥♦♣♠"
 
 # -- drop files as BBSes write them --------------------------------------------------------------
-
-
-def door32(
-    *,
-    comm: int = 0,
-    handle: int = 0,
-    bbs: str = "Mystic BBS 1.12 A48",
-    real_name: str = "Joe Caller",
-    alias: str = "Joe",
-    minutes: int = 45,
-    emulation: int = 1,
-    node: int = 3,
-) -> list[str]:
-    return [
-        str(comm),
-        str(handle),
-        "38400",
-        bbs,
-        "17",  # user record
-        real_name,
-        alias,
-        "30",  # security level
-        str(minutes),
-        str(emulation),
-        str(node),
-    ]
 
 
 def door_sys(
@@ -94,33 +77,7 @@ def dorinfo(*, board: str = "Dark Realms BBS", graphics: int = 1) -> list[str]:
     ]
 
 
-def write_dropfile(folder: Path, name: str, lines: list[str]) -> Path:
-    """CP437, CR LF and a ^Z at the end, as a DOS-era BBS writes it."""
-    path = folder / name
-    path.write_bytes("\r\n".join(lines).encode("cp437") + b"\r\n\x1a")
-    return path
-
-
 # -- the BBS's side ------------------------------------------------------------------------------
-
-
-def door_args(dropfile: Path, config: Path, *extra: str) -> list[str]:
-    return ["door", "--dropfile", str(dropfile), "--config", str(config), *extra]
-
-
-def play_a_move_and_quit(call: DoorCall) -> None:
-    """From the main menu: play a game, turn the deck once, leave it saved, say goodbye."""
-    call.wait_for("Your choice:")
-    call.send("P\r")  # a key and its Enter, as a client that sends lines does
-    call.wait_for("Choose a level")
-    call.send("\r")
-    call.wait_for(r"Command( \(\? for help\))?:")
-    call.send("V\r")
-    call.wait_for(r"Moves +1\b|Deck \d+, waste")  # the board, or a plain caller's line
-    call.send("Q\r")
-    call.wait_for("Your game is saved")
-    call.send("G")
-    call.wait_for("Thanks for playing Canfield. Goodbye!")
 
 
 def stored(database: Path, alias: str, bbs: str) -> tuple[User | None, Game | None]:

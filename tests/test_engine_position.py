@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from layouts import build
 
 from door.engine import Game, Variant
+from tests.support.layouts import build
 
 
 def test_a_saved_game_resumes_with_its_undo():

@@ -6,9 +6,9 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import variants
 
 from door.engine import CARDS, Game, IllegalMove
+from tests.support.strategies import variants
 
 # Commands that are sometimes legal, sometimes not: each is either accepted or refused
 # without a trace.

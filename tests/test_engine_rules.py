@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from layouts import build, climb
 
 from door.engine import Card, Game, IllegalMove, Move, Variant, VariantError, shuffled_order
+from tests.support.layouts import build, climb
 
 
 def names(pile: list[Card]) -> list[str]:

@@ -21,10 +21,10 @@ from door.net.rlogin import NOT_LINKED, WRONG_FIELDS
 from door.store import AliasRefused, Store
 from door.store.accounts import hash_password
 from door.store.hashing import HASHING
-from tests.client import Caller
-from tests.test_rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
-from tests.test_ssh import _WrongEveryTime, open_ssh_door, ssh_caller, ssh_config
-from tests.web_caller import WebDoor, web_caller, web_config
+from tests.support.rlogin import ABC, XYZ, handshake, linked_caller, open_rlogin_door, refusal
+from tests.support.ssh import WrongEveryTime, open_ssh_door, ssh_caller, ssh_config
+from tests.support.telnet_caller import Caller
+from tests.support.web_caller import WebDoor, web_caller, web_config
 
 ELSEWHERE = "127.0.0.2"  # a second address on the loopback network: another caller
 
@@ -67,7 +67,7 @@ async def ssh_connect(
 async def wrong_passwords(port: int, username: str) -> None:
     """One connection's wrong passwords, until the door cuts it off."""
     with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)):
-        await ssh_connect(port, username, client_factory=_WrongEveryTime)
+        await ssh_connect(port, username, client_factory=WrongEveryTime)
 
 
 @contextlib.asynccontextmanager
@@ -359,9 +359,7 @@ async def test_a_drop_file_alias_meets_the_screen_rules(tmp_path):
 
 
 def test_a_bbs_caller_whose_alias_no_screen_shows_is_told_and_let_go(tmp_path):
-    from door_caller import DoorCall, write_config
-
-    from tests.test_doormode import door32, door_args
+    from tests.support.door_caller import DoorCall, door32, door_args, write_config
 
     config = write_config(tmp_path, "Test Board")
     dropfile = tmp_path / "DOOR32.SYS"  # a BBS that writes its drop files in UTF-8

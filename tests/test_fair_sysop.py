@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_admin import CONFIG, Board, Clock, deal_and_play, lines_of, squeeze
 
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
@@ -21,6 +20,7 @@ from door.fairness import seal
 from door.store import Store
 from door.store.records import DailyResult
 from door.views.daily import board_lines
+from tests.support.sysop_board import CONFIG, Board, Clock, deal_and_play, lines_of, squeeze
 
 LEVEL_1 = SHIPPED_LEVELS[0]
 

@@ -14,10 +14,6 @@ import stat
 from datetime import date, timedelta
 
 import pytest
-from client import Caller
-from conftest import RunningDoor, door_config, open_door
-from test_daily_visits import Clock, daily_config
-from test_visit import log_in, scored_deal, sign_up, start_deal
 
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
@@ -25,6 +21,10 @@ from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import solve
 from door.fairness import daily_start, seal, secret_deal_number
 from door.store import Store
+from tests.support.daily import Clock, daily_config
+from tests.support.door_server import RunningDoor, door_config, open_door
+from tests.support.telnet_caller import Caller
+from tests.support.visits import log_in, scored_deal, sign_up, start_deal
 
 SEAL = re.compile(r"Seal ([0-9a-f]{32}) ")
 REVEAL = re.compile(r"Deal (\d+)  salt ([0-9a-f]{32})")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from conftest import RunningDoor, door_config, open_door
-from test_group_commit import write_lock_held
-from test_visit import sign_up, start_deal
+
+from tests.support.database import write_lock_held
+from tests.support.door_server import RunningDoor, door_config, open_door
+from tests.support.visits import sign_up, start_deal
 
 BUSY = "the database is busy with another program"
 ELSEWHERE = "played on meanwhile"

@@ -14,10 +14,11 @@ import tracemalloc
 from collections.abc import AsyncIterator
 
 import pytest
-import test_hostile
-from client import Caller
-from conftest import RunningDoor
-from test_hostile import (
+
+from door.net.telnet import INPUT_BURST
+from door.visit.play import GameScreen
+from tests.support.door_server import RunningDoor
+from tests.support.storms import (
     IAC,
     SB,
     TTYPE,
@@ -26,16 +27,27 @@ from test_hostile import (
     Raw,
     hostile_door,
     nodes_settle,
+    playing,
+    storm_door,
 )
-
-from door.net.telnet import INPUT_BURST
-from door.visit.play import GameScreen
+from tests.support.telnet_caller import Caller
 
 ALIAS_PROMPT = b"Your alias (or NEW):"
 NOISE = 6000  # bytes of input that do nothing: more than any paste
 
-door = test_hostile.door  # a door with room for many calls from 127.0.0.1
-alice = test_hostile.alice  # a player at the board of deal 1
+
+@pytest.fixture
+async def door(tmp_path, caplog) -> AsyncIterator[RunningDoor]:
+    """A door with room for many calls from 127.0.0.1."""
+    async with storm_door(tmp_path, caplog) as running:
+        yield running
+
+
+@pytest.fixture
+async def alice(door: RunningDoor) -> AsyncIterator[Player]:
+    """A player at the board of deal 1."""
+    async with playing(door) as alice:
+        yield alice
 
 
 async def quiet_screen(caller: Caller, still: float = 1.0) -> str:

@@ -16,9 +16,6 @@ import sqlite3
 import tracemalloc
 from pathlib import Path
 
-from client import Caller
-from conftest import door_config, open_door
-
 from ansi.screen import ScreenBuffer
 from door.commands.serve import calm_garbage_collector
 from door.config import SHIPPED_LEVELS
@@ -28,6 +25,8 @@ from door.store import Store
 from door.store.accounts import hash_password
 from door.store.users import _hashing
 from door.views.board import BoardPainter, Look, _frame, draw_board
+from tests.support.door_server import door_config, open_door
+from tests.support.telnet_caller import Caller
 
 WAIT = 30.0
 

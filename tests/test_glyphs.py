@@ -17,9 +17,6 @@ import random
 import re
 
 import pyte
-from client import Caller
-from test_charset_probe import DroppingCaller
-from test_visit import DEAL, sign_up_on
 
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
@@ -27,6 +24,8 @@ from door.config import SHIPPED_LEVELS
 from door.engine import Game, IllegalMove, Variant
 from door.engine.solver import solve
 from door.views.board import REFUSAL, Look, draw_board, part_words
+from tests.support.telnet_caller import Caller, DroppingCaller
+from tests.support.visits import DEAL, sign_up_on
 
 DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
 WON_DEAL, WON_LEVEL = 10, 2  # a deal whose winning line at level 2 is short

@@ -12,8 +12,7 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from door.store import (
     WriterFailed,
 )
 from door.store.group_commit import Writer
+from tests.support.database import write_lock_held
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVEL = SHIPPED_LEVELS[2]
@@ -50,18 +50,6 @@ async def dealt(store: Store, count: int) -> list[tuple[int, int, Game]]:
         game = Game.deal(LEVEL.variant, 1000 + number)
         tables.append((user.id, await store.start_game(user.id, LEVEL, game), game))
     return tables
-
-
-@contextmanager
-def write_lock_held(path: Path) -> Iterator[None]:
-    """Another program holds the database's write lock meanwhile."""
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
 
 
 def stored_moves(path: Path) -> dict[int, int]:

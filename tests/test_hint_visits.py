@@ -3,31 +3,23 @@ mark a hint leaves on the scoreboards."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import AsyncIterator
 
 import pytest
-from client import Caller
-from conftest import RunningDoor, door_config, open_door
-from test_visit import play, scored_deal, sign_up, start_deal
 
-from door.config import Config
 from door.engine import Game
 from door.engine.solver import solve
 from door.solving.pool import Solving
 from door.store import Store
 from door.visit.advice import Hinter
+from tests.support.door_server import RunningDoor, door_config, open_door, with_level
+from tests.support.telnet_caller import Caller
+from tests.support.visits import play, scored_deal, sign_up, start_deal
 
 DEAL = 48213
 HINT = re.compile(r"Hint: (\S+(?: \S+)?) \(")
 LINE_HINT = re.compile(r"Hint: (\S+(?: \S+)?) \(a winning line, (\d+) plays? to go\)")
-
-
-def with_level(config: Config, number: int, **changes) -> Config:
-    levels = list(config.levels)
-    levels[number - 1] = dataclasses.replace(levels[number - 1], **changes)
-    return dataclasses.replace(config, levels=tuple(levels))
 
 
 async def hint(caller: Caller, pattern: re.Pattern[str] = HINT) -> re.Match[str]:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from keyplay import METHODS, Player, key_bytes
 
 from ansi.keys import DOWN, ENTER, ESCAPE, LEFT, RIGHT, SEQUENCE, UP, KeyParser, Mouse
 from door.config import SHIPPED_LEVELS
@@ -31,6 +30,7 @@ from door.views.pointer import (
     spot_at,
 )
 from door.visit.keys import BoardKeys, read_typed
+from tests.support.keyplay import METHODS, Player, key_bytes
 
 # -- the key reader -------------------------------------------------------------------------
 

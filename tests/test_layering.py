@@ -151,3 +151,121 @@ def test_the_terminal_toolkit_imports_nothing_from_the_door() -> None:
         if _in(other, ("door",))
     }
     assert from_door == set()
+
+
+# -- the engine is pure ---------------------------------------------------------------------------
+
+# What the engine may import besides itself: the standard library's data structures, and no
+# more. No I/O (no os, io, sqlite3, socket, subprocess, logging: the engine reports by what
+# it returns and raises, and the door logs), no concurrency (no asyncio, threading,
+# multiprocessing: the solver's process pool is door.solving's). Two exceptions, by name:
+# the solver reads a monotonic clock for its time budget (time.perf_counter, never a sleep
+# nor the wall clock), and warns of a winning line the engine does not confirm by the
+# warnings machinery, whose filters are the host's to set (the engine picks no stream).
+ENGINE_MAY_IMPORT = frozenset(
+    {
+        "__future__",
+        "collections",
+        "collections.abc",
+        "copy",
+        "dataclasses",
+        "enum",
+        "functools",
+        "itertools",
+        "math",
+        "struct",
+        "typing",
+        "warnings",
+    }
+)
+ENGINE_MAY_IMPORT_NAMES = frozenset({("time", "perf_counter")})
+# Built-ins that read or write the world, or run code given as text.
+IMPURE_BUILTINS = frozenset(
+    {"open", "print", "input", "breakpoint", "exec", "eval", "compile", "__import__"}
+)
+ENGINE_MODULES = {module: path for module, path in MODULES.items() if _in(module, ("door.engine",))}
+
+
+def _impurities(source: str) -> list[str]:
+    """What in ``source`` (its code, not its docstrings or doctests) the engine may not do:
+    imports outside door.engine and the allowed ones, calls of impure built-ins, async code."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in ENGINE_MAY_IMPORT and not _in(alias.name, ("door.engine",)):
+                    found.append(f"import {alias.name}")
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            module = node.module or ""
+            if module in ENGINE_MAY_IMPORT or _in(module, ("door.engine",)):
+                continue
+            found += [
+                f"from {module} import {alias.name}"
+                for alias in node.names
+                if (module, alias.name) not in ENGINE_MAY_IMPORT_NAMES
+            ]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in IMPURE_BUILTINS:
+                found.append(f"{node.func.id}() on line {node.lineno}")
+        elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith)):
+            found.append(f"async code on line {node.lineno}")
+    return found
+
+
+def test_the_purity_reader_sees_io_concurrency_and_the_door_but_not_doctests() -> None:
+    source = '''
+"""A module.
+
+>>> print(open("x").read())
+"""
+import os.path
+import logging
+from asyncio import sleep
+from time import perf_counter, sleep as nap
+from door.store import Store
+from ansi.screen import ScreenBuffer
+from collections.abc import Iterator
+from door.engine.cards import Card
+from . import moves
+
+def f():
+    """>>> print(1)"""
+    print("hello")
+    with open("file") as file:
+        return file.read()
+
+async def g():
+    await sleep(1)
+'''
+    assert set(_impurities(source)) == {
+        "import os.path",
+        "import logging",
+        "from asyncio import sleep",
+        "from time import sleep",
+        "from door.store import Store",
+        "from ansi.screen import ScreenBuffer",
+        "print() on line 18",
+        "open() on line 19",
+        "async code on line 22",
+        "async code on line 23",
+    }
+
+
+def test_the_engine_does_no_io_and_no_concurrency() -> None:
+    impure = {
+        module: found
+        for module, path in ENGINE_MODULES.items()
+        if (found := _impurities(path.read_text(encoding="utf-8")))
+    }
+    assert impure == {}
+
+
+def test_the_engine_imports_nothing_of_the_door_but_itself() -> None:
+    assert "door.engine.solver.search" in ENGINE_MODULES  # the solver is checked too
+    outside = {
+        (module, other)
+        for module in ENGINE_MODULES
+        for other in GRAPH[module]
+        if not _in(other, ("door.engine",))
+    }
+    assert outside == set()

@@ -11,10 +11,9 @@ import os
 import termios
 from pathlib import Path
 
-from door_caller import DoorCall, write_config
-
 from door.commands.local import LOCAL_BBS
 from door.store import Store
+from tests.support.door_caller import DoorCall, write_config
 
 CONSOLE = {"PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
 

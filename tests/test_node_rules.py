@@ -11,10 +11,6 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator
 
-from client import Caller
-from conftest import RunningDoor, door_config, open_door
-from test_hostile import NEGOTIATE_SOON, WAIT, Raw, sign_up
-
 from door.config import ServerConfig, load_config
 from door.net.nodes import (
     LOGIN_TIMEOUT_MESSAGE,
@@ -24,6 +20,9 @@ from door.net.nodes import (
     Nodes,
     address_key,
 )
+from tests.support.door_server import RunningDoor, door_config, open_door
+from tests.support.storms import NEGOTIATE_SOON, WAIT, Raw, sign_up
+from tests.support.telnet_caller import Caller
 
 CTRL_U, UP = b"\x15", b"\x1b[A"
 

@@ -10,12 +10,11 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from client import Caller
-from conftest import RunningDoor, door_config, open_door
-from test_hostile import WAIT
-
 from door.store import Store
 from door.store.logins import ALIAS_LOCK_MAX, FREE_ADDRESS_FAILURES, FREE_ALIAS_FAILURES
+from tests.support.door_server import RunningDoor, door_config, open_door
+from tests.support.storms import WAIT
+from tests.support.telnet_caller import Caller
 
 GOOD = "seven green apples"
 

@@ -7,26 +7,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from client import Caller
-from conftest import door_config, open_door
-from keyplay import Player, key_bytes
-from test_visit import DEAL, sidebar, sign_up, start_deal
 
 from ansi.keys import MOUSE_OFF, MOUSE_ON
 from door.engine import Game
-from door.engine.solver import solve
+from tests.support.door_server import door_config, open_door
+from tests.support.keyplay import Player, key_bytes
+from tests.support.telnet_caller import Caller
+from tests.support.visits import DEAL, sidebar, sign_up, start_deal
+from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
 
 MOUSE_ON_BYTES, MOUSE_OFF_BYTES = MOUSE_ON.encode(), MOUSE_OFF.encode()
-
-
-# A deal whose winning line is short (169 plays at level 2), so whole games stay quick.
-WON_DEAL, WON_LEVEL = 10, 2
-
-
-def winning_line(door) -> list[str]:
-    verdict = solve(Game.deal(door.config.level(WON_LEVEL).variant, WON_DEAL), max_seconds=20)
-    assert verdict.result == "won"
-    return list(verdict.line)
 
 
 async def send(caller: Caller, data: bytes, *, bytewise: bool = False) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_real_telnet import Tmux
-from tests.test_real_telnet import start_door as start_telnet_door
+from tests.support.served_door import start_door as start_telnet_door
+from tests.support.tmux import Tmux
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(

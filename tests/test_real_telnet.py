@@ -7,98 +7,22 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
-import time
-import uuid
-from pathlib import Path
 
 import pytest
-from test_screens_visit import words_of
 
 from door.config import SHIPPED_LEVELS, load_config
 from door.engine import Game
 from door.engine.solver import solve
 from door.views.pages import welcome_lines
 from door.views.texts import help_lines, rules_lines
+from tests.support.screens import words_of
+from tests.support.served_door import ROOT, start_door
+from tests.support.tmux import Tmux
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(
     not (shutil.which("telnet") and shutil.which("tmux")),
     reason="needs Debian's telnet and tmux (.ci/run installs them)",
 )
-
-
-def start_door(
-    tmp_path: Path, config: Path = ROOT / "sysop.toml", listening: str = "listening on"
-) -> tuple[subprocess.Popen, int]:
-    """``serve`` on ``config``, port 0; the port from the log line that begins ``listening``."""
-    door = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "door",
-            "serve",
-            "--config",
-            str(config),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--web-port",
-            "0",
-            "--database",
-            str(tmp_path / "door.db"),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    deadline = time.monotonic() + 20
-    assert door.stderr is not None
-    while time.monotonic() < deadline:
-        line = door.stderr.readline()
-        found = re.search(listening + r" \S+ port (\d+)", line)
-        if found:
-            return door, int(found.group(1))
-    door.kill()
-    raise AssertionError(f"the door did not say {listening!r}")
-
-
-class Tmux:
-    """A tmux server of our own, so no other session is touched."""
-
-    def __init__(self) -> None:
-        self.socket = f"canfield-{uuid.uuid4().hex[:8]}"
-
-    def run(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "door")
-
-    def wait_for(self, pattern: str, timeout: float = 15) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.screen()
-            if re.search(pattern, shown):
-                return shown
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{pattern!r} not on the screen:\n{shown}")
-            time.sleep(0.1)
-
-    def type(self, text: str) -> None:
-        if text:
-            self.run("send-keys", "-t", "door", "-l", text)
-        self.run("send-keys", "-t", "door", "Enter")
-
-    def key(self, key: str) -> None:
-        self.run("send-keys", "-t", "door", "-l", key)
 
 
 def test_telnet_in_tmux_signs_up_plays_and_quits(tmp_path):

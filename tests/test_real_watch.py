@@ -14,7 +14,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_real_telnet import ROOT, start_door
+
+from tests.support.served_door import ROOT, start_door
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("telnet") and shutil.which("tmux")),

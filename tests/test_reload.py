@@ -10,63 +10,21 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-
-from test_sysop_live import ROOT, write_config
-from test_visit import DEAL, play, sign_up, start_deal
 
 from door.config import Config, ServerConfig, load_config
 from door.running.reload import compare
 from door.store import Store
+from tests.support.live_door import ROOT, write_config
+from tests.support.served_door import WAIT, serve
+from tests.support.visits import DEAL, play, sign_up, start_deal
 
-WAIT = 30.0
 LEVEL_4 = """
 [[levels]]
 name = "Level 4 - Draw one, one pass"
 draw = 1
 passes = 1
 """
-
-
-@dataclasses.dataclass
-class Serving:
-    process: subprocess.Popen
-    log: Path
-    port: int
-
-    def logged(self) -> str:
-        return self.log.read_text()
-
-    async def wait_logged(self, pattern: str, after: int = 0) -> str:
-        deadline = time.monotonic() + WAIT
-        while not re.search(pattern, self.logged()[after:]):
-            assert self.process.poll() is None, f"the door stopped:\n{self.logged()}"
-            assert time.monotonic() < deadline, f"{pattern!r} not logged:\n{self.logged()}"
-            await asyncio.sleep(0.05)
-        return self.logged()
-
-    def signal(self, number: int) -> int:
-        """Send a signal; how much of the log there was before it."""
-        mark = len(self.logged())
-        self.process.send_signal(number)
-        return mark
-
-
-async def serve(config: Path) -> Serving:
-    log = config.parent / "door.log"
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "door", "serve", "--config", str(config)],
-            stderr=stderr,
-            stdin=subprocess.DEVNULL,
-            cwd=config.parent,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-    serving = Serving(process, log, 0)
-    text = await serving.wait_logged(r"listening on \S+ port \d+")
-    serving.port = int(re.search(r"listening on \S+ port (\d+)", text).group(1))
-    return serving
 
 
 async def level_menu(caller) -> str:

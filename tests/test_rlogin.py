@@ -10,50 +10,21 @@ import ipaddress
 import logging
 import struct
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from door.config import Config, LinkedBoard, RloginConfig
 from door.net.rlogin import NOT_A_HANDSHAKE, NOT_LINKED, TOO_SLOW, WRONG_FIELDS
-from door.running.ways import Ways, open_ways
-from door.solving.pool import Solving
-from door.store import Store
-from tests.client import Caller
-from tests.conftest import door_config
-
-LOCAL = (ipaddress.ip_network("127.0.0.0/8"),)
-ABC = LinkedBoard("ABC", "Another Board", LOCAL, "abc-secret-1")
-XYZ = LinkedBoard("XYZ", "Xylophone BBS", LOCAL, "xyz-secret-2")
-
-
-@dataclasses.dataclass
-class RloginDoor:
-    ways: Ways
-    store: Store
-    config: Config
-    solving: Solving
-
-    @property
-    def port(self) -> int:
-        assert self.ways.rlogin is not None
-        return self.ways.rlogin.port
-
-    async def close(self) -> None:
-        await self.ways.close("The door is shutting down.", grace=2.0)
-        await self.solving.close()
-        await self.store.close()
-
-
-async def open_rlogin_door(
-    tmp_path: Path, boards: tuple[LinkedBoard, ...] = (ABC, XYZ), **server_changes
-) -> RloginDoor:
-    config = door_config(tmp_path, **server_changes)
-    config = dataclasses.replace(config, rlogin=RloginConfig(port=0, boards=boards))
-    store = await Store.open(config.server.database)
-    solving = Solving(store, config)
-    ways = await open_ways(config, store, solving, detect_timeout=0.5, handshake_timeout=1.0)
-    return RloginDoor(ways, store, config, solving)
+from tests.support.rlogin import (
+    ABC,
+    XYZ,
+    RloginDoor,
+    handshake,
+    linked_caller,
+    open_rlogin_door,
+    refusal,
+    send,
+)
+from tests.support.telnet_caller import Caller
 
 
 @pytest.fixture
@@ -61,34 +32,6 @@ async def door(tmp_path) -> AsyncIterator[RloginDoor]:
     running = await open_rlogin_door(tmp_path)
     yield running
     await running.close()
-
-
-def handshake(client_user: str, server_user: str, terminal: str = "ansi-bbs/38400") -> bytes:
-    """RFC 1282: a NUL, then the client-user name, the server-user name and the terminal
-    type/speed, each ending in a NUL."""
-    return b"\0" + b"\0".join(f.encode() for f in (client_user, server_user, terminal)) + b"\0"
-
-
-async def send(port: int, data: bytes) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 5)
-    writer.write(data)
-    await writer.drain()
-    return reader, writer
-
-
-async def refusal(reader: asyncio.StreamReader) -> bytes:
-    """Everything the door sends until it closes the connection."""
-    async with asyncio.timeout(10):
-        return await reader.read()
-
-
-async def linked_caller(port: int, board: LinkedBoard, alias: str) -> Caller:
-    """A caller ``board`` sends, as Synchronet's rlogin gate does: the secret as the
-    client-user name, ``[TAG]alias`` as the server-user name."""
-    reader, writer = await send(port, handshake(board.secret, f"[{board.tag}]{alias}"))
-    accepted = await asyncio.wait_for(reader.readexactly(1), 10)
-    assert accepted == b"\0"
-    return Caller(reader, writer, term="ansi-bbs", charset="cp437")
 
 
 async def play_and_resign(caller: Caller) -> None:

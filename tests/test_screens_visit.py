@@ -5,28 +5,13 @@ from __future__ import annotations
 
 import re
 
-from client import Caller
-from test_visit import DEAL, log_in, sign_up, start_deal
-
 from door.engine import Game, IllegalMove, Variant
-from door.views.pages import Entry, Term, Text
 from door.views.texts import help_lines, rules_lines
+from tests.support.screens import words_of
+from tests.support.telnet_caller import Caller
+from tests.support.visits import DEAL, log_in, sign_up, start_deal
 
 SUPERSCRIPT_TWO = b"\xfd"  # '²' in CP437: str.isdigit() says yes, int() says no
-
-
-def words_of(lines) -> list[str]:
-    words: list[str] = []
-    for line in lines:
-        if isinstance(line, Entry):
-            words += [line.key, *line.text.split()]
-        elif isinstance(line, Term):
-            words += [*line.term.split(), *line.text.split()]
-        elif isinstance(line, Text):
-            words += line.text.split()
-        else:
-            words += line.split()
-    return words
 
 
 def page_words(caller: Caller) -> list[str]:

@@ -16,15 +16,12 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-
-from callers import (
+from benchmarks.callers import (
     QUIET_SOLVER,
     UPDATE,
     ServerProcess,
@@ -36,8 +33,7 @@ from callers import (
     stored_histories,
     write_config,
 )
-from slow_disk import ANNOUNCED, NO_COMPILER, build_fsync_shim, slow_disk_environment
-
+from benchmarks.slow_disk import ANNOUNCED, NO_COMPILER, build_fsync_shim, slow_disk_environment
 from door.engine import Game
 
 pytestmark = pytest.mark.slow

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from layouts import build, climb
-from strategies import rule_variants as variants
 
 from door.engine import RANKS, SUITS, Game, IllegalMove, Variant
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import UnconfirmedWin, Verdict, solve, wins
 from door.engine.solver.model import FOUNDATION, WASTE, Model, State
 from door.engine.solver.search import SearchResult
+from tests.support.layouts import build, climb
+from tests.support.strategies import rule_variants as variants
 
 KNOBS: dict[str, list[Any]] = {
     "draw": [1, 3],

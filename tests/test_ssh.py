@@ -4,53 +4,25 @@ the refusals, and a client that never finishes its key exchange."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import re
 import stat
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import asyncssh
 import pytest
 
-from door.config import Config, SshConfig
-from door.running.ways import Ways, open_ways
-from door.solving.pool import Solving
-from door.store import Store
-from tests.client import Caller
-from tests.conftest import door_config
-
-
-@dataclasses.dataclass
-class SshDoor:
-    ways: Ways
-    store: Store
-    config: Config
-    solving: Solving
-
-    @property
-    def port(self) -> int:
-        assert self.ways.ssh is not None
-        return self.ways.ssh.port
-
-    async def close(self) -> None:
-        await self.ways.close("The door is shutting down.", grace=2.0)
-        await self.solving.close()
-        await self.store.close()
-
-
-def ssh_config(tmp_path: Path, **server_changes) -> Config:
-    config = door_config(tmp_path, **server_changes)
-    return dataclasses.replace(config, ssh=SshConfig(port=0))
-
-
-async def open_ssh_door(config: Config, login_timeout: float = 10.0) -> SshDoor:
-    store = await Store.open(config.server.database)
-    solving = Solving(store, config)
-    ways = await open_ways(config, store, solving, detect_timeout=0.5, login_timeout=login_timeout)
-    return SshDoor(ways, store, config, solving)
+from door.config import SshConfig
+from tests.support.ssh import (
+    SshDoor,
+    WrongEveryTime,
+    open_ssh_door,
+    sign_up_as_new,
+    ssh_caller,
+    ssh_config,
+)
+from tests.support.telnet_caller import Caller
 
 
 @pytest.fixture
@@ -58,69 +30,6 @@ async def door(tmp_path) -> AsyncIterator[SshDoor]:
     running = await open_ssh_door(ssh_config(tmp_path))
     yield running
     await running.close()
-
-
-class _Output:
-    """The session's standard input as the writer :class:`Caller` expects."""
-
-    def __init__(self, process: asyncssh.SSHClientProcess, connection) -> None:
-        self._process, self._connection = process, connection
-
-    def write(self, data: bytes) -> None:
-        self._process.stdin.write(data)
-
-    async def drain(self) -> None:
-        await self._process.stdin.drain()
-
-    def close(self) -> None:
-        self._connection.close()
-
-    async def wait_closed(self) -> None:
-        await self._connection.wait_closed()
-
-
-@contextlib.asynccontextmanager
-async def ssh_caller(
-    port: int,
-    username: str,
-    password: str | None = None,
-    *,
-    key: asyncssh.SSHKey | None = None,
-    term: str = "xterm",
-    address: str = "127.0.0.1",
-) -> AsyncIterator[tuple[Caller, asyncssh.SSHClientProcess]]:
-    """A caller logged in over SSH with a pty, its screen read through pyte, calling from
-    ``address`` (any address of the loopback network)."""
-    connection = await asyncio.wait_for(
-        asyncssh.connect(
-            "127.0.0.1",
-            port,
-            username=username,
-            password=password,
-            client_keys=[key] if key else None,
-            known_hosts=None,
-            agent_path=None,
-            preferred_auth="publickey" if key else "password",
-            local_addr=(address, 0),
-        ),
-        10,
-    )
-    try:
-        process = await connection.create_process(term_type=term, term_size=(80, 24), encoding=None)
-        caller = Caller(process.stdout, _Output(process, connection), term=term)
-        yield caller, process
-    finally:
-        connection.close()
-
-
-async def sign_up_as_new(caller: Caller, alias: str, password: str) -> None:
-    await caller.wait_for("Alias:")
-    await caller.type(alias)
-    await caller.wait_for("Password:")
-    await caller.type(password)
-    await caller.wait_for("Password again")
-    await caller.type(password)
-    await caller.wait_for("Your choice")
 
 
 async def test_new_signs_up_plays_drops_and_resumes(door):
@@ -170,19 +79,9 @@ async def test_a_wrong_password_is_refused_and_the_right_one_works(door, caplog)
         assert "Hello, Bob." in screen
 
 
-class _WrongEveryTime(asyncssh.SSHClient):
-    """A client that keeps answering SSH's password prompt wrongly."""
-
-    tries = 0
-
-    def password_auth_requested(self) -> str:
-        _WrongEveryTime.tries += 1
-        return f"wrong-{_WrongEveryTime.tries}"
-
-
 async def test_too_many_wrong_passwords_close_the_connection(door):
     await door.store.create_user("Bob", "hunter22")
-    _WrongEveryTime.tries = 0
+    WrongEveryTime.tries = 0
     with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError)):
         await asyncio.wait_for(
             asyncssh.connect(
@@ -193,11 +92,11 @@ async def test_too_many_wrong_passwords_close_the_connection(door):
                 agent_path=None,
                 client_keys=None,
                 preferred_auth="password",
-                client_factory=_WrongEveryTime,
+                client_factory=WrongEveryTime,
             ),
             30,
         )
-    assert _WrongEveryTime.tries == 3  # the door's three tries, then the line is cut
+    assert WrongEveryTime.tries == 3  # the door's three tries, then the line is cut
 
 
 async def test_a_client_that_never_finishes_its_key_exchange_holds_no_node(tmp_path):

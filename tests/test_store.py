@@ -8,7 +8,6 @@ import os
 import shutil
 import sqlite3
 import stat
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.callers import empty_the_wal, pages_in_wal
 from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game, Variant
 from door.store import (
@@ -33,10 +33,6 @@ from door.store import (
     schema,
 )
 from door.store.games import FULL_COPY_EVERY
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-
-from callers import empty_the_wal, pages_in_wal
 
 LEVEL_1, LEVEL_2, LEVEL_3 = SHIPPED_LEVELS
 VEGAS = Level(4, "Vegas", Variant(draw=3, passes=3, scoring="vegas"))

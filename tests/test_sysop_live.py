@@ -7,87 +7,21 @@ import asyncio
 import logging
 import os
 import shutil
-import site
 import stat
-import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from client import Caller
-from test_visit import DEAL, log_in, play, sign_up, start_deal
 
 from door.config import load_config
-from door.running.control import control_path
 from door.running.service import Service
+from tests.support.live_door import ROOT, WAIT, LiveDoor, start_live, sysop, write_config
+from tests.support.telnet_caller import Caller
+from tests.support.visits import DEAL, log_in, play, sign_up, start_deal
 
-ROOT = Path(__file__).resolve().parent.parent
 RIGHT = "\x1b[C"
-WAIT = 20.0
-
-
-def write_config(
-    folder: Path, *, extra: str = "", max_nodes: int = 32, edits: dict[str, str] | None = None
-) -> Path:
-    """The shipped sysop.toml, on 127.0.0.1 port 0, with its database in ``folder``; each
-    of ``edits`` replaced, and ``extra`` added at the end."""
-    text = (ROOT / "sysop.toml").read_text()
-    for old, new in (edits or {}).items():
-        assert old in text, old
-        text = text.replace(old, new)
-    text = text.replace('host = "0.0.0.0"', 'host = "127.0.0.1"').replace("port = 2323", "port = 0")
-    text = text.replace("max_nodes = 32", f"max_nodes = {max_nodes}")
-    text = text.replace("max_per_address = 4", "max_per_address = 16")  # callers share 127.0.0.1
-    # ... and the limits that tell addresses apart are out of the way.
-    text = text.replace("reserved_nodes = 4", "reserved_nodes = 0")
-    text = text.replace("connections_per_minute = 20", "connections_per_minute = 10000")
-    text = text.replace("signups_per_hour = 3", "signups_per_hour = 0")
-    text = text.replace('database = "canfield.db"', 'database = "door.db"')
-    text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
-    path = folder / "sysop.toml"
-    path.write_text(text + extra)
-    return path
-
-
-@dataclass
-class LiveDoor:
-    service: Service
-    task: asyncio.Task[None]
-    config_path: Path
-
-    @property
-    def port(self) -> int:
-        assert self.service.server is not None
-        return self.service.server.port
-
-    @property
-    def store(self):
-        return self.service._store
-
-    @property
-    def config(self):
-        return self.service.config
-
-    @property
-    def socket(self) -> Path:
-        return control_path(self.service.config.server.database)
-
-
-async def start_live(folder: Path, bulletin_interval: float | None = None, **options) -> LiveDoor:
-    path = write_config(folder, **options)
-    service = Service(
-        load_config(path),
-        lambda: load_config(path),
-        detect_timeout=0.5,
-        bulletin_interval=bulletin_interval,
-    )
-    task = asyncio.create_task(service.run())
-    async with asyncio.timeout(WAIT):
-        await service.ready.wait()
-    return LiveDoor(service, task, path)
 
 
 @pytest.fixture
@@ -97,27 +31,6 @@ async def live(tmp_path) -> AsyncIterator[LiveDoor]:
     await door.service.stop()
     async with asyncio.timeout(WAIT):
         await door.task
-
-
-async def sysop(door: LiveDoor, *args: str, user: str | None = None) -> tuple[int, str, str]:
-    """Run ``canfield-door sysop ARGS`` against the door; (exit status, stdout, stderr)."""
-    python, path = sys.executable, str(ROOT)
-    if user is not None:
-        python, path = python_for(user)
-    command = [python, "-m", "door", "sysop", "--config", str(door.config_path), *args]
-    if user is not None:
-        command = ["runuser", "-u", user, "--", *command]
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "PYTHONPATH": path},
-    )
-    async with asyncio.timeout(WAIT):
-        out, err = await process.communicate()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def test_who_lists_each_caller_with_what_they_are_doing(live):
@@ -286,25 +199,6 @@ async def test_a_door_that_is_not_running_is_reported_plainly(tmp_path):
         assert "the door is not running" in err, err
 
 
-def python_for(user: str) -> tuple[str, str]:
-    """A Python that ``user`` may run, with this door and its packages on its path: the
-    tests' own, or (when it lives where only root may go, as pyenv's under /root do) the
-    system's, given the same packages (pure Python, read from the virtual environment)."""
-    path = os.pathsep.join([str(ROOT), *site.getsitepackages()])
-    for python in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
-        if python is None:
-            continue
-        probe = subprocess.run(
-            ["runuser", "-u", user, "--", python, "-c", "import door.running.control, telnetlib3"],
-            env={**os.environ, "PYTHONPATH": path},
-            capture_output=True,
-            timeout=WAIT,
-        )
-        if probe.returncode == 0:
-            return python, path
-    pytest.skip(f"no Python that {user} may run with the door's packages")
-
-
 needs_runuser = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("runuser") is None, reason="needs root and runuser"
 )
@@ -418,7 +312,7 @@ async def test_a_socket_left_by_a_door_that_died_is_replaced(tmp_path):
 
 
 async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_path):
-    from test_ssh import sign_up_as_new, ssh_caller
+    from tests.support.ssh import sign_up_as_new, ssh_caller
 
     door = await start_live(tmp_path, edits={"# port = 2222": "port = 0"})
     try:
@@ -442,9 +336,8 @@ async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_pa
 
 
 async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
-    from test_rlogin import ABC, linked_caller, open_rlogin_door
-
     from door.running.service import kick_farewell
+    from tests.support.rlogin import ABC, linked_caller, open_rlogin_door
 
     door = await open_rlogin_door(tmp_path)
     try:

@@ -8,13 +8,13 @@ import sqlite3
 from dataclasses import dataclass, field
 
 import pytest
-from client import Caller
-from test_visit import sign_up
 
 from door.engine import Game
 from door.engine.solver import solve
 from door.store import Store
 from door.store.schema import MIGRATIONS
+from tests.support.telnet_caller import Caller
+from tests.support.visits import sign_up
 
 DEAL, LEVEL = 1, 1
 PROMPT = "Command: "

@@ -11,31 +11,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_sysop_live import start_live
-from test_visit import play, sign_up
 
 from door.config import BackupConfig, BulletinConfig, ConfigError, load_config
 from door.running.upkeep import BackupKeeper, BulletinKeeper, backup_name, backups
 from door.store import Store
-
-WAIT = 20.0
+from tests.support.live_door import BULLETIN, start_live, wait_until
+from tests.support.visits import play, sign_up
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
-
-
-async def wait_until(check, what: str) -> None:
-    async with asyncio.timeout(WAIT):
-        while not check():
-            await asyncio.sleep(0.02)
-
-
-BULLETIN = {
-    '# ansi = "bulletins/canfield.ans"': 'ansi = "bulletins/canfield.ans"',
-    '# ascii = "bulletins/canfield.txt"': 'ascii = "bulletins/canfield.txt"',
-    '# json = "bulletins/canfield.json"': 'json = "canfield.json"',
-}
 
 
 async def test_the_door_rewrites_its_bulletins_when_a_game_ends(tmp_path):

@@ -17,13 +17,13 @@ from datetime import timedelta
 
 import aiohttp
 import pytest
-from test_visit import sign_up as telnet_sign_up
-from test_visit import sign_up_on
-from web_caller import ASSETS, WebDoor, web_caller, web_config
 
 from door.engine import Game
 from door.net.nodes import TOO_MANY_MESSAGE
 from door.net.xterm import ASSETS as PINNED
+from tests.support.visits import sign_up as telnet_sign_up
+from tests.support.visits import sign_up_on
+from tests.support.web_caller import ASSETS, WebDoor, web_caller, web_config
 
 PASSWORD = "secret-one1"
 
@@ -210,7 +210,7 @@ async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path):
 
 async def won_game(web: WebDoor, alias: str, assisted: bool = False) -> None:
     """A won game of ``alias`` on level 2's board, through the store as the visit keeps it."""
-    from test_play_by_key import WON_DEAL, WON_LEVEL, winning_line
+    from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
 
     level = web.config.level(WON_LEVEL)
     user = await web.store.find_user(alias) or await web.store.create_user(alias, PASSWORD)
@@ -306,8 +306,8 @@ async def test_tls_from_the_sysop_s_certificate_serves_https_and_wss(tmp_path):
 
 
 async def test_a_web_caller_is_listed_messaged_and_kicked_like_any_other(tmp_path):
-    from test_sysop_live import start_live, sysop
-    from test_visit import start_deal
+    from tests.support.live_door import start_live, sysop
+    from tests.support.visits import start_deal
 
     door = await start_live(tmp_path)
     try:
@@ -349,9 +349,8 @@ async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_clo
     """A contest with deals played: /scores and /scores.json show its table (aliases escaped,
     a linked board's caller with the board) and its seals, never a deal number while it is
     open; after the close (the door started again on the same file), its deals and salts."""
-    from test_contests import Clock
-
     from door.contests import keep_contests_on_time
+    from tests.support.contests import Clock
 
     config, clock = web_config(tmp_path), Clock()
     door = await WebDoor.open(config, clock)

@@ -22,10 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from keyplay import Player
-from test_play_by_key import WON_DEAL, WON_LEVEL
-from test_sysop_live import write_config
-from web_caller import ASSETS
 
 from ansi.keys import Mouse
 from ansi.screen import ScreenBuffer
@@ -34,6 +30,10 @@ from door.engine import Game
 from door.engine.solver import solve
 from door.store import Store
 from door.views.board import CARD_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW, Look, draw_board
+from tests.support.keyplay import Player
+from tests.support.live_door import write_config
+from tests.support.web_caller import ASSETS
+from tests.support.winning import WON_DEAL, WON_LEVEL
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 WAIT = 20.0  # seconds any one wait in the browser may take

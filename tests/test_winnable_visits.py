@@ -9,13 +9,11 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 
-from conftest import RunningDoor, door_config, open_door
-from test_hint_visits import with_level
-from test_visit import sign_up, start_deal
-
 from door.config import Config
 from door.engine import Game, Variant
 from door.engine.solver import solve
+from tests.support.door_server import RunningDoor, door_config, open_door, with_level
+from tests.support.visits import sign_up, start_deal
 
 
 def winnable_config(tmp_path, ready: int) -> Config:

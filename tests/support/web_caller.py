@@ -1,4 +1,4 @@
-"""A telnet caller whose line is a WebSocket, for tests: the telnet :class:`client.Caller`
+"""A telnet caller whose line is a WebSocket, for tests: the telnet :class:`telnet_caller.Caller`
 (its negotiation, its pyte screen) reading and writing through aiohttp's WebSocket client
 in one of the door's subprotocols."""
 
@@ -11,22 +11,22 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import aiohttp
-from client import Caller
-from conftest import door_config
 
 from door.config import Config
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from door.store.base import Clock
+from tests.support.door_server import door_config
+from tests.support.telnet_caller import Caller
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # The pinned xterm.js, fetched by .ci/run (the README says how): the page's local copy.
 ASSETS = ROOT / "web-assets" / "node_modules" / "@xterm"
 
 
 class WebSocketLine:
-    """What :class:`client.Caller` reads and writes, carried over a WebSocket: messages
+    """What :class:`telnet_caller.Caller` reads and writes, carried over a WebSocket: messages
     encoded for ``socket.protocol``, sent in order by one task."""
 
     def __init__(self, session: aiohttp.ClientSession, socket: aiohttp.ClientWebSocketResponse):

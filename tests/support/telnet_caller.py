@@ -190,3 +190,13 @@ class Caller:
 
     async def wait_closed(self, timeout: float = 10.0) -> None:
         await asyncio.wait_for(self.closed.wait(), timeout)
+
+
+class DroppingCaller(Caller):
+    """A UTF-8 terminal behind a relay that reads the door's bytes as CP437, drops
+    0x03-0x06 and re-encodes the rest as UTF-8."""
+
+    def _show(self, text_bytes: bytes) -> None:
+        relayed = text_bytes.translate(None, bytes(range(3, 7))).decode("cp437")
+        self.text += relayed
+        self.stream.feed(relayed)

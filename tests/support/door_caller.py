@@ -28,7 +28,7 @@ from ansi.charset import decode
 WAIT = 10.0  # seconds any single wait may take before the test fails
 CPR_REQUEST = b"\x1b[6n"
 RELAY_DROPS = bytes(range(0x03, 0x07))
-SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "sysop.toml"
+SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "sysop.toml"
 
 
 def write_config(folder: Path, bbs_name: str = "Test Board", **server: object) -> Path:
@@ -219,3 +219,55 @@ class DoorCall:
 def _take_terminal() -> None:
     """In the child, after setsid: make standard input the controlling terminal."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def door32(
+    *,
+    comm: int = 0,
+    handle: int = 0,
+    bbs: str = "Mystic BBS 1.12 A48",
+    real_name: str = "Joe Caller",
+    alias: str = "Joe",
+    minutes: int = 45,
+    emulation: int = 1,
+    node: int = 3,
+) -> list[str]:
+    return [
+        str(comm),
+        str(handle),
+        "38400",
+        bbs,
+        "17",  # user record
+        real_name,
+        alias,
+        "30",  # security level
+        str(minutes),
+        str(emulation),
+        str(node),
+    ]
+
+
+def write_dropfile(folder: Path, name: str, lines: list[str]) -> Path:
+    """CP437, CR LF and a ^Z at the end, as a DOS-era BBS writes it."""
+    path = folder / name
+    path.write_bytes("\r\n".join(lines).encode("cp437") + b"\r\n\x1a")
+    return path
+
+
+def door_args(dropfile: Path, config: Path, *extra: str) -> list[str]:
+    return ["door", "--dropfile", str(dropfile), "--config", str(config), *extra]
+
+
+def play_a_move_and_quit(call: DoorCall) -> None:
+    """From the main menu: play a game, turn the deck once, leave it saved, say goodbye."""
+    call.wait_for("Your choice:")
+    call.send("P\r")  # a key and its Enter, as a client that sends lines does
+    call.wait_for("Choose a level")
+    call.send("\r")
+    call.wait_for(r"Command( \(\? for help\))?:")
+    call.send("V\r")
+    call.wait_for(r"Moves +1\b|Deck \d+, waste")  # the board, or a plain caller's line
+    call.send("Q\r")
+    call.wait_for("Your game is saved")
+    call.send("G")
+    call.wait_for("Thanks for playing Canfield. Goodbye!")
