@@ -31,6 +31,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+from door.app import App, SteadyDoor  # noqa: E402
 from door.config import Config, load_config  # noqa: E402
 from door.net.nodes import Nodes  # noqa: E402
 from door.net.telnet import NEGOTIATE_TIMEOUT, DoorServer, start_server  # noqa: E402
@@ -90,17 +91,17 @@ async def open_door(
     ``busy_timeout_ms`` how long the store's writer waits for another program's lock."""
     store = await Store.open(config.server.database, clock=clock, busy_timeout_ms=busy_timeout_ms)
     solving = Solving(store, config)
-    nodes = Nodes(config.server)
+    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
 
     async def visit(terminal, node):
-        await telnet_visit(terminal, node, store, config, solving, nodes=nodes)
+        await telnet_visit(app, terminal, node)
 
     server = await start_server(
         config.server,
         visit,
         detect_timeout=0.5,
         negotiate_timeout=negotiate_timeout,
-        nodes=nodes,
+        nodes=app.nodes,
     )
     if background:
         solving.start()

@@ -23,6 +23,7 @@ from conftest import SHIPPED_CONFIG, door_config
 from test_rlogin import ABC, XYZ, RloginDoor, linked_caller
 from test_visit import sign_up
 
+from door.app import App, SteadyDoor
 from door.bulletin import gather, render
 from door.commands.main import main
 from door.config import Config, RloginConfig
@@ -31,6 +32,7 @@ from door.engine import Game
 from door.engine.solver import solve
 from door.engine.status import PLAYING
 from door.fairness import seal
+from door.net.nodes import Nodes
 from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
@@ -71,7 +73,8 @@ async def open_contest_door(tmp_path: Path) -> ContestDoor:
     clock = Clock()
     store = await Store.open(config.server.database, clock=clock)
     solving = Solving(store, config)
-    ways = await open_ways(config, store, solving, detect_timeout=0.5, handshake_timeout=5.0)
+    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    ways = await open_ways(app, detect_timeout=0.5, handshake_timeout=5.0)
     return ContestDoor(ways, store, config, solving, clock)
 
 

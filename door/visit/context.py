@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 from ansi.screen import ScreenBuffer
+from door.app import App
 from door.config import Config
 from door.net.nodes import Nodes, address_key
 from door.net.terminal import Terminal
@@ -15,37 +15,25 @@ from door.store.records import User
 from door.views.board import Look, plain_lines
 
 
-class RunningDoor(Protocol):
-    """What a visit asks of the door serving it: its settings as they are now (the sysop may
-    have had sysop.toml read again), and to hear when a game ends (the bulletin)."""
-
-    @property
-    def config(self) -> Config: ...
-
-    def game_ended(self) -> None: ...
-
-
 @dataclass
 class Visit:
-    """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file;
-    ``solving`` the door's solver (None: hints from it, winnable deals and the deal of the
-    day are not offered); ``door`` the running door, when there is one to ask; ``nodes`` the
-    table of nodes the caller's node is in (None in door mode, where the BBS keeps nodes)."""
+    """One caller's visit on the door's ``app``. ``bbs`` is the BBS that sent the caller:
+    a drop file's, or the linked board's."""
 
     terminal: Terminal
-    store: Store
-    config: Config
+    app: App
     node: int
     user: User | None = None
     bbs: str | None = None
     look: Look = field(default_factory=Look)
-    solving: Solving | None = None
-    door: RunningDoor | None = None
-    nodes: Nodes | None = None
     #: The caller's choice of keys on the board: hot keys, or lines (None: not chosen).
     hot_keys_chosen: bool | None = None
+    #: The door's settings as the visit follows them: taken on afresh at each menu
+    #: (:meth:`refresh`), so that no reload changes them under a game.
+    config: Config = field(init=False)
 
     def __post_init__(self) -> None:
+        self.config = self.app.config
         letters = self.look.suit_letters or self.terminal.info.suit_letters
         self._see(
             replace(
@@ -65,16 +53,28 @@ class Visit:
         if info.suit_letters != look.suit_letters:
             self.terminal.info = replace(info, suit_letters=look.suit_letters)
 
+    # The app's services, as the rooms of a visit reach them.
+
+    @property
+    def store(self) -> Store:
+        return self.app.store
+
+    @property
+    def solving(self) -> Solving | None:
+        return self.app.solving
+
+    @property
+    def nodes(self) -> Nodes | None:
+        return self.app.nodes
+
     def refresh(self) -> None:
         """Take on the door's settings as they are now: called at each menu, so a level the
         sysop changed is offered from the next menu on, never under a game in progress."""
-        if self.door is not None:
-            self.config = self.door.config
+        self.config = self.app.config
 
     def game_ended(self) -> None:
         """A game of this caller's has ended (won, stuck or resigned)."""
-        if self.door is not None:
-            self.door.game_ended()
+        self.app.game_ended()
 
     def doing(self, activity: str) -> None:
         """Say what the caller is doing, for the sysop's view of the nodes."""
