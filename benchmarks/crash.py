@@ -55,9 +55,9 @@ from callers import (
 
 from ansi.charset import decode
 from ansi.screen import ScreenBuffer
-from door.config import Level
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.levels import Level
 from door.store import Store
 from door.views.board import LAST_COLUMN_ROW, Look, draw_board
 from door.views.pointer import reminder_lines

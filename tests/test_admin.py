@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS, Level
 from door.store import Store
 
 LEVEL_1, LEVEL_2, _ = SHIPPED_LEVELS

@@ -19,9 +19,10 @@ from test_reload import serve
 from test_sysop_live import start_live, write_config
 from test_upkeep import BULLETIN, wait_until
 
-from door.config import SHIPPED_LEVELS, load_config
+from door.config import load_config
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.contests import Contest
 

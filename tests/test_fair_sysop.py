@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from test_admin import CONFIG, Board, Clock, deal_and_play, lines_of, squeeze
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.fairness import seal
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.records import DailyResult
 from door.views.daily import board_lines

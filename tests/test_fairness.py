@@ -19,11 +19,11 @@ from conftest import RunningDoor, door_config, open_door
 from test_daily_visits import Clock, daily_config
 from test_visit import log_in, scored_deal, sign_up, start_deal
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import solve
 from door.fairness import daily_start, seal, secret_deal_number
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 
 SEAL = re.compile(r"Seal ([0-9a-f]{32}) ")

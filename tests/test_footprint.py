@@ -20,8 +20,8 @@ from conftest import door_config, open_door
 
 from ansi.screen import ScreenBuffer
 from door.commands.serve import calm_garbage_collector
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.accounts import hash_password
 from door.store.users import _hashing

@@ -23,9 +23,9 @@ from test_visit import DEAL, sign_up_on
 
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
-from door.config import SHIPPED_LEVELS
 from door.engine import Game, IllegalMove, Variant
 from door.engine.solver import solve
+from door.levels import SHIPPED_LEVELS
 from door.views.board import REFUSAL, Look, draw_board, part_words
 
 DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS
 from door.store import (
     AliasTaken,
     DiskFault,
@@ -313,7 +313,7 @@ async def test_a_write_lock_held_for_good_is_called_busy_not_a_disk_fault(
 PLAYS_SCRIPT = """
 import asyncio, sys, threading
 from pathlib import Path
-from door.config import SHIPPED_LEVELS
+from door.levels import SHIPPED_LEVELS
 from door.engine import Game
 from door.store import Store
 

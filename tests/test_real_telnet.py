@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from test_screens_visit import words_of
 
-from door.config import SHIPPED_LEVELS, load_config
+from door.config import load_config
 from door.engine import Game
 from door.engine.solver import solve
+from door.levels import SHIPPED_LEVELS
 from door.views.pages import welcome_lines
 from door.views.texts import help_lines, rules_lines
 

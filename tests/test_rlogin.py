@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from door.app import App, SteadyDoor
-from door.config import Config, LinkedBoard, RloginConfig
+from door.config import Config, RloginConfig
+from door.linked_board import LinkedBoard
 from door.net.nodes import Nodes
 from door.net.rlogin import NOT_A_HANDSHAKE, NOT_LINKED, TOO_SLOW, WRONG_FIELDS
 from door.running.ways import Ways, open_ways
@@ -234,7 +235,7 @@ async def test_a_full_door_refuses_a_linked_caller_with_one_line(tmp_path):
 def test_scoreboards_fit_the_screen_with_a_board_column():
     from datetime import UTC, datetime
 
-    from door.config import SHIPPED_LEVELS
+    from door.levels import SHIPPED_LEVELS
     from door.store import HighScore, Standing
     from door.views.pages import PageLine, high_score_lines, standing_lines
 

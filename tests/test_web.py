@@ -23,7 +23,7 @@ from web_caller import ASSETS, WebDoor, web_caller, web_config
 
 from door.engine import Game
 from door.net.nodes import TOO_MANY_MESSAGE
-from door.net.xterm import ASSETS as PINNED
+from door.xterm import ASSETS as PINNED
 
 PASSWORD = "secret-one1"
 
