@@ -32,8 +32,9 @@ from pathlib import Path
 
 import aiohttp
 
-from door.config import Level, load_config
+from door.config import load_config
 from door.engine import Game
+from door.levels import Level
 from door.net.websocket import carry
 from door.views.board import PROMPT, PROMPT_ROW
 

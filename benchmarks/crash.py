@@ -51,9 +51,9 @@ from benchmarks.callers import (
     sign_up,
     start_game,
 )
-from door.config import Level
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.levels import Level
 from door.store import Store
 from door.views.board import LAST_COLUMN_ROW, Look, draw_board
 from door.views.pointer import reminder_lines

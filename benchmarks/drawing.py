@@ -39,8 +39,8 @@ from pathlib import Path
 
 from ansi.screen import ScreenBuffer
 from benchmarks.callers import percentile
-from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS, Level
 from door.store import GameRecord
 from door.views.board import PROMPT, BoardPainter, Look
 from door.views.pointer import reminder_lines

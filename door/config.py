@@ -35,7 +35,9 @@ from typing import Any
 
 from ansi.text import sanitize
 from door.engine.variant import Variant, VariantError
-from door.net.xterm import ASSETS, PACKAGES
+from door.levels import HINTS, SHIPPED_LEVELS, Level
+from door.linked_board import IpNetwork, LinkedBoard
+from door.xterm import ASSETS, PACKAGES
 
 DEFAULT_CONFIG_PATH = Path("sysop.toml")
 
@@ -103,33 +105,6 @@ class SshConfig:
 
 HOST_KEY_NAME = "canfield-ssh-host-key"
 
-IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-@dataclass(frozen=True, slots=True)
-class LinkedBoard:
-    """A board whose callers come over RLOGIN: its tag (sent as ``[tag]alias``), the name
-    its callers are kept under, the networks it may connect from, the shared secret, and how
-    many of its callers may be on at once (``max_calls``; None: as many as there are nodes).
-    A board's calls are not counted against its address's ``max_per_address``: a door
-    network's hub sends all its callers from one address."""
-
-    tag: str
-    name: str
-    addresses: tuple[IpNetwork, ...]
-    secret: str = field(repr=False)
-    max_calls: int | None = None
-
-    def admits(self, address: str) -> bool:
-        """Whether a connection from ``address`` may come from this board."""
-        try:
-            peer = ipaddress.ip_address(address.split("%")[0])
-        except ValueError:
-            return False
-        if isinstance(peer, ipaddress.IPv6Address) and peer.ipv4_mapped is not None:
-            peer = peer.ipv4_mapped
-        return any(peer in network for network in self.addresses)
-
 
 @dataclass(frozen=True, slots=True)
 class WebConfig:
@@ -160,22 +135,8 @@ class RloginConfig:
         return next((b for b in self.boards if b.tag.casefold() == tag.casefold()), None)
 
 
-HINTS = ("off", "visible", "solver")
 # How door mode chooses the caller's charset: by asking their screen, or as the sysop says.
 DOOR_CHARSETS = ("auto", "cp437", "utf-8", "ascii")
-"""A level's hints: none; the best play judged from the cards in view; the solver's play."""
-
-
-@dataclass(frozen=True, slots=True)
-class Level:
-    """A numbered entry of the main menu: a name, the rules it is played under (the engine's
-    knobs), and what the door adds around them: hints, and dealing only winnable deals."""
-
-    number: int
-    name: str
-    variant: Variant
-    hints: str = "off"
-    winnable_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,13 +167,6 @@ class BackupConfig:
     folder: Path | None = None
     time: tuple[int, int] = (3, 30)
     keep: int = 7
-
-
-SHIPPED_LEVELS: tuple[Level, ...] = (
-    Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1), hints="visible"),
-    Level(2, "Level 2 - Draw three", Variant(draw=3, passes=0, multiplier=2)),
-    Level(3, "Level 3 - One pass", Variant(draw=3, passes=1, multiplier=3)),
-)
 
 
 @dataclass(frozen=True, slots=True)

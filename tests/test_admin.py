@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from tests.support.sysop_board import CONFIG, Board, Clock, deal_and_play, lines_of, squeeze
 

@@ -10,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from door.config import (
-    SHIPPED_LEVELS,
-    Config,
-    ConfigError,
-    SolverConfig,
-    WebConfig,
-    load_config,
-)
+from door.config import Config, ConfigError, SolverConfig, WebConfig, load_config
 from door.engine.variant import Variant
+from door.levels import SHIPPED_LEVELS
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "sysop.toml"

@@ -12,9 +12,10 @@ from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from door.config import SHIPPED_LEVELS, load_config
+from door.config import load_config
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.contests import Contest
 from tests.support.door_caller import DoorCall, door32, door_args, write_dropfile

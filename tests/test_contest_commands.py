@@ -9,10 +9,9 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_sysop_live import start_live, sysop
-from test_upkeep import BULLETIN
 
 from door.store import Store
+from tests.support.live_door import BULLETIN, start_live, sysop
 
 LEVEL = ("--level", "1", "--deals", "3")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from test_contests import open_contest_door, resign, start
-from test_visit import sign_up
+from tests.support.contests import open_contest_door, resign, start
+from tests.support.visits import sign_up
 
 
 async def test_a_deal_pressed_after_the_close_says_the_contest_has_closed(tmp_path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import re
@@ -15,25 +14,22 @@ import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from door.bulletin import gather, render
 from door.commands.main import main
-from door.config import Config, RloginConfig
+from door.config import Config
 from door.contests import keep_contests_on_time
 from door.engine import Game
 from door.engine.solver import solve
 from door.engine.status import PLAYING
 from door.fairness import seal
-from door.running.ways import open_ways
-from door.solving.pool import Solving
 from door.store import Store
 from door.store.contests import Contest
-from tests.support.contests import Clock
+from tests.support.contests import Clock, ContestDoor, open_contest_door, resign, start
 from tests.support.door_server import SHIPPED_CONFIG, door_config
-from tests.support.rlogin import ABC, XYZ, RloginDoor, linked_caller
+from tests.support.rlogin import ABC, XYZ, linked_caller
 from tests.support.telnet_caller import Caller
 from tests.support.visits import sign_up
 
@@ -41,28 +37,6 @@ BOARDS = {"Another Board", "Xylophone BBS"}
 TABLE_ROW = re.compile(
     r"^\s*(\d+)\s+(\w+)\s+(?:(Another Board|Xylophone BBS)\s*)?(\d+)(?: \+(\d+))?\s+(-?\d+)\s+(\d+)"
 )
-
-
-@dataclasses.dataclass
-class ContestDoor(RloginDoor):
-    """A door listening for telnet callers and for two linked boards over RLOGIN, on the
-    test's clock."""
-
-    clock: Clock = dataclasses.field(default_factory=Clock)
-
-    @property
-    def telnet(self) -> SimpleNamespace:  # what the helpers of test_visit call
-        return SimpleNamespace(port=self.ways.telnet.port)
-
-
-async def open_contest_door(tmp_path: Path) -> ContestDoor:
-    config = door_config(tmp_path)
-    config = dataclasses.replace(config, rlogin=RloginConfig(port=0, boards=(ABC, XYZ)))
-    clock = Clock()
-    store = await Store.open(config.server.database, clock=clock)
-    solving = Solving(store, config)
-    ways = await open_ways(config, store, solving, detect_timeout=0.5, handshake_timeout=5.0)
-    return ContestDoor(ways, store, config, solving, clock)
 
 
 def sysop(database: Path, *words: str) -> int:
@@ -143,16 +117,6 @@ async def check_table(door: ContestDoor, caller: Caller) -> None:
     await back_to_menu(caller)
 
 
-async def start(caller: Caller, number: int, contest: str = "Winter Cup") -> int:
-    """Deal ``number`` of the contest, from its page; the game's id from the board."""
-    await caller.key(str(number))
-    await caller.wait_for(r"Command \(\? for help\)")
-    assert f"{contest}, deal {number}" in caller.row(1)
-    found = re.search(r"Game (\d+)", caller.row(1))
-    assert found is not None
-    return int(found.group(1))
-
-
 async def play_some(door: ContestDoor, caller: Caller, game_id: int, plays: int) -> None:
     """Make ``plays`` plays, a scoring one where the cards allow (the test reads the game
     from the store; the caller sees only the board)."""
@@ -164,16 +128,6 @@ async def play_some(door: ContestDoor, caller: Caller, game_id: int, plays: int)
         choice = next((play for play in legal if play != "V"), legal[0])
         await caller.type(choice)
         await caller.wait_for(rf"Moves\s+{game.moves + 1}\b|Press Enter")
-
-
-async def resign(caller: Caller) -> str:
-    await caller.type("N")
-    await caller.wait_for("Resign this deal\\? It counts with its score")
-    await caller.key("Y")
-    screen = await caller.wait_for(r"Game resigned, score (-?\d+)")
-    await caller.type("")
-    await caller.wait_for("Deal resigned. Its score is on the contest's table")
-    return screen
 
 
 async def test_a_whole_contest_across_two_linked_boards(

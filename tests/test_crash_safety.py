@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 
 TRIALS = 20

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.fairness import seal
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.records import DailyResult
 from door.views.daily import board_lines

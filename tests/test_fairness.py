@@ -15,11 +15,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import solve
 from door.fairness import daily_start, seal, secret_deal_number
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from tests.support.daily import Clock, daily_config
 from tests.support.door_server import RunningDoor, door_config, open_door

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ansi.screen import ScreenBuffer
 from door.commands.serve import calm_garbage_collector
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
 from door.engine.moves import UNDO
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.accounts import hash_password
 from door.store.users import _hashing

@@ -20,9 +20,9 @@ import pyte
 
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
-from door.config import SHIPPED_LEVELS
 from door.engine import Game, IllegalMove, Variant
 from door.engine.solver import solve
+from door.levels import SHIPPED_LEVELS
 from door.views.board import REFUSAL, Look, draw_board, part_words
 from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.visits import DEAL, sign_up_on

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS
 from door.store import (
     AliasTaken,
     DiskFault,
@@ -301,7 +301,7 @@ async def test_a_write_lock_held_for_good_is_called_busy_not_a_disk_fault(
 PLAYS_SCRIPT = """
 import asyncio, sys, threading
 from pathlib import Path
-from door.config import SHIPPED_LEVELS
+from door.levels import SHIPPED_LEVELS
 from door.engine import Game
 from door.store import Store
 

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansi.keys import DOWN, ENTER, ESCAPE, LEFT, RIGHT, SEQUENCE, UP, KeyParser, Mouse
-from door.config import SHIPPED_LEVELS
 from door.engine import Game, Variant
+from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.schema import MIGRATIONS
 from door.views.board import LAST_COLUMN_ROW, REMINDER_TOP, REMINDER_WIDTH

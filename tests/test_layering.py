@@ -26,8 +26,12 @@ ROOMS_WITHOUT_CIRCLES = (
     "door.visit",
     "door.tasks",
 )
+# What sysop.toml's reader and the data it shares with the ways in (a linked board, the pinned
+# xterm.js) may import from the door: the engine's rules, and one another.
+BELOW_THE_WAYS_IN = ("door.config", "door.levels", "door.linked_board", "door.xterm")
+CONFIG_MAY_IMPORT = ("door.engine", *BELOW_THE_WAYS_IN)
 # What the ways in may import from the door: nothing above them.
-NET_MAY_IMPORT = ("door.net", "door.config")
+NET_MAY_IMPORT = ("door.net", *BELOW_THE_WAYS_IN)
 
 
 def _modules() -> dict[str, Path]:
@@ -138,6 +142,17 @@ def test_the_ways_in_import_nothing_above_them() -> None:
         if _in(module, ("door.net",))
         for other in imported
         if other.startswith("door") and not _in(other, NET_MAY_IMPORT)
+    }
+    assert reaching_up == set()
+
+
+def test_the_settings_import_nothing_from_the_ways_in_or_above() -> None:
+    reaching_up = {
+        (module, other)
+        for module, imported in GRAPH.items()
+        if _in(module, BELOW_THE_WAYS_IN)
+        for other in imported
+        if other.startswith("door") and not _in(other, CONFIG_MAY_IMPORT)
     }
     assert reaching_up == set()
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from ansi.screen import ScreenBuffer
 from door.bulletin import Bulletin, LevelBoard, render_ansi, render_ascii
-from door.config import Level
 from door.engine import Game, Variant
+from door.levels import Level
 from door.store.records import DailyDay, DailyResult, HighScore, Standing, Statistics
 from door.views.board import Look, draw_board
 from door.views.daily import board_lines, day_list_lines

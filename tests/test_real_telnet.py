@@ -10,9 +10,10 @@ import subprocess
 
 import pytest
 
-from door.config import SHIPPED_LEVELS, load_config
+from door.config import load_config
 from door.engine import Game
 from door.engine.solver import solve
+from door.levels import SHIPPED_LEVELS
 from door.views.pages import welcome_lines
 from door.views.texts import help_lines, rules_lines
 from tests.support.screens import words_of

@@ -174,7 +174,7 @@ async def test_a_full_door_refuses_a_linked_caller_with_one_line(tmp_path):
 def test_scoreboards_fit_the_screen_with_a_board_column():
     from datetime import UTC, datetime
 
-    from door.config import SHIPPED_LEVELS
+    from door.levels import SHIPPED_LEVELS
     from door.store import HighScore, Standing
     from door.views.pages import PageLine, high_score_lines, standing_lines
 

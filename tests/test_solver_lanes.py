@@ -9,8 +9,8 @@ import asyncio
 import contextlib
 import os
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game
+from door.levels import SHIPPED_LEVELS
 from door.solving.pool import SolverPool
 
 VARIANT = SHIPPED_LEVELS[0].variant

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.callers import empty_the_wal, pages_in_wal
-from door.config import SHIPPED_LEVELS, Level
 from door.engine import Game, Variant
+from door.levels import SHIPPED_LEVELS, Level
 from door.store import (
     SCHEMA_VERSION,
     AliasRefused,

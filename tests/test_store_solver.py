@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from door.config import SHIPPED_LEVELS
 from door.engine import Game, Variant
+from door.levels import SHIPPED_LEVELS
 from door.store import Store, StoreError
 from door.store.schema import MIGRATIONS, SCHEMA_VERSION
 

@@ -8,8 +8,9 @@ import logging
 
 import pytest
 import uvloop
-from conftest import door_config, open_door
-from test_visit import log_in, sign_up, start_deal
+
+from tests.support.door_server import door_config, open_door
+from tests.support.visits import log_in, sign_up, start_deal
 
 
 async def whole_calls(tmp_path) -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from door.engine import Game
 from door.net.nodes import TOO_MANY_MESSAGE
-from door.net.xterm import ASSETS as PINNED
+from door.xterm import ASSETS as PINNED
 from tests.support.visits import sign_up as telnet_sign_up
 from tests.support.visits import sign_up_on
 from tests.support.web_caller import ASSETS, WebDoor, web_caller, web_config

@@ -20,7 +20,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ansi.text import sanitize
-from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_config
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
+from door.levels import Level
 from door.store import Store, StoreError, User
 
 WIDTH = 79

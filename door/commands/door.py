@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ansi.sequences import reset, show_cursor
+from door.app import App, SteadyDoor
 from door.config import DEFAULT_CONFIG_PATH, DOOR_CHARSETS, Config, ConfigError, load_config
 from door.files import create_private
 from door.net.clocks import describe_seconds
@@ -43,7 +44,6 @@ from door.net.listening import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
-from door.visit.context import Visit
 from door.visit.session import board_user, run_visit
 
 log = logging.getLogger("door")
@@ -314,8 +314,8 @@ async def known_caller_visit(
             # One caller: the solver's workers start only if asked, and end with the visit.
             solving = Solving(store, config)
             try:
-                known = Visit(terminal, store, config, node, bbs=bbs, solving=solving)
-                await run_visit(known, user)
+                app = App(store, SteadyDoor(config), solving)
+                await run_visit(app, terminal, node, user, bbs=bbs)
             finally:
                 await solving.close()
         if terminal.ansi:  # leave the BBS's screen as the door found it

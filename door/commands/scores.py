@@ -24,7 +24,7 @@ from door.commands.cli import (
     table,
     when,
 )
-from door.config import Level
+from door.levels import Level
 from door.store import Store
 
 

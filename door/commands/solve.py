@@ -21,10 +21,11 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, Level, load_config
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.solver import Verdict, solve
+from door.levels import Level
 from door.store import Store, StoreError
 
 WIDTH = 79

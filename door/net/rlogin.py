@@ -42,7 +42,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ansi.text import sanitize
-from door.config import LinkedBoard
+from door.linked_board import LinkedBoard
 from door.net.clocks import describe_seconds
 from door.net.detection import DETECT_TIMEOUT, screen_size
 from door.net.listening import (

@@ -40,7 +40,7 @@ from aiohttp import hdrs, web
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
 from door.net.websocket import SUBPROTOCOLS, carry
-from door.net.xterm import ASSETS
+from door.xterm import ASSETS
 
 log = logging.getLogger("door")
 

@@ -23,7 +23,9 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
-from door.config import Config, Level, LinkedBoard
+from door.config import Config
+from door.levels import Level
+from door.linked_board import LinkedBoard
 
 # What a running door can't change: its listening socket and its open database.
 RESTART_SETTINGS = ("host", "port", "database")

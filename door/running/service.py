@@ -33,6 +33,7 @@ from typing import Any
 
 from ansi.text import sanitize
 from door import __version__
+from door.app import App
 from door.config import Config, ConfigError, ServerConfig
 from door.contests import ContestClock
 from door.net.detection import DETECT_TIMEOUT
@@ -123,9 +124,10 @@ class Service:
             self._contests = contests = ContestClock(store, changed=self.game_ended)
             self._bulletins = BulletinKeeper(store, lambda: self.config, **self._interval())
             self._backups = BackupKeeper(store, lambda: self.config)
-            self.ways = ways = await open_ways(
-                self.config, store, solving, door=self, detect_timeout=self._detect_timeout
-            )
+            # The visits ask this service for its settings as they are now, and tell it of
+            # every game that ends.
+            app = App(store, self, solving, Nodes(self.config.server))
+            self.ways = ways = await open_ways(app, detect_timeout=self._detect_timeout)
             self.server = server = ways.telnet
             try:
                 await self._open_control(store.path)

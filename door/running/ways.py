@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from door import scoreboard_page
+from door.app import App
 from door.config import Config
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
@@ -18,9 +19,7 @@ from door.net.nodes import Nodes
 from door.net.rlogin import Arrival, RloginDoor, start_rlogin
 from door.net.telnet import DoorServer, start_server
 from door.net.terminal import Terminal
-from door.solving.pool import Solving
 from door.store import Store, User
-from door.visit.context import RunningDoor
 from door.visit.session import (
     LOGIN_DELAY,
     LOGIN_TRIES,
@@ -69,35 +68,27 @@ class Ways:
 
 
 async def open_ways(
-    config: Config,
-    store: Store,
-    solving: Solving | None,
+    app: App,
     *,
-    door: RunningDoor | None = None,
     detect_timeout: float = DETECT_TIMEOUT,
     login_timeout: float | None = None,
     handshake_timeout: float | None = None,
 ) -> Ways:
-    """Listen on every way sysop.toml turns on. ``door`` is what visits ask for the settings
-    as they are now; ``login_timeout`` (seconds to log in over SSH) and ``handshake_timeout``
-    (seconds for a linked board's RLOGIN handshake) are for tests."""
-    nodes = Nodes(config.server)
-
-    def current() -> Config:
-        return config if door is None else door.config
+    """Listen on every way sysop.toml turns on, each handing its callers to a visit on
+    ``app``, whose node table they share. ``login_timeout`` (seconds to log in over SSH) and
+    ``handshake_timeout`` (seconds for a linked board's RLOGIN handshake) are for tests."""
+    if app.nodes is None:
+        raise ValueError("the ways in share the app's table of nodes: it has none")
+    nodes, store, config = app.nodes, app.store, app.config
 
     async def telnet(terminal: Terminal, node: int) -> None:
-        await telnet_visit(terminal, node, store, current(), solving, door=door, nodes=nodes)
+        await telnet_visit(app, terminal, node)
 
     async def ssh(terminal: Terminal, node: int, who: object | None) -> None:
-        user = who if isinstance(who, User) else None
-        await ssh_visit(terminal, node, store, current(), solving, user, door=door, nodes=nodes)
+        await ssh_visit(app, terminal, node, who if isinstance(who, User) else None)
 
     async def linked(terminal: Terminal, node: int, arrival: Arrival) -> None:
-        board = arrival.board.name
-        await linked_visit(
-            terminal, node, store, current(), solving, arrival.alias, board, door, nodes
-        )
+        await linked_visit(app, terminal, node, arrival.alias, arrival.board.name)
 
     async def check_password(alias: str, password: str, address: str) -> User | None:
         # As at the telnet prompt, which takes no more than PASSWORD_LENGTH characters.
@@ -131,7 +122,7 @@ async def open_ways(
             ways.rlogin = await start_rlogin(
                 config.server,
                 config.rlogin.port,
-                lambda: current().rlogin.boards,
+                lambda: app.config.rlogin.boards,
                 linked,
                 nodes,
                 detect_timeout=detect_timeout,
@@ -148,8 +139,8 @@ async def open_ways(
                 config.web,
                 config.web.host or config.server.host,
                 web_telnet,
-                lambda: current().bbs.name,
-                lambda: publish_scoreboards(store, current()),
+                lambda: app.config.bbs.name,
+                lambda: publish_scoreboards(store, app.config),
             )
     except BaseException:
         await ways.close()

@@ -31,8 +31,9 @@ from contextlib import suppress
 from datetime import date
 from typing import Any
 
-from door.config import Config, Level
+from door.config import Config
 from door.engine.solver import Verdict, solve
+from door.levels import Level
 from door.solving.daily import Solver, choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
 from door.store import DailyDeal, Store

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 
-from door.config import Level
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
+from door.levels import Level
 from door.solving.daily import Solver
 
 TRIES = 200

@@ -15,10 +15,10 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from door.config import Level
 from door.engine import Game
 from door.engine.status import PLAYING
 from door.fairness import new_salt, seal, secret_deal_number
+from door.levels import Level
 from door.store.base import Row, execute, fetch_all, moment, stamp
 from door.store.games import (
     LATER_PLAYS,

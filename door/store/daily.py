@@ -8,10 +8,10 @@ import sqlite3
 from datetime import date
 from pathlib import Path
 
-from door.config import Level
 from door.engine import Game
 from door.fairness import new_door_secret
 from door.files import create_once
+from door.levels import Level
 from door.store.base import execute, fetch_all, moment
 from door.store.games import LATER_PLAYS, VariantStore, rebuild
 from door.store.records import DailyDay, DailyDeal, DailyResult

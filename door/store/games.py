@@ -16,10 +16,10 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from door.config import Level
 from door.engine import Card, Game, IllegalMove, Variant
 from door.engine.status import PLAYING
 from door.fairness import new_salt
+from door.levels import Level
 from door.store.base import (
     Clock,
     Row,

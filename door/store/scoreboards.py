@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import replace
 from datetime import datetime
 
-from door.config import Level
+from door.levels import Level
 from door.store.accounts import bbs_key
 from door.store.base import Row, execute, fetch_all, moment
 from door.store.games import UNFINISHED, VariantStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from door.config import Level
+from door.levels import Level
 from door.store.base import execute, fetch_all
 from door.store.games import VariantStore
 

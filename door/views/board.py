@@ -60,7 +60,9 @@ PLAYABLE_MARK = "^^^"  # under the waste card that is playable, when three are f
 @dataclass(frozen=True, slots=True)
 class Look:
     """How this caller wants cards drawn, and the game shown: ``terse``, a line per play
-    instead of the board."""
+    instead of the board. A visit builds it as it draws, from its terminal's ANSI and suits
+    as letters (the terminal's to keep, since it writes by them too) and the caller's
+    choice of view."""
 
     ansi: bool = True
     suit_letters: bool = False

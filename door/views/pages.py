@@ -19,7 +19,7 @@ from datetime import datetime
 
 from ansi.screen import ScreenBuffer, Style
 from ansi.text import sanitize
-from door.config import Level
+from door.levels import Level
 from door.store.records import HighScore, Standing, Statistics
 from door.views.board import (
     INFO,

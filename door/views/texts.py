@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from door.config import Level
 from door.engine import Variant
+from door.levels import Level
 from door.views.pages import PageLine, Term
 
 # Paragraphs, one line each: the layout wraps them at the screen's width.

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from door.config import Level
 from door.engine import Game
 from door.engine.hints import visible_advice
 from door.engine.status import PLAYING
+from door.levels import Level
 from door.solving.pool import Solving
 
 HINTS_OFF = "Hints are off at this level"

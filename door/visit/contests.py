@@ -10,10 +10,10 @@ screen until the contest has closed (see :mod:`door.store.contests`).
 from __future__ import annotations
 
 from ansi.text import sanitize
-from door.config import Level
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
 from door.engine.status import PLAYING
+from door.levels import Level
 from door.store import StoreError
 from door.store.contests import CLOSED, COMING, OPEN, Contest
 from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 from ansi.screen import ScreenBuffer
+from door.app import App
 from door.config import Config
 from door.net.nodes import Nodes, address_key
 from door.net.terminal import Terminal
@@ -15,66 +15,63 @@ from door.store.records import User
 from door.views.board import Look, plain_lines
 
 
-class RunningDoor(Protocol):
-    """What a visit asks of the door serving it: its settings as they are now (the sysop may
-    have had sysop.toml read again), and to hear when a game ends (the bulletin)."""
-
-    @property
-    def config(self) -> Config: ...
-
-    def game_ended(self) -> None: ...
-
-
 @dataclass
 class Visit:
-    """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file;
-    ``solving`` the door's solver (None: hints from it, winnable deals and the deal of the
-    day are not offered); ``door`` the running door, when there is one to ask; ``nodes`` the
-    table of nodes the caller's node is in (None in door mode, where the BBS keeps nodes)."""
+    """One caller's visit on the door's ``app``. ``bbs`` is the BBS that sent the caller:
+    a drop file's, or the linked board's."""
 
     terminal: Terminal
-    store: Store
-    config: Config
+    app: App
     node: int
     user: User | None = None
     bbs: str | None = None
-    look: Look = field(default_factory=Look)
-    solving: Solving | None = None
-    door: RunningDoor | None = None
-    nodes: Nodes | None = None
     #: The caller's choice of keys on the board: hot keys, or lines (None: not chosen).
     hot_keys_chosen: bool | None = None
+    #: The door's settings as the visit follows them: taken on afresh at each menu
+    #: (:meth:`refresh`), so that no reload changes them under a game.
+    config: Config = field(init=False)
+    #: The game shown a line per play instead of as the board.
+    terse: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        letters = self.look.suit_letters or self.terminal.info.suit_letters
-        self._see(
-            replace(
-                self.look,
-                ansi=self.terminal.ansi,
-                suit_letters=letters,
-                terse=not self.terminal.ansi,
-            )
-        )
+        self.config = self.app.config
+        self.terse = not self.terminal.ansi
 
-    def _see(self, look: Look) -> None:
-        """Show the door to the caller as ``look`` says from now on. Suits as letters go with
-        letters for every glyph of CP437's control range (►, ▲ ...): the terminal sends
-        those as ASCII stand-ins."""
-        self.look = look
+    @property
+    def look(self) -> Look:
+        """How the caller sees the door now, for the views to draw by.
+
+        ANSI and suits as letters are the terminal's to keep (in its
+        :class:`~door.net.detection.TerminalInfo`), not the visit's: the terminal writes by
+        them too, every glyph of CP437's control range (the suits, ►, ▲ ...) as an ASCII
+        stand-in when suits are letters, whatever the text (a page, a prompt's echo, the
+        sysop's message).
+        """
         info = self.terminal.info
-        if info.suit_letters != look.suit_letters:
-            self.terminal.info = replace(info, suit_letters=look.suit_letters)
+        return Look(ansi=info.ansi, suit_letters=info.suit_letters, terse=self.terse)
+
+    # The app's services, as the rooms of a visit reach them.
+
+    @property
+    def store(self) -> Store:
+        return self.app.store
+
+    @property
+    def solving(self) -> Solving | None:
+        return self.app.solving
+
+    @property
+    def nodes(self) -> Nodes | None:
+        return self.app.nodes
 
     def refresh(self) -> None:
         """Take on the door's settings as they are now: called at each menu, so a level the
         sysop changed is offered from the next menu on, never under a game in progress."""
-        if self.door is not None:
-            self.config = self.door.config
+        self.config = self.app.config
 
     def game_ended(self) -> None:
         """A game of this caller's has ended (won, stuck or resigned)."""
-        if self.door is not None:
-            self.door.game_ended()
+        self.app.game_ended()
 
     def doing(self, activity: str) -> None:
         """Say what the caller is doing, for the sysop's view of the nodes."""
@@ -95,15 +92,17 @@ class Visit:
             letters = letters or self.terminal.info.suit_letters
         if user.ansi is not None:
             self.terminal.ansi = user.ansi
-        self._see(self._look(letters))
+        self._see(letters)
         self.hot_keys_chosen = user.hot_keys
 
-    def _look(self, suit_letters: bool) -> Look:
-        """How the caller sees the door now: the game in lines if they chose so, or, until
-        they choose, if their screen is plain text."""
+    def _see(self, suit_letters: bool) -> None:
+        """Suits as letters (or not) from now on, and the game in lines if the caller chose
+        so or, until they choose, if their screen is plain text."""
+        info = self.terminal.info
+        if info.suit_letters != suit_letters:
+            self.terminal.info = replace(info, suit_letters=suit_letters)
         view = self.user.game_view if self.user is not None else None
-        terse = view == "terse" if view is not None else not self.terminal.ansi
-        return Look(ansi=self.terminal.ansi, suit_letters=suit_letters, terse=terse)
+        self.terse = view == "terse" if view is not None else not self.terminal.ansi
 
     @property
     def hot_keys(self) -> bool:
@@ -130,10 +129,11 @@ class Visit:
             self.terminal.ansi = ansi
         if charset is not None:
             self.terminal.charset = charset
-        self._see(self._look(self.look.suit_letters if suit_letters is None else suit_letters))
+        letters = self.terminal.info.suit_letters if suit_letters is None else suit_letters
+        self._see(letters)
         if self.user is not None:
             self.user = await self.store.save_preferences(
-                self.user.id, self.terminal.ansi, self.terminal.charset, self.look.suit_letters
+                self.user.id, self.terminal.ansi, self.terminal.charset, letters
             )
 
     async def set_game_view(self, *, terse: bool) -> None:
@@ -141,7 +141,7 @@ class Visit:
         the caller's next calls."""
         if self.user is not None:
             self.user = await self.store.save_game_view(self.user.id, "terse" if terse else "board")
-        self._see(replace(self.look, terse=terse))
+        self.terse = terse
 
     def show(self, screen: ScreenBuffer) -> None:
         """Send a whole page: drawn in place (ANSI) or as plain lines."""

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 
-from door.config import Config, Level
+from door.config import Config
 from door.engine import Game
 from door.engine.status import PLAYING
+from door.levels import Level
 from door.solving.daily import close_past_days
 from door.store import DailyDeal, StoreError, StoreFault
 from door.views.daily import board_lines, day_list_lines

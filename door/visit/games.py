@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ansi.text import sanitize
-from door.config import Config, Level
+from door.config import Config
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
 from door.engine.status import PLAYING
 from door.fairness import secret_deal_number
+from door.levels import Level
 from door.store import StoreError, StoreFault
 from door.views.pages import (
     Entry,

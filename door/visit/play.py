@@ -20,10 +20,10 @@ from ansi.keys import Key
 from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
-from door.config import Level
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import PLAYING, RESIGNED, STUCK, WON
 from door.fairness import seal
+from door.levels import Level
 from door.store import GameRecord, StoreError, StoreFault
 from door.views.board import (
     GOOD_NEWS,

@@ -18,18 +18,16 @@ import logging
 
 from ansi.sequences import clear_to_end_of_line, move, reset, show_cursor
 from ansi.text import sanitize
-from door.config import Config
+from door.app import App
 from door.contests import keep_contests_on_time
-from door.net.nodes import Nodes
 from door.net.terminal import Terminal
 from door.solving.daily import close_past_days
-from door.solving.pool import Solving
 from door.store import Store
 from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
 from door.views.board import PROMPT_ROW
 from door.views.layout import wrap
-from door.visit.context import RunningDoor, Visit
+from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
 from door.visit.signup import sign_up
@@ -50,64 +48,37 @@ log = logging.getLogger("door")
 GOODBYE = "Thanks for playing Canfield. Goodbye!"
 
 
-async def telnet_visit(
-    terminal: Terminal,
-    node: int,
-    store: Store,
-    config: Config,
-    solving: Solving | None = None,
-    door: RunningDoor | None = None,
-    nodes: Nodes | None = None,
-) -> None:
+async def telnet_visit(app: App, terminal: Terminal, node: int) -> None:
     """A telnet caller: welcome, log in or sign up, then the main menu."""
-    visit = Visit(terminal, store, config, node, solving=solving, door=door, nodes=nodes)
+    visit = Visit(terminal, app, node)
     visit.doing("logging in")
     user = await log_in(visit)
     if user is None:
         return
-    await run_visit(visit, user)
+    await _known_visit(visit, user)
 
 
-async def ssh_visit(
-    terminal: Terminal,
-    node: int,
-    store: Store,
-    config: Config,
-    solving: Solving | None,
-    user: User | None,
-    door: RunningDoor | None = None,
-    nodes: Nodes | None = None,
-) -> None:
+async def ssh_visit(app: App, terminal: Terminal, node: int, user: User | None) -> None:
     """An SSH caller, logged in by SSH as ``user``, or None to sign up first."""
-    visit = Visit(terminal, store, config, node, solving=solving, door=door, nodes=nodes)
+    visit = Visit(terminal, app, node)
     if user is None:
         user = await sign_up(visit, "")
         if user is None:
             return
-    await run_visit(visit, user)
+    await _known_visit(visit, user)
 
 
-async def linked_visit(
-    terminal: Terminal,
-    node: int,
-    store: Store,
-    config: Config,
-    solving: Solving | None,
-    alias: str,
-    board: str,
-    door: RunningDoor | None = None,
-    nodes: Nodes | None = None,
-) -> None:
+async def linked_visit(app: App, terminal: Terminal, node: int, alias: str, board: str) -> None:
     """A caller a linked board sends over RLOGIN: a user of that board, straight to the menu.
 
     A board vouches for its callers, but not for names kept for the door and its sysop
     (:func:`~door.store.accounts.check_reserved`): a caller sent as one is told so and hung up.
     """
-    user = await board_user(terminal, node, store, alias, board, sysop=config.bbs.sysop)
+    sysop = app.config.bbs.sysop
+    user = await board_user(terminal, node, app.store, alias, board, sysop=sysop)
     if user is None:
         return
-    visit = Visit(terminal, store, config, node, bbs=board, solving=solving, door=door, nodes=nodes)
-    await run_visit(visit, user)
+    await run_visit(app, terminal, node, user, bbs=board)
 
 
 async def board_user(
@@ -140,7 +111,15 @@ async def board_user(
         return None
 
 
-async def run_visit(visit: Visit, user: User) -> None:
+async def run_visit(
+    app: App, terminal: Terminal, node: int, user: User, *, bbs: str | None = None
+) -> None:
+    """The main menu for ``user``, whom the BBS ``bbs`` (a drop file's, or a linked
+    board) vouches for, until they say goodbye."""
+    await _known_visit(Visit(terminal, app, node, bbs=bbs), user)
+
+
+async def _known_visit(visit: Visit, user: User) -> None:
     """The main menu for a caller who is known, until they say goodbye.
 
     The caller's node becomes the one they are logged in on (:func:`claim_node`): one who

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from door.app import App, SteadyDoor
 from door.config import Config, load_config
 from door.net.nodes import Nodes
 from door.net.telnet import NEGOTIATE_TIMEOUT, DoorServer, start_server
@@ -65,17 +66,17 @@ async def open_door(
     ``busy_timeout_ms`` how long the store's writer waits for another program's lock."""
     store = await Store.open(config.server.database, clock=clock, busy_timeout_ms=busy_timeout_ms)
     solving = Solving(store, config)
-    nodes = Nodes(config.server)
+    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
 
     async def visit(terminal, node):
-        await telnet_visit(terminal, node, store, config, solving, nodes=nodes)
+        await telnet_visit(app, terminal, node)
 
     server = await start_server(
         config.server,
         visit,
         detect_timeout=0.5,
         negotiate_timeout=negotiate_timeout,
-        nodes=nodes,
+        nodes=app.nodes,
     )
     if background:
         solving.start()

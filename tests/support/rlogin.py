@@ -7,7 +7,10 @@ import dataclasses
 import ipaddress
 from pathlib import Path
 
-from door.config import Config, LinkedBoard, RloginConfig
+from door.app import App, SteadyDoor
+from door.config import Config, RloginConfig
+from door.linked_board import LinkedBoard
+from door.net.nodes import Nodes
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
@@ -44,7 +47,8 @@ async def open_rlogin_door(
     config = dataclasses.replace(config, rlogin=RloginConfig(port=0, boards=boards))
     store = await Store.open(config.server.database)
     solving = Solving(store, config)
-    ways = await open_ways(config, store, solving, detect_timeout=0.5, handshake_timeout=1.0)
+    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    ways = await open_ways(app, detect_timeout=0.5, handshake_timeout=1.0)
     return RloginDoor(ways, store, config, solving)
 
 

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import asyncssh
 
+from door.app import App, SteadyDoor
 from door.config import Config, SshConfig
+from door.net.nodes import Nodes
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
@@ -45,7 +47,8 @@ def ssh_config(tmp_path: Path, **server_changes) -> Config:
 async def open_ssh_door(config: Config, login_timeout: float = 10.0) -> SshDoor:
     store = await Store.open(config.server.database)
     solving = Solving(store, config)
-    ways = await open_ways(config, store, solving, detect_timeout=0.5, login_timeout=login_timeout)
+    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    ways = await open_ways(app, detect_timeout=0.5, login_timeout=login_timeout)
     return SshDoor(ways, store, config, solving)
 
 

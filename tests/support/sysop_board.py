@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from door.config import Level
 from door.engine import Game
+from door.levels import Level
 from door.store import Store
 
 CONFIG = """\

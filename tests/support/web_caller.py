@@ -12,7 +12,9 @@ from pathlib import Path
 
 import aiohttp
 
+from door.app import App, SteadyDoor
 from door.config import Config
+from door.net.nodes import Nodes
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
@@ -139,7 +141,8 @@ class WebDoor:
         """The door on ``config``; its store on ``clock`` (the real time if None)."""
         store = await Store.open(config.server.database, clock=clock)
         solving = Solving(store, config)
-        ways = await open_ways(config, store, solving, detect_timeout=0.5)
+        app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+        ways = await open_ways(app, detect_timeout=0.5)
         return cls(ways, store, solving, config)
 
     async def close(self, reason: str = "The door is shutting down.") -> None:
