@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -39,6 +40,7 @@ from door.views.board import (
     part_words,
     plain_lines,
 )
+from door.views.commands import PLAY, command_of, spelled
 from door.views.pointer import draw_pointer, reminder_lines
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
@@ -53,13 +55,8 @@ log = logging.getLogger("door")
 WORD_WAIT = 0.6  # seconds a complete command waits for a key that would make it longer
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
-# Commands of the screen, not of the engine (RULES.md: R ? H ANSI C Q N).
-REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
-HINT = "HINT"
-LOOK_AT = "L"  # L and a pile reads that pile; L alone, the score and progress
 PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
-SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
 
 
@@ -394,65 +391,87 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
 
 
 async def _command(
-    visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str = ""
 ) -> GameExit | None:
-    """Run one command line; ``said`` is what to show after an ordinary play (the
-    pointer's play, as a command). Past what a person could ask for, it is dropped."""
+    """Run one command line, by the handler its command in ``COMMANDS`` names; ``said`` is
+    what to show after an ordinary play (the pointer's play, as a command). Past what a
+    person could ask for, it is dropped."""
     if not visit.terminal.may_act():
         screen.owes_draw = True  # the caller is told once the keys that came are read
         return None
+    command = command_of(line)
+    run = HANDLERS[command.name if command is not None else PLAY]
+    return await run(visit, screen, game_id, line, said)
+
+
+async def _quit(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    return GameExit(screen.game.status, practice=screen.record.practice)
+
+
+async def _redraw(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    screen.say("")
+    screen.draw(full=True)
+    return None
+
+
+async def _switch_ansi(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    if visit.look.ansi:
+        visit.terminal.report_mouse(False)
+    await visit.set_look(ansi=not visit.look.ansi)
+    screen.keys.pointer_allowed = visit.look.ansi
+    screen.keys.pointer = screen.keys.held = None
+    visit.terminal.report_mouse(visit.look.ansi and not visit.look.terse)
+    screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
+    screen.draw(full=True)
+    return None
+
+
+async def _switch_suits(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    await visit.set_look(suit_letters=not visit.look.suit_letters)
+    screen.say("Suits as letters." if visit.look.suit_letters else "Suits as symbols.")
+    screen.draw(full=True)
+    return None
+
+
+async def _resign(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     game = screen.game
-    if command == QUIT:
-        return GameExit(game.status, practice=screen.record.practice)
-    if command == REDRAW:
-        screen.say("")
-        screen.draw(full=True)
-        return None
-    if command in HELP_KEYS:
-        await _help(visit, screen)
-        return None
-    if command == HINT:
-        await _hint(visit, screen, game_id)
-        return None
-    if command == LOOK_AT or command.startswith(LOOK_AT + " "):
-        _look_at(screen, command[len(LOOK_AT) :].strip())
-        return None
-    if command == SWITCH_ANSI:
-        if visit.look.ansi:
-            visit.terminal.report_mouse(False)
-        await visit.set_look(ansi=not visit.look.ansi)
-        screen.keys.pointer_allowed = visit.look.ansi
-        screen.keys.pointer = screen.keys.held = None
-        visit.terminal.report_mouse(visit.look.ansi and not visit.look.terse)
-        screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
-        screen.draw(full=True)
-        return None
-    if command == SWITCH_SUITS:
-        await visit.set_look(suit_letters=not visit.look.suit_letters)
-        screen.say("Suits as letters." if visit.look.suit_letters else "Suits as symbols.")
-        screen.draw(full=True)
-        return None
-    if command == RESIGN:
-        if await _confirm(visit, screen, screen.terms.resign):
-            game.resign()
-            try:
-                await visit.store.finish_game(game_id, game)
-            except StoreFault as fault:
-                log_fault(visit, f"resigning game {game_id}", fault)
-                screen.game = await visit.store.load_game(game_id)
-                screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
-                screen.draw()
-                return None
-            except StoreError:
-                return await _played_elsewhere(visit, screen)
-            await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
-            return GameExit(game.status, next_deal=True, practice=screen.record.practice)
+    if not await _confirm(visit, screen, screen.terms.resign):
         screen.say("You play on.")
         screen.draw()
         return None
+    game.resign()
+    try:
+        await visit.store.finish_game(game_id, game)
+    except StoreFault as fault:
+        log_fault(visit, f"resigning game {game_id}", fault)
+        screen.game = await visit.store.load_game(game_id)
+        screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
+        screen.draw()
+        return None
+    except StoreError:
+        return await _played_elsewhere(visit, screen)
+    await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
+    return GameExit(game.status, next_deal=True, practice=screen.record.practice)
+
+
+async def _play(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    """A play of the engine's: refused, or stored first and then shown."""
+    game = screen.game
     before = sight(game) if visit.look.terse else None  # for a game told a line a play
     try:
-        result = game.play(SPELLINGS.get(command, command))
+        result = game.play(spelled(line))
     except IllegalMove as refusal:
         screen.say(sanitize(part_words(refusal.parts, visit.look), 140), REFUSAL)
         screen.draw()
@@ -485,9 +504,12 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> GameExit:
     return GameExit(PLAYING)
 
 
-def _look_at(screen: GameScreen, pile: str) -> None:
+async def _look_at(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     """Read one pile as the board shows it (L 3, L S, ...), or the score and progress (L)."""
     game = screen.game
+    pile = line.partition(" ")[2]
     if not pile:
         screen.say(status_text(game))
     elif text := pile_text(game, pile, screen.look):
@@ -496,6 +518,7 @@ def _look_at(screen: GameScreen, pile: str) -> None:
         columns = len(game.tableau)
         screen.say(f'No pile "{sanitize(pile, 8)}": L 1 to L {columns}, L S, L D or L F', REFUSAL)
     screen.draw()
+    return None
 
 
 async def _play_not_stored(
@@ -643,11 +666,13 @@ def ordinal(number: int) -> str:
     return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
-async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
+async def _hint(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     if screen.terms.no_hints:
         screen.say(screen.terms.no_hints, REFUSAL)
         screen.draw()
-        return
+        return None
     if screen.hinter.asks_the_solver(screen.game):
         screen.say("The solver is looking for a winning line ...")
         screen.draw()
@@ -661,9 +686,10 @@ async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
             log_fault(visit, f"the hint taken in game {game_id}", fault)
             screen.say(f"No hint now ({fault_words(fault)}): try again later.", REFUSAL)
             screen.draw()
-            return
+            return None
     screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
     screen.draw()
+    return None
 
 
 async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
@@ -682,7 +708,9 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
     return answer == "Y"
 
 
-async def _help(visit: Visit, screen: GameScreen) -> None:
+async def _help(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     terminal = visit.terminal
     terminal.report_mouse(False)  # a page of text: clicks mean nothing here
     lines = help_lines(screen.level.hints)  # the keys are on the board, and in the rules
@@ -692,3 +720,20 @@ async def _help(visit: Visit, screen: GameScreen) -> None:
     terminal.report_mouse(not visit.look.terse)
     screen.say("")
     screen.draw(full=not visit.look.terse)
+    return None
+
+
+Handler = Callable[[Visit, GameScreen, int, str, str], Awaitable[GameExit | None]]
+# What runs each command of ``COMMANDS``, by its name: (visit, screen, game id, the command
+# line, what to show after an ordinary play).
+HANDLERS: dict[str, Handler] = {
+    PLAY: _play,
+    "redraw": _redraw,
+    "switch_suits": _switch_suits,
+    "look": _look_at,
+    "switch_ansi": _switch_ansi,
+    "hint": _hint,
+    "help": _help,
+    "quit": _quit,
+    "resign": _resign,
+}
