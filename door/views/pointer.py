@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ansi.screen import ScreenBuffer, Style
 from ansi.sequences import BLACK, CYAN, YELLOW
 from door.engine import Game
+from door.engine.moves import FOUNDATION
 from door.views.board import (
     CARD_ROW,
     COLUMN_LABEL_ROW,
@@ -31,6 +32,7 @@ from door.views.board import (
     FOUNDATION_COL,
     LABEL_ROW,
     LAST_COLUMN_ROW,
+    REMINDER_WIDTH,
     RESERVE_COL,
     SIDEBAR,
     WASTE_COL,
@@ -39,6 +41,7 @@ from door.views.board import (
     column_rows,
     waste_shown,
 )
+from door.views.commands import COLUMN, COMMANDS, LEADING, PLAY, TARGET
 
 TOP_ROW = ("S", "V", "D", "F")
 MARKER = "►"
@@ -169,7 +172,9 @@ def _held_cards(game: Game, held: Spot, whole_piles: bool) -> list[tuple[int, in
 
 
 def keys_reminder(columns: int, *, hot: bool, pointer: bool, hints: bool = False) -> list[str]:
-    """The board's reminder of the keys, a few short rows for the sidebar; ``hints`` at a
+    """The board's reminder of the keys, a few short rows for the sidebar: the plays from a
+    pile to a pile, the other commands with a ``reminder`` in ``COMMANDS`` (the engine's
+    plays, the pointer's keys, then the screen's), as many to a row as fit; ``hints`` at a
     level that offers them.
 
     >>> keys_reminder(4, hot=True, pointer=True)[:4]
@@ -178,14 +183,26 @@ def keys_reminder(columns: int, *, hot: bool, pointer: bool, hints: bool = False
     ['HINT  a hint', '? help  Q quit']
     """
     piles = "1" if columns == 1 else f"1-{'0' if columns >= 10 else columns}"
-    lines = ["Keys", f"S D {piles}, then", f"  {piles} or F" + ("" if hot else ", Enter")]
-    lines.append("V turn  U undo")
+    sources = " ".join(key for key, command in LEADING.items() if command.then == TARGET)
+    sources = sources.replace(COLUMN, piles)
+    lines = ["Keys", f"{sources}, then", f"  {piles} or {FOUNDATION}" + ("" if hot else ", Enter")]
+    shown = [command for command in COMMANDS if command.reminder and (hints or not command.hints)]
+    lines += _rows([command.reminder for command in shown if command.name == PLAY])
     if pointer:
         lines += ["Arrows: pointer", "Space: pick, drop"]
-    if hints:
-        lines.append("HINT  a hint")
-    lines.append("? help  Q quit")
+    lines += _rows([command.reminder for command in shown if command.name != PLAY])
     return lines
+
+
+def _rows(items: list[str]) -> list[str]:
+    """``items`` two spaces apart, as many to a row as fit the sidebar."""
+    rows: list[str] = []
+    for item in items:
+        if rows and len(rows[-1]) + 2 + len(item) < REMINDER_WIDTH:
+            rows[-1] += "  " + item
+        else:
+            rows.append(item)
+    return rows
 
 
 @functools.lru_cache(maxsize=64)

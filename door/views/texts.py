@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from door.engine import Variant
 from door.levels import Level
+from door.views.commands import COMMANDS
 from door.views.pages import PageLine, Term
 
 # Paragraphs, one line each: the layout wraps them at the screen's width.
@@ -46,20 +47,6 @@ When the deck, waste and reserve are empty and everything can go up, the door pl
 cards up for you. When no play can change anything any more, the game is over and counts \
 as lost."""
 
-# The commands, as the rules and the in-game help list them: (keys, what they do).
-COMMANDS = (
-    ("V or D", "turn the deck (a new pass when it is empty)"),
-    ("S n", "the reserve's top card to column n; S F: to a foundation"),
-    ("D n", "the waste's top card to column n; D F: to a foundation"),
-    ("m n", "column m's whole pile to column n"),
-    ("m F", "column m's top card to a foundation"),
-    ("F or A", "send up every card that can go"),
-    ("U / R", "undo the last play / redraw the screen"),
-    ("C / L n", "suit symbols or letters / read a pile: L 3, L S, L D, L F, or L"),
-    ("ANSI", "switch between the colour screen and plain text"),
-    ("Q", "save the game and return to the menu"),
-    ("N", "resign this game (it counts as lost) and deal a new one"),
-)
 SPELLING = "A letter and a digit may stand together: S3, 2F, D1. SF, DF and 12 work too."
 KEYS = (
     "On the board a command acts as soon as it is complete (S, then 3), with no Enter; Esc or "
@@ -77,25 +64,40 @@ HELP_NOTE = (
     "rank. After K comes A, except that nothing goes on the base rank in a column."
 )
 
-HINT_HELP = {
-    "visible": "a hint: the best play judged from the cards in view",
-    "solver": "a hint: the next play of a line the solver has proved wins",
+# What a hint is at a level, by its ``hints`` setting; no hint at any other.
+HINT_KINDS = {
+    "visible": "the best play judged from the cards in view",
+    "solver": "the next play of a line the solver has proved wins",
 }
 HINT_NOTE = "A game in which you take a hint is marked (hint) on the scoreboards."
 
 
 def command_lines(hints: str = "") -> list[PageLine]:
-    """The commands, one to a line, with HINT at a level whose ``hints`` offers it."""
-    lines: list[PageLine] = [Term(keys, text) for keys, text in COMMANDS]
-    if hints in HINT_HELP:
-        lines.append(Term("HINT", HINT_HELP[hints]))
-    return lines
+    """The commands of ``COMMANDS``, a row each (two joined by ``/`` where one ``joins``),
+    then those a level with hints adds, at a level whose ``hints`` offers them.
+
+    >>> [line.term for line in command_lines()][-4:]
+    ['C / L n', 'ANSI', 'Q', 'N']
+    >>> command_lines("solver")[-1].text
+    'a hint: the next play of a line the solver has proved wins'
+    """
+    every_level = [command for command in COMMANDS if not command.hints]
+    offered = [command for command in COMMANDS if command.hints] if hints in HINT_KINDS else []
+    rows: list[tuple[str, str]] = []
+    for command in every_level + offered:
+        for index, (keys, text) in enumerate(command.help):
+            text = text.format(hints=HINT_KINDS.get(hints, ""))
+            if index == 0 and command.joins and rows:
+                above_keys, above_text = rows.pop()
+                keys, text = f"{above_keys} / {keys}", f"{above_text} / {text}"
+            rows.append((keys, text))
+    return [Term(keys, text) for keys, text in rows]
 
 
 def help_lines(hints: str) -> list[PageLine]:
     """The in-game help for a level whose ``hints`` setting is ``hints``."""
     lines = [*command_lines(hints), "", SPELLING, HELP_NOTE]
-    if hints in HINT_HELP:
+    if hints in HINT_KINDS:
         lines.append(HINT_NOTE)
     return lines
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from ansi.keys import DOWN, ENTER, ERASE, ESCAPE, KILL, LEFT, RIGHT, UP, Key, Mouse
 from door.engine import Game, IllegalMove
+from door.views.commands import AFTER_KEY, COLUMN, COMMANDS, LEADING
 from door.views.pointer import (
     TOP_ROW,
     Spot,
@@ -47,11 +48,14 @@ from door.views.pointer import (
 )
 
 COMMAND_LENGTH = 20
-WORDS = ("ANSI", "HINT", "UNDO")  # word commands; A, H and U alone are commands too
-ONE_KEY = frozenset("VRQ?NCF")  # complete as soon as pressed
-WORD_KEYS = frozenset("AHU")  # complete, but also the first letter of a word
-SOURCES = frozenset("SD")  # the reserve and the waste, then a target
-LOOK = "L"  # L, then a pile (or Enter): read that pile out
+# The table's keys, as the hot keys read them:
+WORDS = tuple(word for command in COMMANDS for word in command.words)  # two letters or more
+_ALONE_KEYS = frozenset(key for command in COMMANDS if not command.then for key in command.keys)
+# Complete, but also the first letter of a word (A, H and U alone are commands too).
+WORD_KEYS = frozenset(key for key in _ALONE_KEYS if any(word[0] == key for word in WORDS))
+ONE_KEY = _ALONE_KEYS - WORD_KEYS - LEADING.keys()  # complete as soon as pressed
+# A key a pile follows (S, D and a column: a pile to play to; L: a pile to read out).
+THEN = {key: command.then for key, command in LEADING.items()}
 
 # How a half-typed command stands.
 COMPLETE = "complete"  # act now
@@ -106,17 +110,19 @@ Reading(state='invalid', command='X'))
             return Reading(COMPLETE, key)
         if key in WORD_KEYS:
             return Reading(AMBIGUOUS, key)
-        if key in SOURCES or key == LOOK or key.isdigit():
+        if _then(key):
             return Reading(PREFIX, key)
         return Reading(INVALID, line)
     source, target = keys
-    if source == LOOK:
-        if not (target in ("S", "D", "F") or target.isdigit()):
-            return Reading(INVALID, line)
-        return Reading(AMBIGUOUS if open_one else COMPLETE, line)
-    if (source in SOURCES or source.isdigit()) and (target in ("F", "A") or target.isdigit()):
+    then = _then(source)
+    if then and (target in AFTER_KEY[then] or target.isdigit()):
         return Reading(AMBIGUOUS if open_one else COMPLETE, line)
     return Reading(INVALID, line)
+
+
+def _then(key: str) -> str:
+    """What follows ``key`` in a command (a pile to play to, or to read); '' for nothing."""
+    return THEN.get(COLUMN if key.isdigit() else key, "")
 
 
 def _pile_keys(text: str, columns: int) -> list[str] | None:
@@ -184,8 +190,7 @@ class BoardKeys:
         if self._as_line:
             return self.typed
         reading = read_typed(self.typed, self.columns)
-        pile_key = reading.command in SOURCES or reading.command in (LOOK, "10")
-        if reading.state == PREFIX and (pile_key or reading.command.isdigit()):
+        if reading.state == PREFIX and _then(reading.command):
             return f"{reading.command} → ?"
         return reading.command or self.typed.upper()
 

@@ -5,7 +5,9 @@ dropped line or a killed server never loses a play the caller has seen.
 
 Why one module, however long: it is one loop, a key to the engine to the store to the
 screen, and each step (a play, a refusal, a hint, the game's end) works on the one
-:class:`GameScreen`; the keys themselves are read in :mod:`door.visit.keys`.
+:class:`GameScreen`, which its :class:`Presentation` shows (the ANSI board, plain text, or a
+line per play); the keys themselves are read in :mod:`door.visit.keys`, and the commands are
+listed in :mod:`door.views.commands`, with the name of each one's handler here.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from ansi.keys import Key
 from ansi.screen import ScreenBuffer
@@ -39,6 +43,7 @@ from door.views.board import (
     part_words,
     plain_lines,
 )
+from door.views.commands import PLAY, command_of, spelled
 from door.views.pointer import draw_pointer, reminder_lines
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import help_lines
@@ -53,13 +58,8 @@ log = logging.getLogger("door")
 WORD_WAIT = 0.6  # seconds a complete command waits for a key that would make it longer
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
-# Commands of the screen, not of the engine (docs/rules.md §15: R ? H ANSI C Q N).
-REDRAW, HELP_KEYS, SWITCH_ANSI, SWITCH_SUITS, QUIT, RESIGN = "R", ("?", "H"), "ANSI", "C", "Q", "N"
-HINT = "HINT"
-LOOK_AT = "L"  # L and a pile reads that pile; L alone, the score and progress
 PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
 TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
-SPELLINGS = {"UNDO": "U"}  # Palace's spelling of undo
 GO_ON = "Press Enter to go on. "
 
 
@@ -139,8 +139,226 @@ class GameExit:
     practice: bool = False
 
 
+class Presentation(Protocol):
+    """How a game is shown: the ANSI board kept up to date (:class:`AnsiBoard`), the plain
+    board printed whole after each play (:class:`PlainBoard`), or a line per play
+    (:class:`LinePerPlay`). Chosen once from the caller's look (:func:`presentation_for`),
+    and again when the look changes; the board is painted in the screen's buffer for each,
+    which then sends what it shows of it."""
+
+    #: The arrows and the mouse work on it.
+    pointer: bool
+    #: Commands come a line at a time, each play told in a line; the whole board is shown
+    #: when the game ends, not again when a page over it (help) is left.
+    in_lines: bool
+    #: Added to the game's first message.
+    opening_hint: str
+
+    def reminder(self, screen: GameScreen) -> tuple[str, ...]:
+        """The keys' reminder drawn with the board."""
+        ...
+
+    def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
+        """Send what the caller sees of the painted board (``shown``): ``full``, all of it."""
+        ...
+
+    def show_typing(self, screen: GameScreen) -> None:
+        """Show what the caller has typed so far."""
+        ...
+
+    def replay(self, screen: GameScreen) -> str:
+        """The board as the caller sees it now, whole."""
+        ...
+
+    def erase_typing(self, screen: GameScreen, *, line: bool) -> None:
+        """Have the next draw clear what the caller typed after the prompt."""
+        ...
+
+    def notice(self, screen: GameScreen, text: str) -> str:
+        """What to send for a notice that comes between plays."""
+        ...
+
+    def before_play(self, game: Game) -> Sight | None:
+        """What a play's line will be told against: the board before it (None: no line)."""
+        ...
+
+    async def finish(self, visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+        """Show the cards the door plays up at the end."""
+        ...
+
+    def answered(self, visit: Visit, answer: str) -> None:
+        """A question on the prompt row was answered with ``answer``."""
+        ...
+
+
+def _plain_page(screen: GameScreen) -> str:
+    return "\r\n" + "\r\n".join(plain_lines(screen.buffer)) + " "
+
+
+class AnsiBoard:
+    """The ANSI board, drawn in place: only what changed is sent after a play."""
+
+    pointer = True
+    in_lines = False
+    opening_hint = ""
+
+    def __init__(self) -> None:
+        # Where the terminal's cursor is between draws, when the door knows.
+        self.cursor_at: tuple[int, int] | None = None
+
+    def reminder(self, screen: GameScreen) -> tuple[str, ...]:
+        hints = screen.level.hints != "off"
+        return reminder_lines(len(screen.game.tableau), hot=screen.keys.hot, hints=hints)
+
+    def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
+        buffer, keys = screen.buffer, screen.keys
+        whole = shown.variant.moves == "whole"
+        draw_pointer(buffer, shown, screen.look, keys.pointer, keys.held, whole)
+        typed = keys.prompt_text()
+        if typed:
+            row, col = buffer.cursor
+            buffer.set_cursor(row, buffer.put(row, col, typed, INFO))
+        if self.cursor_at is not None:
+            buffer.cursor_is_at(*self.cursor_at)
+        screen.visit.terminal.write(buffer.render_full() if full else buffer.render_changes())
+        self.cursor_at = buffer.cursor
+
+    def show_typing(self, screen: GameScreen) -> None:
+        screen.draw()  # in the prompt
+
+    def replay(self, screen: GameScreen) -> str:
+        return screen.buffer.render_copy()
+
+    def erase_typing(self, screen: GameScreen, *, line: bool) -> None:
+        """After a ``line`` that this end echoed, the Enter left the cursor at the start of
+        the next row; a key is not echoed at all. A terminal that echoes by itself could
+        have put the cursor anywhere."""
+        echoed = screen.visit.terminal.echo
+        if echoed and not line:
+            return
+        row, col = screen.buffer.cursor
+        screen.buffer.invalidate(row, col)
+        self.cursor_at = (row + 1, 1) if echoed and row < screen.buffer.height else None
+
+    def notice(self, screen: GameScreen, text: str) -> str:
+        screen.say(text)  # the board's message now: the next draw keeps it
+        screen.buffer.invalidate(MESSAGE_ROW)
+        return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
+
+    def before_play(self, game: Game) -> Sight | None:
+        return None
+
+    async def finish(self, visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+        await _play_up(visit, screen, result)
+
+    def answered(self, visit: Visit, answer: str) -> None:
+        return None
+
+
+class PlainBoard:
+    """The board in plain text, printed whole after each play."""
+
+    pointer = False
+    in_lines = False
+    opening_hint = ""
+
+    def __init__(self) -> None:
+        self.echoed = ""  # what the caller has been shown of their typing
+
+    def reminder(self, screen: GameScreen) -> tuple[str, ...]:
+        return ()
+
+    def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
+        screen.visit.terminal.write(_plain_page(screen))
+        self.echoed = ""
+
+    def show_typing(self, screen: GameScreen) -> None:
+        """Echo the typing, as what changed since the last echo."""
+        screen.owes_typing = False
+        terminal = screen.visit.terminal
+        typed = screen.keys.typed
+        if not terminal.echo:
+            self.echoed = typed
+            return
+        old = self.echoed
+        common = 0
+        while common < min(len(old), len(typed)) and old[common] == typed[common]:
+            common += 1
+        terminal.write("\b \b" * (len(old) - common) + typed[common:])
+        self.echoed = typed
+
+    def replay(self, screen: GameScreen) -> str:
+        return _plain_page(screen)
+
+    def erase_typing(self, screen: GameScreen, *, line: bool) -> None:
+        return None
+
+    def notice(self, screen: GameScreen, text: str) -> str:
+        return f"\r\n{text}\r\n{screen.visit.terminal.prompt_line}"
+
+    def before_play(self, game: Game) -> Sight | None:
+        return None
+
+    async def finish(self, visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+        return None
+
+    def answered(self, visit: Visit, answer: str) -> None:
+        return None
+
+
+class LinePerPlay:
+    """The game a line per play: the message alone on a line of its own, then a short
+    prompt; the whole board (in plain text) only when asked for, and at the end."""
+
+    pointer = False
+    in_lines = True
+    # The prompt says "? for help" on a board; this prompt is too short to.
+    opening_hint = " Type ? for help."
+
+    def reminder(self, screen: GameScreen) -> tuple[str, ...]:
+        return ()
+
+    def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
+        prompt = TERSE_PROMPT if screen.prompt == PROMPT else screen.prompt
+        if full:
+            board = plain_lines(screen.buffer)[:-1]  # the short prompt stands for the board's
+            screen.visit.terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
+        else:
+            message = screen.message
+            screen.visit.terminal.write((f"{message}\r\n" if message else "") + prompt)
+
+    def show_typing(self, screen: GameScreen) -> None:
+        screen.owes_typing = False  # lines are read, and echoed, by the terminal
+
+    def replay(self, screen: GameScreen) -> str:
+        return _plain_page(screen)
+
+    def erase_typing(self, screen: GameScreen, *, line: bool) -> None:
+        return None
+
+    def notice(self, screen: GameScreen, text: str) -> str:
+        return f"\r\n{text}\r\n{screen.visit.terminal.prompt_line}"
+
+    def before_play(self, game: Game) -> Sight | None:
+        return sight(game)
+
+    async def finish(self, visit: Visit, screen: GameScreen, result: PlayResult) -> None:
+        return None
+
+    def answered(self, visit: Visit, answer: str) -> None:
+        visit.terminal.write(f"{answer.strip()}\r\n")  # the answer on the question's line
+
+
+def presentation_for(look: Look) -> Presentation:
+    """How a caller with ``look`` is shown a game."""
+    if look.terse:
+        return LinePerPlay()
+    return AnsiBoard() if look.ansi else PlainBoard()
+
+
 class GameScreen:
-    """The board of one game on one caller's terminal, ANSI or plain."""
+    """The board of one game on one caller's terminal, as their :class:`Presentation` shows
+    it."""
 
     def __init__(
         self,
@@ -162,12 +380,10 @@ class GameScreen:
         self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
         self.banner: tuple[str, ...] = ()  # drawn across the middle of the board (a win)
         self.hinter = Hinter(level, visit.solving)
-        # Where the terminal's cursor is between draws, when the door knows.
-        self.cursor_at: tuple[int, int] | None = None
+        self.shown = presentation_for(visit.look)
         self.keys = BoardKeys(
-            hot=visit.hot_keys, pointer=visit.look.ansi, columns=len(game.tableau)
+            hot=visit.hot_keys, pointer=self.shown.pointer, columns=len(game.tableau)
         )
-        self._echoed = ""  # what a plain caller has been shown of their typing
         # Owed to the caller once no more keys wait: the board, or what they typed. A run of
         # keys sent at once is answered with one draw, not one a key.
         self.owes_draw = False
@@ -177,22 +393,21 @@ class GameScreen:
     def look(self) -> Look:
         return self.visit.look
 
-    def draw(self, game: Game | None = None, *, full: bool = False) -> None:
-        """Send the board: only what changed (ANSI), or the whole board as lines (plain).
+    def look_changed(self) -> None:
+        """The caller's look changed (the ANSI command): show the game as it says now."""
+        self.shown = presentation_for(self.look)
+        self.keys.pointer_allowed = self.shown.pointer
+        self.keys.pointer = self.keys.held = None
 
-        A caller who chose the game a line per play (``Look.terse``) gets the message alone,
-        on a line of its own, then the prompt; the whole board only when ``full``.
-        """
+    def draw(self, game: Game | None = None, *, full: bool = False) -> None:
+        """Paint the board (``game``: a frame of the game instead of it) and send what the
+        presentation shows of it: ``full``, all of it."""
         self.owes_draw = self.owes_typing = False
         labels = labels_of(self.record, self.game, self.terms)
-        keys = self.keys
-        reminder: tuple[str, ...] = ()
-        if self.look.ansi and not self.look.terse:
-            hints = self.level.hints != "off"
-            reminder = reminder_lines(len(self.game.tableau), hot=keys.hot, hints=hints)
+        shown = game or self.game
         self.painter.draw(
             self.buffer,
-            game or self.game,
+            shown,
             self.level.name,
             self.look,
             self.message,
@@ -200,32 +415,11 @@ class GameScreen:
             self.prompt,
             caption=labels.caption,
             footnote=labels.footnote,
-            reminder=reminder,
+            reminder=self.shown.reminder(self),
         )
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
-        terminal = self.visit.terminal
-        prompt = TERSE_PROMPT if self.prompt == PROMPT else self.prompt
-        if self.look.terse and not full:
-            terminal.write((f"{self.message}\r\n" if self.message else "") + prompt)
-        elif self.look.terse:
-            board = plain_lines(self.buffer)[:-1]  # the short prompt stands for the board's
-            terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
-        elif self.look.ansi:
-            shown = game or self.game
-            whole = shown.variant.moves == "whole"
-            draw_pointer(self.buffer, shown, self.look, keys.pointer, keys.held, whole)
-            typed = keys.prompt_text()
-            if typed:
-                row, col = self.buffer.cursor
-                self.buffer.set_cursor(row, self.buffer.put(row, col, typed, INFO))
-            if self.cursor_at is not None:
-                self.buffer.cursor_is_at(*self.cursor_at)
-            terminal.write(self.buffer.render_full() if full else self.buffer.render_changes())
-            self.cursor_at = self.buffer.cursor
-        else:
-            terminal.write("\r\n" + "\r\n".join(plain_lines(self.buffer)) + " ")
-            self._echoed = ""
+        self.shown.send(self, shown, full=full)
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
@@ -242,27 +436,11 @@ class GameScreen:
 
     def show_typing(self) -> None:
         """Show what the caller has typed so far: in the prompt (ANSI), or as an echo."""
-        if self.look.ansi:
-            self.draw()
-            return
-        self.owes_typing = False
-        terminal = self.visit.terminal
-        typed = self.keys.typed
-        if not terminal.echo:
-            self._echoed = typed
-            return
-        old = self._echoed
-        common = 0
-        while common < min(len(old), len(typed)) and old[common] == typed[common]:
-            common += 1
-        terminal.write("\b \b" * (len(old) - common) + typed[common:])
-        self._echoed = typed
+        self.shown.show_typing(self)
 
     def replay(self) -> str:
         """The board as the caller sees it now, whole (for the sysop who starts watching)."""
-        if self.look.ansi and not self.look.terse:
-            return self.buffer.render_copy()
-        return "\r\n" + "\r\n".join(plain_lines(self.buffer)) + " "
+        return self.shown.replay(self)
 
     def tell_sysop(self) -> None:
         """Say what the caller is doing, for the sysop's view of the nodes."""
@@ -272,31 +450,16 @@ class GameScreen:
         self.message, self.message_style = text, style
 
     def erase_typing(self, *, line: bool = True) -> None:
-        """Have the next draw clear what the caller typed after the prompt.
-
-        After a ``line`` that this end echoed, the Enter left the cursor at the start of the
-        next row; a key is not echoed at all. A terminal that echoes by itself could have
-        put the cursor anywhere.
-        """
-        if not self.look.ansi or self.look.terse:
-            return
-        echoed = self.visit.terminal.echo
-        if echoed and not line:
-            return
-        row, col = self.buffer.cursor
-        self.buffer.invalidate(row, col)
-        self.cursor_at = (row + 1, 1) if echoed and row < self.buffer.height else None
+        """Have the next draw clear what the caller typed after the prompt (on a board drawn
+        in place; ``line``: it was a line, not a key)."""
+        self.shown.erase_typing(self, line=line)
 
     def notice(self, text: str) -> str:
         """A warning from the terminal (idle, time left) or a line from the sysop, shown on
         the message line, where it stays until the caller's next play or a newer message; a
         plain board gets it on a line of its own, then the prompt and what the caller has
         typed so far."""
-        if not self.look.ansi or self.look.terse:
-            return f"\r\n{text}\r\n{self.visit.terminal.prompt_line}"
-        self.say(text)  # the board's message now: the next draw keeps it
-        self.buffer.invalidate(MESSAGE_ROW)
-        return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
+        return self.shown.notice(self, text)
 
 
 async def play_game(
@@ -315,12 +478,9 @@ async def play_game(
     try:
         if game.status != PLAYING:
             return await _game_over(visit, screen, game_id, ended_now=False)
-        # The prompt says "? for help"; the message line need not say it again, but for a
-        # game a line per play, whose prompt is short.
-        help_hint = " Type ? for help." if screen.look.terse else ""
         opening = labels_of(record, game, terms).opening
-        screen.say(f"{opening}{help_hint}" if game.moves == 0 else "Welcome back.")
-        if not screen.look.terse:  # a game a line per play has no board to click on
+        screen.say(f"{opening}{screen.shown.opening_hint}" if game.moves == 0 else "Welcome back.")
+        if screen.shown.pointer:
             terminal.report_mouse(True)
         screen.draw(full=True)
         keys = screen.keys
@@ -328,7 +488,7 @@ async def play_game(
             if not terminal.keys_waiting():
                 screen.settle()
             await terminal.flush()
-            if screen.look.terse:
+            if screen.shown.in_lines:
                 line = await terminal.read_line(COMMAND_LENGTH)
                 screen.erase_typing()
                 command = " ".join(line.upper().split())
@@ -394,65 +554,86 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
 
 
 async def _command(
-    visit: Visit, screen: GameScreen, game_id: int, command: str, said: str = ""
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str = ""
 ) -> GameExit | None:
-    """Run one command line; ``said`` is what to show after an ordinary play (the
-    pointer's play, as a command). Past what a person could ask for, it is dropped."""
+    """Run one command line, by the handler its command in ``COMMANDS`` names; ``said`` is
+    what to show after an ordinary play (the pointer's play, as a command). Past what a
+    person could ask for, it is dropped."""
     if not visit.terminal.may_act():
         screen.owes_draw = True  # the caller is told once the keys that came are read
         return None
+    command = command_of(line)
+    run = HANDLERS[command.name if command is not None else PLAY]
+    return await run(visit, screen, game_id, line, said)
+
+
+async def _quit(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    return GameExit(screen.game.status, practice=screen.record.practice)
+
+
+async def _redraw(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    screen.say("")
+    screen.draw(full=True)
+    return None
+
+
+async def _switch_ansi(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    if screen.shown.pointer:
+        visit.terminal.report_mouse(False)
+    await visit.set_look(ansi=not visit.look.ansi)
+    screen.look_changed()
+    visit.terminal.report_mouse(screen.shown.pointer)
+    screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
+    screen.draw(full=True)
+    return None
+
+
+async def _switch_suits(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    await visit.set_look(suit_letters=not visit.look.suit_letters)
+    screen.say("Suits as letters." if visit.look.suit_letters else "Suits as symbols.")
+    screen.draw(full=True)
+    return None
+
+
+async def _resign(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     game = screen.game
-    if command == QUIT:
-        return GameExit(game.status, practice=screen.record.practice)
-    if command == REDRAW:
-        screen.say("")
-        screen.draw(full=True)
-        return None
-    if command in HELP_KEYS:
-        await _help(visit, screen)
-        return None
-    if command == HINT:
-        await _hint(visit, screen, game_id)
-        return None
-    if command == LOOK_AT or command.startswith(LOOK_AT + " "):
-        _look_at(screen, command[len(LOOK_AT) :].strip())
-        return None
-    if command == SWITCH_ANSI:
-        if visit.look.ansi:
-            visit.terminal.report_mouse(False)
-        await visit.set_look(ansi=not visit.look.ansi)
-        screen.keys.pointer_allowed = visit.look.ansi
-        screen.keys.pointer = screen.keys.held = None
-        visit.terminal.report_mouse(visit.look.ansi and not visit.look.terse)
-        screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
-        screen.draw(full=True)
-        return None
-    if command == SWITCH_SUITS:
-        await visit.set_look(suit_letters=not visit.look.suit_letters)
-        screen.say("Suits as letters." if visit.look.suit_letters else "Suits as symbols.")
-        screen.draw(full=True)
-        return None
-    if command == RESIGN:
-        if await _confirm(visit, screen, screen.terms.resign):
-            game.resign()
-            try:
-                await visit.store.finish_game(game_id, game)
-            except StoreFault as fault:
-                log_fault(visit, f"resigning game {game_id}", fault)
-                screen.game = await visit.store.load_game(game_id)
-                screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
-                screen.draw()
-                return None
-            except StoreError:
-                return await _played_elsewhere(visit, screen)
-            await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
-            return GameExit(game.status, next_deal=True, practice=screen.record.practice)
+    if not await _confirm(visit, screen, screen.terms.resign):
         screen.say("You play on.")
         screen.draw()
         return None
-    before = sight(game) if visit.look.terse else None  # for a game told a line a play
+    game.resign()
     try:
-        result = game.play(SPELLINGS.get(command, command))
+        await visit.store.finish_game(game_id, game)
+    except StoreFault as fault:
+        log_fault(visit, f"resigning game {game_id}", fault)
+        screen.game = await visit.store.load_game(game_id)
+        screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
+        screen.draw()
+        return None
+    except StoreError:
+        return await _played_elsewhere(visit, screen)
+    await _game_over(visit, screen, game_id)  # its deal is shown, now it is over
+    return GameExit(game.status, next_deal=True, practice=screen.record.practice)
+
+
+async def _play(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
+    """A play of the engine's: refused, or stored first and then shown."""
+    game = screen.game
+    before = screen.shown.before_play(game)
+    try:
+        result = game.play(spelled(line))
     except IllegalMove as refusal:
         screen.say(sanitize(part_words(refusal.parts, visit.look), 140), REFUSAL)
         screen.draw()
@@ -485,9 +666,12 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> GameExit:
     return GameExit(PLAYING)
 
 
-def _look_at(screen: GameScreen, pile: str) -> None:
+async def _look_at(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     """Read one pile as the board shows it (L 3, L S, ...), or the score and progress (L)."""
     game = screen.game
+    pile = line.partition(" ")[2]
     if not pile:
         screen.say(status_text(game))
     elif text := pile_text(game, pile, screen.look):
@@ -496,6 +680,7 @@ def _look_at(screen: GameScreen, pile: str) -> None:
         columns = len(game.tableau)
         screen.say(f'No pile "{sanitize(pile, 8)}": L 1 to L {columns}, L S, L D or L F', REFUSAL)
     screen.draw()
+    return None
 
 
 async def _play_not_stored(
@@ -527,7 +712,7 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Game
     closed = screen.terms.closed or "The day is over"
     screen.say(f"{closed}: this game counts as {game.status}.", REFUSAL)
     screen.prompt = GO_ON
-    screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
+    screen.draw(full=screen.shown.in_lines)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
     await visit.terminal.read_line(COMMAND_LENGTH)
     return GameExit(game.status, practice=screen.record.practice)
@@ -536,14 +721,13 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Game
 async def _show_result(
     visit: Visit, screen: GameScreen, result: PlayResult, before: Sight | None, said: str = ""
 ) -> None:
-    look = visit.look
-    if look.terse and screen.game.status != PLAYING:
+    look, shown = visit.look, screen.shown
+    if shown.in_lines and screen.game.status != PLAYING:
         screen.prompt = ""  # the end of the game is told next, with its own question
     if result.finish:
         screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
-        if visit.look.ansi and not look.terse:
-            await _play_up(visit, screen, result)
-    elif look.terse and before is not None:
+        await shown.finish(visit, screen, result)
+    elif before is not None:
         screen.say(describe_play(before, screen.game, result, look))
     elif result.sent_up and result.move == "F":
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
@@ -602,7 +786,7 @@ async def _game_over(
         screen.say(f"Game resigned, score {game.score}.", REFUSAL)
     else:
         screen.say(f"This game is over ({game.status}).", REFUSAL)
-    screen.draw(full=screen.look.terse)  # a line-per-play caller sees the deal too
+    screen.draw(full=screen.shown.in_lines)  # a line-per-play caller sees the deal too
     # A new question: only an Enter sent with the last play belongs to it.
     visit.terminal.expect_enter(0.0)
     await visit.terminal.flush()
@@ -643,11 +827,13 @@ def ordinal(number: int) -> str:
     return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
 
 
-async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
+async def _hint(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     if screen.terms.no_hints:
         screen.say(screen.terms.no_hints, REFUSAL)
         screen.draw()
-        return
+        return None
     if screen.hinter.asks_the_solver(screen.game):
         screen.say("The solver is looking for a winning line ...")
         screen.draw()
@@ -661,9 +847,10 @@ async def _hint(visit: Visit, screen: GameScreen, game_id: int) -> None:
             log_fault(visit, f"the hint taken in game {game_id}", fault)
             screen.say(f"No hint now ({fault_words(fault)}): try again later.", REFUSAL)
             screen.draw()
-            return
+            return None
     screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
     screen.draw()
+    return None
 
 
 async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
@@ -677,18 +864,37 @@ async def _confirm(visit: Visit, screen: GameScreen, question: str) -> bool:
     finally:
         screen.prompt = PROMPT
     screen.erase_typing(line=False)
-    if screen.look.terse:
-        visit.terminal.write(f"{answer.strip()}\r\n")  # the answer on the question's line
+    screen.shown.answered(visit, answer)
     return answer == "Y"
 
 
-async def _help(visit: Visit, screen: GameScreen) -> None:
+async def _help(
+    visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
+) -> GameExit | None:
     terminal = visit.terminal
     terminal.report_mouse(False)  # a page of text: clicks mean nothing here
     lines = help_lines(screen.level.hints)  # the keys are on the board, and in the rules
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
     terminal.replay = screen.replay  # a watching sysop sees the board again
-    terminal.report_mouse(not visit.look.terse)
+    if screen.shown.pointer:
+        terminal.report_mouse(True)
     screen.say("")
-    screen.draw(full=not visit.look.terse)
+    screen.draw(full=not screen.shown.in_lines)
+    return None
+
+
+Handler = Callable[[Visit, GameScreen, int, str, str], Awaitable[GameExit | None]]
+# What runs each command of ``COMMANDS``, by its name: (visit, screen, game id, the command
+# line, what to show after an ordinary play).
+HANDLERS: dict[str, Handler] = {
+    PLAY: _play,
+    "redraw": _redraw,
+    "switch_suits": _switch_suits,
+    "look": _look_at,
+    "switch_ansi": _switch_ansi,
+    "hint": _hint,
+    "help": _help,
+    "quit": _quit,
+    "resign": _resign,
+}
