@@ -54,12 +54,12 @@ ANSI_UTF8 = TerminalInfo("xterm", 80, 24, True, "utf-8")
 
 
 def make(
-    info: TerminalInfo = ANSI_UTF8, alias: str | None = "Tester", **options: object
+    info: TerminalInfo = ANSI_UTF8, logged_in: bool = True, **options: object
 ) -> tuple[Terminal, Line]:
-    """A terminal on a fake line; its caller has logged in as ``alias`` (None: not yet)."""
+    """A terminal on a fake line; its caller has logged in, unless not ``logged_in``."""
     line = Line()
     terminal = Terminal(line.reader, line, info, **options)  # type: ignore[arg-type]
-    terminal.alias = alias
+    terminal.logged_in = logged_in
     return terminal, line
 
 
@@ -462,7 +462,7 @@ async def test_a_cancelled_wait_for_a_key_stays_cancelled() -> None:
 
 async def test_time_warnings_then_time_up() -> None:
     terminal, line = make(time_warnings=(0.6, 0.3))
-    terminal.deadline = time.monotonic() + 0.8
+    terminal.clocks.deadline = time.monotonic() + 0.8
     terminal.write("> ")
     with pytest.raises(TimeUp) as ended:
         await read_line(terminal)
@@ -473,8 +473,8 @@ async def test_time_warnings_then_time_up() -> None:
 
 
 async def test_no_time_warnings_before_logging_in() -> None:
-    terminal, line = make(alias=None, time_warnings=(0.6, 0.3))
-    terminal.deadline = time.monotonic() + 0.8
+    terminal, line = make(logged_in=False, time_warnings=(0.6, 0.3))
+    terminal.clocks.deadline = time.monotonic() + 0.8
     with pytest.raises(TimeUp):
         await read_line(terminal)
     assert b"left." not in line.sent
@@ -482,7 +482,7 @@ async def test_no_time_warnings_before_logging_in() -> None:
 
 async def test_a_short_deadline_gets_one_warning_not_three() -> None:
     terminal, line = make()
-    terminal.deadline = time.monotonic() + 100
+    terminal.clocks.deadline = time.monotonic() + 100
     terminal.write("Board\r\n")
     await terminal.flush()
     assert line.sent == b"Board\r\n\r\nYou have 100 seconds left.\r\n"
@@ -492,7 +492,7 @@ async def test_a_short_deadline_gets_one_warning_not_three() -> None:
 
 async def test_flush_after_the_deadline_is_time_up() -> None:
     terminal, line = make()
-    terminal.deadline = time.monotonic() - 1
+    terminal.clocks.deadline = time.monotonic() - 1
     terminal.write("too late")
     with pytest.raises(TimeUp):
         await terminal.flush()

@@ -8,6 +8,7 @@ from typing import Protocol
 from ansi.screen import ScreenBuffer
 from door.config import Config
 from door.net.nodes import Nodes, address_key
+from door.net.presence import Presence
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
@@ -30,7 +31,9 @@ class Visit:
     """One caller's visit. ``bbs`` is the BBS that sent the caller with a drop file;
     ``solving`` the door's solver (None: hints from it, winnable deals and the deal of the
     day are not offered); ``door`` the running door, when there is one to ask; ``nodes`` the
-    table of nodes the caller's node is in (None in door mode, where the BBS keeps nodes)."""
+    table of nodes the caller's node is in (None in door mode, where the BBS keeps nodes).
+    ``presence`` is what the sysop sees of the call: its node's record, or in door mode one
+    of the visit's own that nobody reads."""
 
     terminal: Terminal
     store: Store
@@ -44,8 +47,11 @@ class Visit:
     nodes: Nodes | None = None
     #: The caller's choice of keys on the board: hot keys, or lines (None: not chosen).
     hot_keys_chosen: bool | None = None
+    presence: Presence = field(init=False)
 
     def __post_init__(self) -> None:
+        call = self.nodes.call(self.node) if self.nodes is not None else None
+        self.presence = call.presence if call is not None else Presence()
         letters = self.look.suit_letters or self.terminal.info.suit_letters
         self._see(
             replace(
@@ -78,7 +84,7 @@ class Visit:
 
     def doing(self, activity: str) -> None:
         """Say what the caller is doing, for the sysop's view of the nodes."""
-        self.terminal.activity = activity
+        self.presence.activity = activity
 
     def adopt(self, user: User) -> None:
         """The caller is ``user``: take on their saved terminal choices.
@@ -87,7 +93,8 @@ class Visit:
         suits are letters when their screen showed none.
         """
         self.user = user
-        self.terminal.alias = user.alias
+        self.presence.alias = user.alias
+        self.terminal.logged_in = True
         letters = user.suit_letters
         if user.charset is not None:
             self.terminal.charset = user.charset
@@ -150,7 +157,7 @@ class Visit:
         else:
             page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
         self.terminal.write(page)
-        self.terminal.replay = lambda: page  # the text only: the page's cells are let go
+        self.presence.replay = lambda: page  # the text only: the page's cells are let go
 
 
 def caller_address(visit: Visit) -> str:
