@@ -15,7 +15,6 @@ sees of a call is not: that is :mod:`door.net.presence`, fed through :attr:`Term
 from __future__ import annotations
 
 import asyncio
-import time
 import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,7 +32,7 @@ from ansi.sequences import (
     show_cursor,
 )
 from door.net.alarm import Alarm
-from door.net.clocks import TIME_WARNINGS, Clocks, TimeUp, VisitEnded
+from door.net.clocks import MONOTONIC, TIME_WARNINGS, Clock, Clocks, TimeUp, VisitEnded
 from door.net.detection import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -116,10 +115,10 @@ class Terminal:
 
     Time: after ``idle_timeout - idle_warning`` seconds without a key the caller is asked if
     they are still there, and after ``idle_timeout`` (0: never) :class:`IdleTimeout` is
-    raised. ``deadline`` (a :func:`time.monotonic` time, or None) ends the visit with
+    raised. ``deadline`` (a time on ``clock``, or None) ends the visit with
     :class:`TimeUp`, after warnings at :data:`TIME_WARNINGS` seconds before it, once the
-    caller has :attr:`logged_in`. Both clocks are :attr:`clocks`, whose limits may be changed
-    as the call goes on. Warnings are
+    caller has :attr:`logged_in`. Both are :attr:`clocks`, whose limits may change as the
+    call goes on, on ``clock`` (a test's, moved on by hand, for the real one). Warnings are
     given while the caller is waiting at input, or at the next :meth:`flush`. End of input
     raises :class:`CallerGone`. Set :attr:`on_notice` to show warnings some other way (for
     instance on a status line): it gets the message and returns the text to send.
@@ -137,7 +136,9 @@ class Terminal:
         echo: bool = True,
         time_warnings: Sequence[float] = TIME_WARNINGS,
         drain_timeout: float = _DRAIN_TIMEOUT,
+        clock: Clock = MONOTONIC,
     ) -> None:
+        self._clock = clock
         self._reader = reader
         self._writer = writer
         self._info = info
@@ -147,6 +148,7 @@ class Terminal:
             idle_warning=idle_warning,
             deadline=deadline,
             time_warnings=time_warnings,
+            clock=clock,
         )
         self.echo = echo
         #: Whether the caller has logged in: time-left warnings are given from then on
@@ -158,8 +160,8 @@ class Terminal:
         self._drain_timeout = drain_timeout
         # One timer each for the waits for keys and for the line to take output, kept
         # from wait to wait (see door.net.alarm).
-        self._input_alarm = Alarm()
-        self._output_alarm = Alarm()
+        self._input_alarm = Alarm(clock)
+        self._output_alarm = Alarm(clock)
         self._parser = KeyParser(info.charset)
         self._keys: deque[tuple[Key, float]] = deque()  # each key with when it came
         self._escape_since: float | None = None  # when a held ESC came
@@ -175,7 +177,7 @@ class Terminal:
         #: Whether the caller has answered anything yet (a line, or a key asked for).
         self.answered = False
         #: Whether the door may act on one more of the caller's commands now.
-        self.pace = CommandPace(time.monotonic)
+        self.pace = CommandPace(clock.now)
 
     # --- what the terminal is ------------------------------------------------------------
 
@@ -280,7 +282,7 @@ class Terminal:
         try:
             self._writer.write(data)
             self._mirror(data)
-            with self._output_alarm.until(time.monotonic() + self._drain_timeout):
+            with self._output_alarm.until(self._clock.now() + self._drain_timeout):
                 await self._writer.drain()
         except (OSError, EOFError) as error:  # TimeoutError is an OSError
             raise CallerGone() from error
@@ -414,7 +416,7 @@ class Terminal:
         shown = echo and self.echo
         chars: list[str] = []
         rang = False
-        since = time.monotonic()
+        since = self._clock.now()
         try:
             while True:
                 key = await self._next_key(since)
@@ -457,7 +459,7 @@ class Terminal:
         are skipped. Nothing is echoed. An Enter that follows the key at once (a caller who
         presses Enter out of habit, or a client that sends whole lines) is swallowed.
         """
-        since = time.monotonic()
+        since = self._clock.now()
         while True:
             key = await self._next_key(since)
             if key == ENTER:
@@ -478,7 +480,7 @@ class Terminal:
         (Not a coroutine of its own: one less object alive per caller waiting at the board,
         for every young collection to look at.)
         """
-        return self._next_key(time.monotonic(), timeout, any_key_counts=True)
+        return self._next_key(self._clock.now(), timeout, any_key_counts=True)
 
     def keys_waiting(self) -> bool:
         """Whether keys the caller sent are already here, unread (a line sent at once)."""
@@ -487,7 +489,7 @@ class Terminal:
     def expect_enter(self, grace: float = ENTER_GRACE) -> None:
         """A key has just done its work: an Enter right behind it (already here, or coming
         within ``grace`` seconds) is swallowed."""
-        self._swallow_until = time.monotonic() + grace
+        self._swallow_until = self._clock.now() + grace
 
     def _show_typed(self, char: str) -> None:
         self._emit(char)
@@ -511,7 +513,7 @@ class Terminal:
         unless ``any_key_counts``. Returns None when ``timeout`` (None: no limit) seconds
         pass without a key.
         """
-        started = time.monotonic()
+        started = self._clock.now()
         while True:
             while self._keys:
                 key, came = self._keys.popleft()
@@ -521,14 +523,14 @@ class Terminal:
                     if any_key_counts:
                         self._active()
                     return key
-            now = time.monotonic()
+            now = self._clock.now()
             if timeout is not None and now - started >= timeout:
                 return None
             idle_since = max(self.clocks.last_key, waiting_since)
             self._check_clocks(idle_since)
             await self.flush(check_time=False)
             wait = _soonest(
-                self.clocks.until_next_check(idle_since),
+                self.clocks.until_next_check(idle_since, logged_in=self.logged_in),
                 None if timeout is None else timeout - (now - started),
                 None if self._escape_since is None else self._escape_since + ESCAPE_WAIT - now,
             )
@@ -537,7 +539,7 @@ class Terminal:
                 data = await self._read_until(None if wait is None else now + wait)
             finally:
                 self._at_input = False
-            now = time.monotonic()
+            now = self._clock.now()
             if data is not None:
                 self._noise += len(data)
                 if self._noise > NOISE_LIMIT:
@@ -559,10 +561,10 @@ class Terminal:
 
     def _read(self, timeout: float | None) -> Awaitable[bytes | None]:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""
-        return self._read_until(None if timeout is None else time.monotonic() + timeout)
+        return self._read_until(None if timeout is None else self._clock.now() + timeout)
 
     async def _read_until(self, deadline: float | None) -> bytes | None:
-        """Some bytes from the caller, or None if the :func:`time.monotonic` ``deadline``
+        """Some bytes from the caller, or None if the ``deadline`` on the clock
         (None: none) comes first."""
         if self._closed:
             raise CallerGone()
