@@ -22,10 +22,13 @@ from door.views.pages import welcome_lines
 from door.views.texts import help_lines, rules_lines
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("telnet") and shutil.which("tmux")),
-    reason="needs Debian's telnet and tmux (.ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("telnet") and shutil.which("tmux")),
+        reason="needs Debian's telnet and tmux (.ci/run installs them)",
+    ),
+]
 
 
 def start_door(

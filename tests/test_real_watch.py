@@ -16,10 +16,13 @@ from pathlib import Path
 import pytest
 from test_real_telnet import ROOT, start_door
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("telnet") and shutil.which("tmux")),
-    reason="needs Debian's telnet and tmux (.ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("telnet") and shutil.which("tmux")),
+        reason="needs Debian's telnet and tmux (.ci/run installs them)",
+    ),
+]
 
 
 class Panes:

@@ -391,6 +391,7 @@ async def test_too_many_from_one_address() -> None:
 # --- how visits end ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_idle_caller_is_warned_then_disconnected() -> None:
     async with serving(idle_timeout=2, idle_warning=1) as server:
         caller = await Caller.connect(server.port)
@@ -404,6 +405,7 @@ async def test_idle_caller_is_warned_then_disconnected() -> None:
         assert caller.text.count("Are you still there?") == 1
 
 
+@pytest.mark.slow
 async def test_time_up() -> None:
     async def short_visit(terminal: Terminal, node: int) -> None:
         terminal.logged_in = True
@@ -419,6 +421,7 @@ async def test_time_up() -> None:
         await caller.wait_closed()
 
 
+@pytest.mark.slow
 async def test_time_up_before_logging_in_mentions_no_game() -> None:
     async def short_visit(terminal: Terminal, node: int) -> None:
         terminal.clocks.deadline = time.monotonic() + 1.0
