@@ -281,6 +281,7 @@ async def test_a_write_lock_held_past_the_busy_timeout_is_tried_again(tmp_path: 
         assert (await store.game_record(game_id)).moves == 1
 
 
+@pytest.mark.slow
 async def test_a_write_lock_held_for_good_is_called_busy_not_a_disk_fault(
     tmp_path: Path,
 ) -> None:

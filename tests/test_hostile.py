@@ -361,6 +361,7 @@ async def test_typed_garbage_never_reaches_an_alias(
 # -- callers who say nothing ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_client_that_never_answers_negotiation(idle_door: RunningDoor) -> None:
     raw = await Raw.connect(idle_door.port)
     seen = await raw.read_to_end()  # it reads, and says nothing at all
@@ -369,6 +370,7 @@ async def test_client_that_never_answers_negotiation(idle_door: RunningDoor) -> 
     assert seen.endswith(b"No input for 3 seconds. Goodbye.\r\n")
 
 
+@pytest.mark.slow
 async def test_bytes_that_are_not_keys_do_not_hold_a_node(idle_door: RunningDoor) -> None:
     # A NUL or a telnet NOP twice a second, faster than the idle limit: still idle, hung up.
     raw = await Raw.connect(idle_door.port)
@@ -385,6 +387,7 @@ async def test_bytes_that_are_not_keys_do_not_hold_a_node(idle_door: RunningDoor
     assert seen.endswith(b"No input for 3 seconds. Goodbye.\r\n")
 
 
+@pytest.mark.slow
 async def test_one_key_slower_than_the_idle_limit(idle_door: RunningDoor) -> None:
     raw = await Raw.connect(idle_door.port)
     await raw.read_until(b"Your alias (or NEW):")

@@ -11,6 +11,8 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator
 
+import pytest
+
 from door.config import ServerConfig, load_config
 from door.net.nodes import (
     LOGIN_TIMEOUT_MESSAGE,
@@ -53,6 +55,7 @@ async def logged(caplog, text: str) -> None:
     raise AssertionError(f"{text!r} not in the log:\n{caplog.text}")
 
 
+@pytest.mark.slow
 async def test_a_caller_who_never_logs_in_is_hung_up(tmp_path, caplog) -> None:
     caplog.set_level(logging.INFO, logger="door")
     async with door_with(tmp_path, login_timeout=2, idle_timeout=300) as door:
@@ -69,6 +72,7 @@ async def test_a_caller_who_never_logs_in_is_hung_up(tmp_path, caplog) -> None:
         assert "ended by the sysop" not in caplog.text
 
 
+@pytest.mark.slow
 async def test_a_caller_who_logs_in_in_time_stays(tmp_path) -> None:
     async with door_with(tmp_path, login_timeout=3, idle_timeout=300) as door:
         caller = await sign_up(door.port, "Stayer")
@@ -79,6 +83,7 @@ async def test_a_caller_who_logs_in_in_time_stays(tmp_path) -> None:
         await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_keys_that_change_nothing_are_not_activity(tmp_path) -> None:
     async with door_with(tmp_path, idle_timeout=3, idle_warning=1) as door:
         for keys in (CTRL_U, UP):

@@ -169,6 +169,7 @@ async def test_mouse_reports_off_after_goodbye(door):
     assert received.rfind(MOUSE_OFF_BYTES) > received.rfind(MOUSE_ON_BYTES)
 
 
+@pytest.mark.slow
 async def test_mouse_reports_off_after_an_idle_hang_up(tmp_path):
     running = await open_door(door_config(tmp_path, idle_timeout=3, idle_warning=2))
     try:

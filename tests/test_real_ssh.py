@@ -15,10 +15,13 @@ from tests.support.served_door import start_door as start_telnet_door
 from tests.support.tmux import Tmux
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("ssh") and shutil.which("tmux")),
-    reason="needs OpenSSH's ssh and tmux (.ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("ssh") and shutil.which("tmux")),
+        reason="needs OpenSSH's ssh and tmux (.ci/run installs them)",
+    ),
+]
 
 
 def start_door(tmp_path: Path) -> tuple[subprocess.Popen, int]:

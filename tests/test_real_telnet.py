@@ -20,10 +20,13 @@ from tests.support.screens import words_of
 from tests.support.served_door import ROOT, start_door
 from tests.support.tmux import Tmux
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("telnet") and shutil.which("tmux")),
-    reason="needs Debian's telnet and tmux (.ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("telnet") and shutil.which("tmux")),
+        reason="needs Debian's telnet and tmux (.ci/run installs them)",
+    ),
+]
 
 
 def test_telnet_in_tmux_signs_up_plays_and_quits(tmp_path):

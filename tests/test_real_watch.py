@@ -17,10 +17,13 @@ import pytest
 
 from tests.support.served_door import ROOT, start_door
 
-pytestmark = pytest.mark.skipif(
-    not (shutil.which("telnet") and shutil.which("tmux")),
-    reason="needs Debian's telnet and tmux (.ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("telnet") and shutil.which("tmux")),
+        reason="needs Debian's telnet and tmux (.ci/run installs them)",
+    ),
+]
 
 
 class Panes:

@@ -207,7 +207,7 @@ async def echo_visit(terminal: Terminal, node: int) -> None:
         terminal.write("> ")
         line = await terminal.read_line(max_length=10)
         if line == "boom":
-            terminal.alias = "Tester"
+            terminal.logged_in = True
             raise RuntimeError("boom on purpose")
         if line == "bye":
             terminal.write("Bye.\r\n")
@@ -217,7 +217,7 @@ async def echo_visit(terminal: Terminal, node: int) -> None:
 
 async def logged_in_visit(terminal: Terminal, node: int) -> None:
     """:func:`echo_visit` for a caller who has logged in (and so may have a game saved)."""
-    terminal.alias = "Tester"
+    terminal.logged_in = True
     await echo_visit(terminal, node)
 
 
@@ -391,6 +391,7 @@ async def test_too_many_from_one_address() -> None:
 # --- how visits end ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_idle_caller_is_warned_then_disconnected() -> None:
     async with serving(idle_timeout=2, idle_warning=1) as server:
         caller = await Caller.connect(server.port)
@@ -404,10 +405,11 @@ async def test_idle_caller_is_warned_then_disconnected() -> None:
         assert caller.text.count("Are you still there?") == 1
 
 
+@pytest.mark.slow
 async def test_time_up() -> None:
     async def short_visit(terminal: Terminal, node: int) -> None:
-        terminal.alias = "Tester"  # logged in
-        terminal.deadline = time.monotonic() + 1.0
+        terminal.logged_in = True
+        terminal.clocks.deadline = time.monotonic() + 1.0
         while True:
             terminal.write("> ")
             await terminal.read_line()
@@ -419,9 +421,10 @@ async def test_time_up() -> None:
         await caller.wait_closed()
 
 
+@pytest.mark.slow
 async def test_time_up_before_logging_in_mentions_no_game() -> None:
     async def short_visit(terminal: Terminal, node: int) -> None:
-        terminal.deadline = time.monotonic() + 1.0
+        terminal.clocks.deadline = time.monotonic() + 1.0
         while True:
             terminal.write("> ")
             await terminal.read_line()
@@ -436,7 +439,7 @@ async def test_time_up_before_logging_in_mentions_no_game() -> None:
 
 async def test_time_limit_from_the_configuration() -> None:
     async def tell_time(terminal: Terminal, node: int) -> None:
-        terminal.write(f"left={terminal.seconds_left():.0f}\r\n> ")
+        terminal.write(f"left={terminal.clocks.seconds_left():.0f}\r\n> ")
         await terminal.read_line()
 
     async with serving(tell_time, time_limit=7) as server, calling(server.port) as caller:
@@ -447,8 +450,15 @@ async def test_a_failing_visit_is_logged_and_others_go_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="door")
+
+    async def named_visit(terminal: Terminal, node: int) -> None:
+        call = server.nodes.call(node)
+        assert call is not None
+        call.presence.alias = "Tester"  # as the visit names its caller, for the log
+        await echo_visit(terminal, node)
+
     async with (
-        serving() as server,
+        serving(named_visit) as server,
         calling(server.port) as failing,
         calling(server.port) as other,
     ):

@@ -9,6 +9,8 @@ import asyncio
 import contextlib
 import os
 
+import pytest
+
 from door.engine import Game
 from door.levels import SHIPPED_LEVELS
 from door.solving.pool import SolverPool
@@ -43,6 +45,7 @@ def alive(pid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 async def test_a_search_nobody_waits_for_is_stopped() -> None:
     pool = SolverPool()
     try:

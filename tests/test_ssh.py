@@ -99,6 +99,7 @@ async def test_too_many_wrong_passwords_close_the_connection(door):
     assert WrongEveryTime.tries == 3  # the door's three tries, then the line is cut
 
 
+@pytest.mark.slow
 async def test_a_client_that_never_finishes_its_key_exchange_holds_no_node(tmp_path):
     running = await open_ssh_door(ssh_config(tmp_path, max_nodes=1), login_timeout=1.0)
     try:

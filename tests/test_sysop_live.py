@@ -264,7 +264,7 @@ async def test_a_reload_that_lowers_the_limits_keeps_the_callers_already_on(tmp_
         assert status == 0, err
         assert "server.max_nodes: 2 -> 1" in out and "server.idle_timeout: 300 -> 600" in out
         # A longer idle timeout counts at once for those on; fewer nodes only for new calls.
-        assert [c.terminal.idle_timeout for c in door.service.nodes.calls] == [600, 600]
+        assert [c.terminal.clocks.idle_timeout for c in door.service.nodes.calls] == [600, 600]
         late = await Caller.connect(door.port)
         await late.wait_for("The only node is busy")
         await late.wait_closed()
@@ -275,10 +275,10 @@ async def test_a_reload_that_lowers_the_limits_keeps_the_callers_already_on(tmp_
         door.config_path.write_text(text.replace("idle_timeout = 300", "idle_timeout = 120"))
         status, out, err = await sysop(door, "reload")
         assert status == 0 and "server.idle_timeout: 600 -> 120" in out, err
-        assert [c.terminal.idle_timeout for c in door.service.nodes.calls] == [600, 600]
+        assert [c.terminal.clocks.idle_timeout for c in door.service.nodes.calls] == [600, 600]
         await bob.hang_up()
         carol = await sign_up(door, "Carol", "secret-three3")
-        assert [c.terminal.idle_timeout for c in door.service.nodes.calls] == [600, 120]
+        assert [c.terminal.clocks.idle_timeout for c in door.service.nodes.calls] == [600, 120]
         await alice.hang_up()
         await carol.hang_up()
     finally:

@@ -15,6 +15,7 @@ import pytest
 from door.net.clocks import IdleTimeout, TimeUp, describe_seconds
 from door.net.detection import UNKNOWN_TERMINAL, TerminalInfo, choose_charset, screen_size
 from door.net.terminal import NOISE_LIMIT, CallerGone, LineNoise, Terminal
+from tests.support.stepped_clock import SteppedClock
 
 WAIT = 5.0
 
@@ -54,12 +55,12 @@ ANSI_UTF8 = TerminalInfo("xterm", 80, 24, True, "utf-8")
 
 
 def make(
-    info: TerminalInfo = ANSI_UTF8, alias: str | None = "Tester", **options: object
+    info: TerminalInfo = ANSI_UTF8, logged_in: bool = True, **options: object
 ) -> tuple[Terminal, Line]:
-    """A terminal on a fake line; its caller has logged in as ``alias`` (None: not yet)."""
+    """A terminal on a fake line; its caller has logged in, unless not ``logged_in``."""
     line = Line()
     terminal = Terminal(line.reader, line, info, **options)  # type: ignore[arg-type]
-    terminal.alias = alias
+    terminal.logged_in = logged_in
     return terminal, line
 
 
@@ -368,26 +369,33 @@ async def test_read_key() -> None:
 
 
 async def test_idle_warning_then_timeout() -> None:
-    terminal, line = make(idle_timeout=0.4, idle_warning=0.2)
+    clock = SteppedClock()
+    terminal, line = make(idle_timeout=300, idle_warning=60, clock=clock)
     terminal.write("Name: ")
     line.type(b"Jo")
-    started = time.monotonic()
-    with pytest.raises(IdleTimeout) as ended:
-        await read_line(terminal)
-    assert time.monotonic() - started >= 0.4
-    assert ended.value.farewell == "No input for 1 second. Goodbye."
-    await terminal.flush()
+    reading = asyncio.ensure_future(terminal.read_line())
+    await clock.advance(239)
+    assert line.sent == b"Name: Jo"
+    await clock.advance(1)
     assert line.sent == (
-        b"Name: Jo\r\nAre you still there? You will be disconnected in 1 second.\r\nName: Jo"
+        b"Name: Jo\r\nAre you still there? You will be disconnected in 1 minute.\r\nName: Jo"
     )
+    await clock.advance(59)
+    assert not reading.done()
+    await clock.advance(1)
+    with pytest.raises(IdleTimeout) as ended:
+        await asyncio.wait_for(reading, WAIT)
+    assert ended.value.farewell == "No input for 5 minutes. Goodbye."
 
 
 async def test_typing_keeps_the_caller_from_idling_out() -> None:
-    terminal, line = make(idle_timeout=1.0, idle_warning=0.5)
-    loop = asyncio.get_running_loop()
-    for delay, key in ((0.3, b"a"), (0.6, b"b"), (0.9, b"c"), (1.2, b"\r")):
-        loop.call_later(delay, line.type, key)
-    assert await read_line(terminal) == "abc"
+    clock = SteppedClock()
+    terminal, line = make(idle_timeout=100, idle_warning=50, clock=clock)
+    reading = asyncio.ensure_future(terminal.read_line())
+    for key in (b"a", b"b", b"c", b"\r"):
+        await clock.advance(40)
+        line.type(key)
+    assert await asyncio.wait_for(reading, WAIT) == "abc"
     await terminal.flush()
     assert b"still there" not in line.sent
 
@@ -395,16 +403,22 @@ async def test_typing_keeps_the_caller_from_idling_out() -> None:
 async def test_the_idle_clock_still_runs_out_after_many_keys() -> None:
     # The wait's timer, set at the first key for the first deadline, goes off early once
     # the keys have moved the deadline on, and is set again for the new one.
-    terminal, line = make(idle_timeout=0.6, idle_warning=0.3)
-    loop = asyncio.get_running_loop()
-    for n in range(1, 9):
-        loop.call_later(0.1 * n, line.type, b"x")
-    started = time.monotonic()
-    with pytest.raises(IdleTimeout):
+    clock = SteppedClock()
+    terminal, line = make(idle_timeout=60, idle_warning=30, clock=clock)
+
+    async def read_events() -> None:
         while True:
             await terminal.read_event()
-    assert 1.4 <= time.monotonic() - started < 3.0
-    await terminal.flush()
+
+    reading = asyncio.ensure_future(read_events())
+    for _ in range(8):
+        await clock.advance(10)
+        line.type(b"x")
+    await clock.advance(59)  # 60 seconds after the last key, not the first
+    assert not reading.done()
+    await clock.advance(1)
+    with pytest.raises(IdleTimeout):
+        await asyncio.wait_for(reading, WAIT)
     assert line.sent.count(b"still there") == 1
 
 
@@ -441,11 +455,15 @@ class _StuckLine(Line):
 
 
 async def test_a_caller_who_takes_no_output_is_gone() -> None:
-    line = _StuckLine()
-    terminal = Terminal(line.reader, line, ANSI_UTF8, drain_timeout=0.2)  # type: ignore[arg-type]
+    line, clock = _StuckLine(), SteppedClock()
+    terminal = Terminal(line.reader, line, ANSI_UTF8, clock=clock)  # type: ignore[arg-type]
     terminal.write("a board")
+    flushing = asyncio.ensure_future(terminal.flush())
+    await clock.advance(29)
+    assert not flushing.done()
+    await clock.advance(1)
     with pytest.raises(CallerGone):
-        await asyncio.wait_for(terminal.flush(), WAIT)
+        await asyncio.wait_for(flushing, WAIT)
 
 
 async def test_a_cancelled_wait_for_a_key_stays_cancelled() -> None:
@@ -461,28 +479,41 @@ async def test_a_cancelled_wait_for_a_key_stays_cancelled() -> None:
 
 
 async def test_time_warnings_then_time_up() -> None:
-    terminal, line = make(time_warnings=(0.6, 0.3))
-    terminal.deadline = time.monotonic() + 0.8
+    clock = SteppedClock()
+    terminal, line = make(clock=clock)
+    terminal.clocks.deadline = clock.now() + 400
     terminal.write("> ")
+    reading = asyncio.ensure_future(terminal.read_line())
+    await clock.advance(99)
+    assert line.sent == b"> "
+    await clock.advance(1)
+    assert line.sent == b"> \r\nYou have 5 minutes left.\r\n> "
+    await clock.advance(180)
+    assert line.sent.endswith(b"> \r\nYou have 2 minutes left.\r\n> ")
+    await clock.advance(119)
+    assert not reading.done()
+    await clock.advance(1)
     with pytest.raises(TimeUp) as ended:
-        await read_line(terminal)
+        await asyncio.wait_for(reading, WAIT)
     assert ended.value.farewell == "Your time is up. Your game is saved. Goodbye."
     await terminal.flush(check_time=False)
-    assert line.sent.count(b"left.") == 2
-    assert line.sent.startswith(b"> \r\nYou have 1 second left.\r\n> ")
+    assert line.sent.count(b"left.") == 3
 
 
 async def test_no_time_warnings_before_logging_in() -> None:
-    terminal, line = make(alias=None, time_warnings=(0.6, 0.3))
-    terminal.deadline = time.monotonic() + 0.8
+    clock = SteppedClock()
+    terminal, line = make(logged_in=False, clock=clock)
+    terminal.clocks.deadline = clock.now() + 400
+    reading = asyncio.ensure_future(terminal.read_line())
+    await clock.advance(400)
     with pytest.raises(TimeUp):
-        await read_line(terminal)
+        await asyncio.wait_for(reading, WAIT)
     assert b"left." not in line.sent
 
 
 async def test_a_short_deadline_gets_one_warning_not_three() -> None:
     terminal, line = make()
-    terminal.deadline = time.monotonic() + 100
+    terminal.clocks.deadline = time.monotonic() + 100
     terminal.write("Board\r\n")
     await terminal.flush()
     assert line.sent == b"Board\r\n\r\nYou have 100 seconds left.\r\n"
@@ -492,7 +523,7 @@ async def test_a_short_deadline_gets_one_warning_not_three() -> None:
 
 async def test_flush_after_the_deadline_is_time_up() -> None:
     terminal, line = make()
-    terminal.deadline = time.monotonic() - 1
+    terminal.clocks.deadline = time.monotonic() - 1
     terminal.write("too late")
     with pytest.raises(TimeUp):
         await terminal.flush()
@@ -502,10 +533,13 @@ async def test_flush_after_the_deadline_is_time_up() -> None:
 
 
 async def test_notices_can_be_drawn_elsewhere() -> None:
-    terminal, line = make(idle_timeout=0.2, idle_warning=0.1)
+    clock = SteppedClock()
+    terminal, line = make(idle_timeout=300, idle_warning=60, clock=clock)
     terminal.on_notice = lambda message: f"\x1b7\x1b[24;1H{message}\x1b8"
+    reading = asyncio.ensure_future(terminal.read_line())
+    await clock.advance(300)
     with pytest.raises(IdleTimeout):
-        await read_line(terminal)
+        await asyncio.wait_for(reading, WAIT)
     assert line.sent == (
-        b"\x1b7\x1b[24;1HAre you still there? You will be disconnected in 1 second.\x1b8"
+        b"\x1b7\x1b[24;1HAre you still there? You will be disconnected in 1 minute.\x1b8"
     )

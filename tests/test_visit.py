@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+import pytest
+
 from door.engine import Game
 from door.engine.solver import solve
 from tests.support.door_server import door_config, open_door
@@ -267,6 +269,7 @@ async def test_shutdown_tells_callers_and_keeps_their_game(tmp_path):
     await asyncio.sleep(0)
 
 
+@pytest.mark.slow
 async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
     running = await open_door(door_config(tmp_path, idle_timeout=3, idle_warning=2))
     try:

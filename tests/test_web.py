@@ -330,6 +330,7 @@ async def test_a_web_caller_is_listed_messaged_and_kicked_like_any_other(tmp_pat
         await door.task
 
 
+@pytest.mark.slow
 async def test_a_quiet_web_caller_is_warned_then_hung_up_as_on_telnet(tmp_path):
     config = web_config(tmp_path)
     server = dataclasses.replace(config.server, idle_timeout=2, idle_warning=1)

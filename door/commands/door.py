@@ -41,6 +41,7 @@ from door.net.detection import DETECT_TIMEOUT, TerminalInfo, screen_size
 from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
 from door.net.listening import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
+from door.net.presence import Presence
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
@@ -301,7 +302,8 @@ async def known_caller_visit(
     """The main menu for a caller the BBS (or the console) vouches for, guarded as a telnet
     visit is; each of ``signals`` ends it, telling the caller its message. The exit status.
     """
-    terminal.alias = alias  # for the log, before the store is even open
+    terminal.logged_in = True  # the BBS vouches for its caller
+    presence = Presence(alias=alias)  # for the log, before the store is even open
 
     async def visit() -> None:
         if probe and terminal.ansi:
@@ -323,7 +325,9 @@ async def known_caller_visit(
             await terminal.flush(check_time=False)
 
     farewell = [""]
-    task = asyncio.create_task(guard_visit(node, terminal, visit, on_cancel=lambda: farewell[0]))
+    task = asyncio.create_task(
+        guard_visit(node, terminal, presence, visit, on_cancel=lambda: farewell[0])
+    )
 
     def stop(signum: signal.Signals, message: str) -> None:
         log.info("node %d: %s received", node, signum.name)

@@ -11,7 +11,7 @@ and sets itself again once. Going off, it cancels the task that waits (as
 
 >>> async def wait(alarm: Alarm, seconds: float) -> str:
 ...     try:
-...         with alarm.until(time.monotonic() + seconds):
+...         with alarm.until(MONOTONIC.now() + seconds):
 ...             await asyncio.sleep(1)
 ...     except TimeoutError:
 ...         return "timed out"
@@ -24,8 +24,9 @@ and sets itself again once. Going off, it cancels the task that waits (as
 from __future__ import annotations
 
 import asyncio
-import time
 from types import TracebackType
+
+from door.net.clocks import MONOTONIC, Clock, Timer
 
 # How much later than a wait's deadline a timer set for an earlier one may go off: spares
 # setting a new timer when a deadline comes back a hair sooner, worked out again.
@@ -33,14 +34,15 @@ _LATE_AT_MOST = 0.005  # seconds
 
 
 class Alarm:
-    """Ends one wait at a time at its deadline (a :func:`time.monotonic` time; None: none).
+    """Ends one wait at a time at its deadline (a time on ``clock``; None: none).
 
     Used as ``with alarm.until(deadline): await ...``; only one wait may be inside at a
-    time.
+    time. The timer is the clock's: a test's clock, moved on by hand, rings it at once.
     """
 
-    def __init__(self) -> None:
-        self._timer: asyncio.TimerHandle | None = None
+    def __init__(self, clock: Clock = MONOTONIC) -> None:
+        self._clock = clock
+        self._timer: Timer | None = None
         self._timer_at = 0.0  # when the timer goes off
         self._deadline: float | None = None  # the wait inside's, while there is one
         self._task: asyncio.Task[object] | None = None  # the task waiting inside
@@ -96,8 +98,7 @@ class Alarm:
     def _set_timer(self, when: float) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        delay = max(0.0, when - time.monotonic())
-        self._timer = asyncio.get_running_loop().call_later(delay, self._go_off)
+        self._timer = self._clock.call_at(when, self._go_off)
         self._timer_at = when
 
     def _go_off(self) -> None:
@@ -105,7 +106,7 @@ class Alarm:
         deadline, task = self._deadline, self._task
         if task is None or deadline is None or self._rang:
             return  # nobody waits with a deadline: the next wait sets a timer of its own
-        if time.monotonic() < deadline:
+        if self._clock.now() < deadline:
             self._set_timer(deadline)  # the deadline moved on since the timer was set
             return
         self._rang = True

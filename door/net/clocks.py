@@ -2,7 +2,9 @@
 
 :class:`Clocks` says which warning is due and raises :class:`IdleTimeout` or :class:`TimeUp`
 when patience or time has run out; :class:`~door.net.terminal.Terminal` shows the warnings
-and waits no longer than :meth:`Clocks.until_next_check` between looks.
+and waits no longer than :meth:`Clocks.until_next_check` between looks. Both run on a
+:class:`Clock`, the time a call's waits are measured by: :data:`MONOTONIC`, or one a test
+moves on by hand, so that minutes of idling take no time.
 
 >>> clocks = Clocks(idle_timeout=300, idle_warning=60)
 >>> clocks.idle_warning_due(clocks.last_key - 250)
@@ -11,12 +13,42 @@ and waits no longer than :meth:`Clocks.until_next_check` between looks.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 # Seconds before the end of the caller's time at which they are warned, as OpenDoors does.
 TIME_WARNINGS = (300.0, 120.0, 60.0)
+
+
+class Timer(Protocol):
+    """A callback set to run at a time, until cancelled."""
+
+    def cancel(self) -> None: ...
+
+
+class Clock(Protocol):
+    """Seconds that only go forward, and callbacks at a time on them."""
+
+    def now(self) -> float: ...
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Timer: ...
+
+
+class MonotonicClock:
+    """The real clock: :func:`time.monotonic`, and the running event loop's timers."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
+        delay = max(0.0, when - time.monotonic())
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+
+MONOTONIC = MonotonicClock()
 
 
 class VisitEnded(Exception):
@@ -54,7 +86,7 @@ def describe_seconds(seconds: float) -> str:
 
 
 class Clocks:
-    """The idle clock and the time-left clock of one call, on :func:`time.monotonic`.
+    """The idle clock and the time-left clock of one call, on ``clock``.
 
     After ``idle_timeout - idle_warning`` seconds without a key the caller is asked if they
     are still there, and after ``idle_timeout`` (0: never) :class:`IdleTimeout` is raised.
@@ -70,7 +102,9 @@ class Clocks:
         idle_warning: float = 0.0,
         deadline: float | None = None,
         time_warnings: Sequence[float] = TIME_WARNINGS,
+        clock: Clock = MONOTONIC,
     ) -> None:
+        self.clock = clock
         self.idle_timeout = idle_timeout
         self.idle_warning = idle_warning
         self._time_warnings = tuple(sorted(time_warnings, reverse=True))
@@ -79,11 +113,11 @@ class Clocks:
         self.deadline = deadline
         self._idle_warned = False
         #: When the caller last pressed a key that did something (or the call began).
-        self.last_key = time.monotonic()
+        self.last_key = self.clock.now()
 
     @property
     def deadline(self) -> float | None:
-        """When the caller's time is up, on the :func:`time.monotonic` clock; None: never."""
+        """When the caller's time is up, on the clock; None: never."""
         return self._deadline
 
     @deadline.setter
@@ -94,22 +128,22 @@ class Clocks:
     @property
     def idle_seconds(self) -> float:
         """Seconds since the caller's last key (or since the call began)."""
-        return time.monotonic() - self.last_key
+        return self.clock.now() - self.last_key
 
     def seconds_left(self) -> float | None:
         """Seconds until :attr:`deadline`, or None when there is none."""
-        return None if self._deadline is None else self._deadline - time.monotonic()
+        return None if self._deadline is None else self._deadline - self.clock.now()
 
     def key_pressed(self) -> None:
         """The caller pressed a key that did something: the idle time starts again."""
-        self.last_key = time.monotonic()
+        self.last_key = self.clock.now()
         self._idle_warned = False
 
     def time_left_warning(self, *, logged_in: bool) -> str | None:
         """The time-left warning now due, if any; raises :class:`TimeUp` once time is up."""
         if self._deadline is None:
             return None
-        left = self._deadline - time.monotonic()
+        left = self._deadline - self.clock.now()
         if left <= 0:
             raise TimeUp()
         if not logged_in:
@@ -125,7 +159,7 @@ class Clocks:
         raises :class:`IdleTimeout` once patience has run out."""
         if self.idle_timeout <= 0:
             return None
-        idle = time.monotonic() - idle_since
+        idle = self.clock.now() - idle_since
         if idle >= self.idle_timeout:
             raise IdleTimeout(self.idle_timeout)
         if not self._idle_warning_due(idle):
@@ -136,14 +170,18 @@ class Clocks:
             f"{describe_seconds(self.idle_timeout - idle)}."
         )
 
-    def until_next_check(self, idle_since: float) -> float | None:
-        """Seconds until a warning or an ending is due, or None if none ever is."""
-        now = time.monotonic()
+    def until_next_check(self, idle_since: float, *, logged_in: bool) -> float | None:
+        """Seconds until a warning or an ending is due, or None if none ever is (a caller
+        not ``logged_in`` is given no time-left warnings, so none is waited for)."""
+        now = self.clock.now()
         waits = []
         if self._deadline is not None:
             left = self._deadline - now
             waits.append(left)
-            waits.extend(left - limit for limit in self._time_warnings if limit < self._warned_at)
+            if logged_in:
+                waits.extend(
+                    left - limit for limit in self._time_warnings if limit < self._warned_at
+                )
         if self.idle_timeout > 0:
             idle = now - idle_since
             waits.append(self.idle_timeout - idle)

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from ansi.text import sanitize
 from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
 from door.net.nodes import Call, Nodes
+from door.net.presence import Presence
 from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
 
 log = logging.getLogger("door")
@@ -186,6 +187,7 @@ async def guard_call(
     return await guard_visit(
         call.node,
         call.terminal,
+        call.presence,
         visit,
         on_cancel=lambda: call.farewell or closing() or "",
         cancelled=lambda: call.ending or "shut down",
@@ -195,6 +197,7 @@ async def guard_call(
 async def guard_visit(
     node: int,
     terminal: Terminal,
+    presence: Presence,
     visit: Callable[[], Awaitable[None]],
     *,
     on_cancel: Callable[[], str] = lambda: "",
@@ -206,7 +209,8 @@ async def guard_visit(
     (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
     (a shutdown, or the sysop ending the call) is told ``on_cancel()``, its ending is
     ``cancelled()``, and the cancellation goes on. Used for each telnet
-    caller, and for the one caller of a door run by a BBS.
+    caller, and for the one caller of a door run by a BBS. The log names the caller by
+    ``presence``.
     """
     started = time.monotonic()
     farewell, ending = "", "finished"
@@ -218,15 +222,15 @@ async def guard_visit(
     except VisitEnded as ended:
         farewell, ending = ended.farewell, _ending(ended)
     except Exception:
-        log.exception("%s: the visit failed", _who(node, terminal))
+        log.exception("%s: the visit failed", _who(node, presence))
         farewell, ending = SORRY_MESSAGE, "error"
     finally:
-        if terminal.alias is None:  # not logged in: no game of theirs to keep
+        if not terminal.logged_in:  # no game of theirs to keep
             farewell = farewell.replace(" Your game is saved.", "")
         await terminal.hang_up(farewell)
         log.info(
             "%s: hang-up (%s) after %d s",
-            _who(node, terminal),
+            _who(node, presence),
             ending,
             time.monotonic() - started,
         )
@@ -252,7 +256,7 @@ async def settle_call(
     if info.ansi:
         await probe_and_log(node, terminal, probe_timeout)
     if time_limit > 0:
-        terminal.deadline = started + 60 * time_limit
+        terminal.clocks.deadline = started + 60 * time_limit
 
 
 async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
@@ -282,11 +286,7 @@ def _ending(ended: VisitEnded) -> str:
     return type(ended).__name__
 
 
-def _alias(terminal: Terminal) -> str:
-    return sanitize(terminal.alias or "", 40)
-
-
-def _who(node: int, terminal: Terminal) -> str:
+def _who(node: int, presence: Presence) -> str:
     """``node 3`` or ``node 3 (Alias)`` for the log."""
-    alias = _alias(terminal)
+    alias = sanitize(presence.alias or "", 40)
     return f"node {node} ({alias})" if alias else f"node {node}"

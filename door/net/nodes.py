@@ -36,6 +36,7 @@ from datetime import date
 from typing import Protocol
 
 from ansi.text import sanitize
+from door.net.presence import Presence, Watcher
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -89,7 +90,8 @@ class Call:
     """A connected caller holding a node: how they came, from where, and their visit's task.
 
     ``user_id`` is set once the caller has logged in; ``farewell`` is what the caller is told
-    when their visit is ended from outside (the sysop's kick, a take-over, the log-in limit).
+    when their visit is ended from outside (the sysop's kick, a take-over, the log-in limit);
+    ``presence`` is what the sysop sees of the call, which the visit keeps up to date.
     """
 
     node: int
@@ -101,16 +103,29 @@ class Call:
     farewell: str | None = None  # set when the call is ended: what the caller is told
     ending: str | None = None  # and why, for the log ("ended by the sysop", ...)
     user_id: int | None = None
+    presence: Presence = field(default_factory=Presence)
     _login_timer: asyncio.TimerHandle | None = None
 
     @property
     def alias(self) -> str:
         """The caller's alias once the visit knows it, made safe to show; else empty."""
-        return sanitize(self.terminal.alias or "", 40)
+        return sanitize(self.presence.alias or "", 40)
 
     @property
     def logged_in(self) -> bool:
         return self.user_id is not None
+
+    def watch(self, watcher: Watcher) -> None:
+        """Send ``watcher`` every chunk of output the caller is sent from now on."""
+        self.presence.watchers.append(watcher)
+        self.terminal.on_output = self.presence.show
+
+    def unwatch(self, watcher: Watcher) -> None:
+        """Stop sending ``watcher`` the caller's output."""
+        if watcher in self.presence.watchers:
+            self.presence.watchers.remove(watcher)
+        if not self.presence.watchers:
+            self.terminal.on_output = None
 
     def end(self, farewell: str, ending: str) -> None:
         """End the call (the sysop's kick, a take-over, the log-in limit): the visit is

@@ -418,7 +418,7 @@ class RloginDoor:
         self, arrival: Arrival, reader: RloginReader, writer: asyncio.StreamWriter, address: str
     ) -> None:
         terminal = call_terminal(self.config, reader, writer)
-        terminal.alias = arrival.alias
+        terminal.logged_in = True  # the board vouches for its caller
         started = time.monotonic()
 
         def resize(columns: int, rows: int) -> None:
@@ -438,6 +438,7 @@ class RloginDoor:
         self._on[tag] += 1
         try:
             with self.nodes.hold("rlogin", address, terminal) as call:
+                call.presence.alias = arrival.alias
                 await self._listening.guard(call, visit)
         finally:
             self._on[tag] -= 1

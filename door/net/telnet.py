@@ -16,7 +16,7 @@ on serving:
 - any other exception: logged with its traceback, and an apology to the caller.
 
 Everything is logged on the ``door`` logger, one line per event, with the node number and
-the caller's alias once the visit has set :attr:`Terminal.alias <door.net.terminal.Terminal>`.
+the caller's alias once the visit has set it (:class:`~door.net.presence.Presence`).
 """
 
 from __future__ import annotations

@@ -7,15 +7,14 @@ socket a BBS hands a door with a drop file. It finds out what the terminal is
 caller's charset, and reads lines and keys (parsed by :mod:`ansi.keys`) with the line editing
 a BBS door's callers expect, minding the idle and time-left clocks (:mod:`door.net.clocks`).
 
-It is one module, long as it is, because reading and writing share one state (the output
-queue, the prompt line a notice redraws, the line being typed, whether the caller waits at a
-prompt): split, each half would reach into the other's.
+Reading and writing share one state (the output queue, the prompt line a notice redraws, the
+line being typed, whether the caller waits at a prompt), so both are here. What the sysop
+sees of a call is not: that is :mod:`door.net.presence`, fed through :attr:`Terminal.on_output`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,7 +32,7 @@ from ansi.sequences import (
     show_cursor,
 )
 from door.net.alarm import Alarm
-from door.net.clocks import TIME_WARNINGS, Clocks, TimeUp, VisitEnded
+from door.net.clocks import MONOTONIC, TIME_WARNINGS, Clock, Clocks, TimeUp, VisitEnded
 from door.net.detection import (
     DEFAULT_HEIGHT,
     DEFAULT_WIDTH,
@@ -45,7 +44,7 @@ from door.net.detection import (
     probe_suits,
     screen_size,
 )
-from door.net.telnet_guard import TokenBucket
+from door.net.pace import CommandPace
 
 ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
 ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
@@ -56,11 +55,6 @@ _DRAIN_TIMEOUT = 30.0  # a caller who takes no output for this long has gone
 # Bytes of input in a row that do nothing (no key the door acts on) after which the call is
 # only noise: more than any paste into the door's longest field.
 NOISE_LIMIT = 4096
-# Commands a second the door acts on, after a first burst: more than anyone types or clicks,
-# and a whole game's commands pasted at once. Commands past these are dropped, and the
-# caller told.
-ACTION_RATE = 50
-ACTION_BURST = 500
 
 
 class CallerGone(VisitEnded):
@@ -108,9 +102,6 @@ def _columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-_MOUSE_ON_BYTES, _MOUSE_OFF_BYTES = MOUSE_ON.encode("ascii"), MOUSE_OFF.encode("ascii")
-
-
 class Terminal:
     """One caller's terminal: output in their charset, line and key input, time checks.
 
@@ -124,8 +115,10 @@ class Terminal:
 
     Time: after ``idle_timeout - idle_warning`` seconds without a key the caller is asked if
     they are still there, and after ``idle_timeout`` (0: never) :class:`IdleTimeout` is
-    raised. :attr:`deadline` (a :func:`time.monotonic` time, or None) ends the visit with
-    :class:`TimeUp`, after warnings at :data:`TIME_WARNINGS` seconds before it. Warnings are
+    raised. ``deadline`` (a time on ``clock``, or None) ends the visit with
+    :class:`TimeUp`, after warnings at :data:`TIME_WARNINGS` seconds before it, once the
+    caller has :attr:`logged_in`. Both are :attr:`clocks`, whose limits may change as the
+    call goes on, on ``clock`` (a test's, moved on by hand, for the real one). Warnings are
     given while the caller is waiting at input, or at the next :meth:`flush`. End of input
     raises :class:`CallerGone`. Set :attr:`on_notice` to show warnings some other way (for
     instance on a status line): it gets the message and returns the text to send.
@@ -143,32 +136,32 @@ class Terminal:
         echo: bool = True,
         time_warnings: Sequence[float] = TIME_WARNINGS,
         drain_timeout: float = _DRAIN_TIMEOUT,
+        clock: Clock = MONOTONIC,
     ) -> None:
+        self._clock = clock
         self._reader = reader
         self._writer = writer
         self._info = info
-        self._clocks = Clocks(
+        #: The idle and time-left clocks: the sysop's reload may change their limits.
+        self.clocks = Clocks(
             idle_timeout=idle_timeout,
             idle_warning=idle_warning,
             deadline=deadline,
             time_warnings=time_warnings,
+            clock=clock,
         )
         self.echo = echo
-        #: The caller's alias once known, for the log.
-        self.alias: str | None = None
-        #: What the caller is doing ("main menu", "playing level 2, move 48"), for the sysop.
-        self.activity = "connecting"
-        #: Each gets every chunk of output sent, and its charset: the sysop watching.
-        self.watchers: list[Callable[[bytes, str], None]] = []
-        #: The caller's whole screen as it stands, for a watcher who starts now; the visit
-        #: sets it while a screen of its own is shown.
-        self.replay: Callable[[], str] | None = None
+        #: Whether the caller has logged in: time-left warnings are given from then on
+        #: (before, the log-in limit comes first).
+        self.logged_in = False
+        #: Gets every chunk of output sent, and its charset (a sysop watching), when set.
+        self.on_output: Callable[[bytes, str], None] | None = None
         self.on_notice: Callable[[str], str] | None = None
         self._drain_timeout = drain_timeout
         # One timer each for the waits for keys and for the line to take output, kept
         # from wait to wait (see door.net.alarm).
-        self._input_alarm = Alarm()
-        self._output_alarm = Alarm()
+        self._input_alarm = Alarm(clock)
+        self._output_alarm = Alarm(clock)
         self._parser = KeyParser(info.charset)
         self._keys: deque[tuple[Key, float]] = deque()  # each key with when it came
         self._escape_since: float | None = None  # when a held ESC came
@@ -183,8 +176,8 @@ class Terminal:
         self._noise = 0  # bytes read since the last key that did something
         #: Whether the caller has answered anything yet (a line, or a key asked for).
         self.answered = False
-        self._action_budget = TokenBucket(ACTION_RATE, ACTION_BURST, time.monotonic())
-        self._dropped = 0  # commands dropped as too many, not told yet
+        #: Whether the door may act on one more of the caller's commands now.
+        self.pace = CommandPace(clock.now)
 
     # --- what the terminal is ------------------------------------------------------------
 
@@ -217,42 +210,6 @@ class Terminal:
     @ansi.setter
     def ansi(self, ansi: bool) -> None:
         self.info = replace(self._info, ansi=ansi)
-
-    @property
-    def idle_timeout(self) -> float:
-        """Seconds without a key after which the caller is let go (0: never)."""
-        return self._clocks.idle_timeout
-
-    @idle_timeout.setter
-    def idle_timeout(self, seconds: float) -> None:
-        self._clocks.idle_timeout = seconds
-
-    @property
-    def idle_warning(self) -> float:
-        """Seconds before :attr:`idle_timeout` at which the caller is asked if they are there."""
-        return self._clocks.idle_warning
-
-    @idle_warning.setter
-    def idle_warning(self, seconds: float) -> None:
-        self._clocks.idle_warning = seconds
-
-    @property
-    def deadline(self) -> float | None:
-        """When the caller's time is up, on the :func:`time.monotonic` clock; None: never."""
-        return self._clocks.deadline
-
-    @deadline.setter
-    def deadline(self, deadline: float | None) -> None:
-        self._clocks.deadline = deadline  # a new deadline earns its own warnings
-
-    @property
-    def idle_seconds(self) -> float:
-        """Seconds since the caller's last key (or since the call began)."""
-        return self._clocks.idle_seconds
-
-    def seconds_left(self) -> float | None:
-        """Seconds until :attr:`deadline`, or None when there is none."""
-        return self._clocks.seconds_left()
 
     async def detect(
         self,
@@ -312,7 +269,7 @@ class Terminal:
         """
         if check_time:
             try:
-                warning = self._clocks.time_left_warning(logged_in=self.alias is not None)
+                warning = self.clocks.time_left_warning(logged_in=self.logged_in)
             except TimeUp:
                 self._out.clear()
                 raise
@@ -325,7 +282,7 @@ class Terminal:
         try:
             self._writer.write(data)
             self._mirror(data)
-            with self._output_alarm.until(time.monotonic() + self._drain_timeout):
+            with self._output_alarm.until(self._clock.now() + self._drain_timeout):
                 await self._writer.drain()
         except (OSError, EOFError) as error:  # TimeoutError is an OSError
             raise CallerGone() from error
@@ -400,10 +357,8 @@ class Terminal:
         self._mirror(data)
 
     def _mirror(self, data: bytes) -> None:
-        if self.watchers and self._mouse_asked:  # the caller's mouse, not the watcher's
-            data = data.replace(_MOUSE_ON_BYTES, b"").replace(_MOUSE_OFF_BYTES, b"")
-        for watcher in self.watchers:
-            watcher(data, self.charset)
+        if self.on_output is not None:
+            self.on_output(data, self.charset)
 
     def _emit(self, text: str) -> None:
         """Queue text that is not part of the door's page (echo, warnings)."""
@@ -461,7 +416,7 @@ class Terminal:
         shown = echo and self.echo
         chars: list[str] = []
         rang = False
-        since = time.monotonic()
+        since = self._clock.now()
         try:
             while True:
                 key = await self._next_key(since)
@@ -504,7 +459,7 @@ class Terminal:
         are skipped. Nothing is echoed. An Enter that follows the key at once (a caller who
         presses Enter out of habit, or a client that sends whole lines) is swallowed.
         """
-        since = time.monotonic()
+        since = self._clock.now()
         while True:
             key = await self._next_key(since)
             if key == ENTER:
@@ -525,24 +480,7 @@ class Terminal:
         (Not a coroutine of its own: one less object alive per caller waiting at the board,
         for every young collection to look at.)
         """
-        return self._next_key(time.monotonic(), timeout, any_key_counts=True)
-
-    def may_act(self) -> bool:
-        """Whether the door may act on one more of the caller's commands now.
-
-        Past :data:`ACTION_RATE` a second (after :data:`ACTION_BURST`) the answer is no: the
-        command is dropped, and counted for :meth:`take_dropped`. Keys sent faster than the
-        door can answer them cost it one answer each only up to what a person could ask.
-        """
-        if self._action_budget.take(1, time.monotonic()):
-            return True
-        self._dropped += 1
-        return False
-
-    def take_dropped(self) -> int:
-        """How many commands :meth:`may_act` refused since last asked."""
-        dropped, self._dropped = self._dropped, 0
-        return dropped
+        return self._next_key(self._clock.now(), timeout, any_key_counts=True)
 
     def keys_waiting(self) -> bool:
         """Whether keys the caller sent are already here, unread (a line sent at once)."""
@@ -551,7 +489,7 @@ class Terminal:
     def expect_enter(self, grace: float = ENTER_GRACE) -> None:
         """A key has just done its work: an Enter right behind it (already here, or coming
         within ``grace`` seconds) is swallowed."""
-        self._swallow_until = time.monotonic() + grace
+        self._swallow_until = self._clock.now() + grace
 
     def _show_typed(self, char: str) -> None:
         self._emit(char)
@@ -575,7 +513,7 @@ class Terminal:
         unless ``any_key_counts``. Returns None when ``timeout`` (None: no limit) seconds
         pass without a key.
         """
-        started = time.monotonic()
+        started = self._clock.now()
         while True:
             while self._keys:
                 key, came = self._keys.popleft()
@@ -585,14 +523,14 @@ class Terminal:
                     if any_key_counts:
                         self._active()
                     return key
-            now = time.monotonic()
+            now = self._clock.now()
             if timeout is not None and now - started >= timeout:
                 return None
-            idle_since = max(self._clocks.last_key, waiting_since)
+            idle_since = max(self.clocks.last_key, waiting_since)
             self._check_clocks(idle_since)
             await self.flush(check_time=False)
             wait = _soonest(
-                self._clocks.until_next_check(idle_since),
+                self.clocks.until_next_check(idle_since, logged_in=self.logged_in),
                 None if timeout is None else timeout - (now - started),
                 None if self._escape_since is None else self._escape_since + ESCAPE_WAIT - now,
             )
@@ -601,7 +539,7 @@ class Terminal:
                 data = await self._read_until(None if wait is None else now + wait)
             finally:
                 self._at_input = False
-            now = time.monotonic()
+            now = self._clock.now()
             if data is not None:
                 self._noise += len(data)
                 if self._noise > NOISE_LIMIT:
@@ -618,15 +556,15 @@ class Terminal:
     def _active(self) -> None:
         """The caller pressed a key that did something: the idle time starts again, and
         what came before was not noise."""
-        self._clocks.key_pressed()
+        self.clocks.key_pressed()
         self._noise = 0
 
     def _read(self, timeout: float | None) -> Awaitable[bytes | None]:
         """Some bytes from the caller, or None if ``timeout`` seconds pass first."""
-        return self._read_until(None if timeout is None else time.monotonic() + timeout)
+        return self._read_until(None if timeout is None else self._clock.now() + timeout)
 
     async def _read_until(self, deadline: float | None) -> bytes | None:
-        """Some bytes from the caller, or None if the :func:`time.monotonic` ``deadline``
+        """Some bytes from the caller, or None if the ``deadline`` on the clock
         (None: none) comes first."""
         if self._closed:
             raise CallerGone()
@@ -647,9 +585,9 @@ class Terminal:
 
     def _check_clocks(self, idle_since: float) -> None:
         """Give the warnings that are due; raise when time or patience has run out."""
-        warning = self._clocks.time_left_warning(logged_in=self.alias is not None)
+        warning = self.clocks.time_left_warning(logged_in=self.logged_in)
         if warning is not None:
             self._notice(warning)
-        warning = self._clocks.idle_warning_due(idle_since)  # raises IdleTimeout when due
+        warning = self.clocks.idle_warning_due(idle_since)  # raises IdleTimeout when due
         if warning is not None:
             self._notice(warning)

@@ -251,7 +251,6 @@ async def watch(
 ) -> None:
     """Send the caller's screen as it is now, then everything they are sent, until their
     call ends or the watcher closes the connection (or sends anything)."""
-    terminal = call.terminal
     chunks: asyncio.Queue[bytes | None] = asyncio.Queue(WATCH_BACKLOG)
     convert = _to_utf8()
 
@@ -263,10 +262,10 @@ async def watch(
         with suppress(asyncio.QueueFull):
             chunks.put_nowait(None)
 
-    replay = terminal.replay
+    replay = call.presence.replay
     if replay is not None:
         writer.write(replay().encode())
-    terminal.watchers.append(watcher)
+    call.watch(watcher)
     call.task.add_done_callback(ended)
     stop = asyncio.ensure_future(reader.read(1))
     try:
@@ -285,6 +284,5 @@ async def watch(
             await writer.drain()
     finally:
         stop.cancel()
-        with suppress(ValueError):
-            terminal.watchers.remove(watcher)
+        call.unwatch(watcher)
         call.task.remove_done_callback(ended)

@@ -273,8 +273,8 @@ class Service:
                 "alias": call.alias,
                 "way": call.way,
                 "address": sanitize(call.address, 60),
-                "activity": sanitize(call.terminal.activity, 60),
-                "idle": int(call.terminal.idle_seconds),
+                "activity": sanitize(call.presence.activity, 60),
+                "idle": int(call.terminal.clocks.idle_seconds),
                 "on": int(now - call.since),
             }
             for call in self.nodes.calls
@@ -348,14 +348,14 @@ class Service:
 
 def _extend(call: Call, old: ServerConfig, new: ServerConfig) -> None:
     """Give a call in progress what a reload adds to its limits, never what it takes away."""
-    terminal = call.terminal
-    if new.idle_timeout >= terminal.idle_timeout:
-        terminal.idle_timeout, terminal.idle_warning = new.idle_timeout, new.idle_warning
-    if terminal.deadline is not None and old.time_limit > 0:
+    clocks = call.terminal.clocks
+    if new.idle_timeout >= clocks.idle_timeout:
+        clocks.idle_timeout, clocks.idle_warning = new.idle_timeout, new.idle_warning
+    if clocks.deadline is not None and old.time_limit > 0:
         if new.time_limit == 0:
-            terminal.deadline = None
+            clocks.deadline = None
         elif new.time_limit > old.time_limit:
-            terminal.deadline = call.since + 60 * new.time_limit
+            clocks.deadline = call.since + 60 * new.time_limit
 
 
 def one_line(text: str, width: int) -> str:

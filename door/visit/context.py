@@ -8,6 +8,7 @@ from ansi.screen import ScreenBuffer
 from door.app import App
 from door.config import Config
 from door.net.nodes import Nodes, address_key
+from door.net.presence import Presence
 from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
@@ -18,7 +19,8 @@ from door.views.board import Look, plain_lines
 @dataclass
 class Visit:
     """One caller's visit on the door's ``app``. ``bbs`` is the BBS that sent the caller:
-    a drop file's, or the linked board's."""
+    a drop file's, or the linked board's. ``presence`` is what the sysop sees of the call:
+    its node's record, or in door mode one of the visit's own that nobody reads."""
 
     terminal: Terminal
     app: App
@@ -32,10 +34,13 @@ class Visit:
     config: Config = field(init=False)
     #: The game shown a line per play instead of as the board.
     terse: bool = field(init=False)
+    presence: Presence = field(init=False)
 
     def __post_init__(self) -> None:
         self.config = self.app.config
         self.terse = not self.terminal.ansi
+        call = self.nodes.call(self.node) if self.nodes is not None else None
+        self.presence = call.presence if call is not None else Presence()
 
     @property
     def look(self) -> Look:
@@ -75,7 +80,7 @@ class Visit:
 
     def doing(self, activity: str) -> None:
         """Say what the caller is doing, for the sysop's view of the nodes."""
-        self.terminal.activity = activity
+        self.presence.activity = activity
 
     def adopt(self, user: User) -> None:
         """The caller is ``user``: take on their saved terminal choices.
@@ -84,7 +89,8 @@ class Visit:
         suits are letters when their screen showed none.
         """
         self.user = user
-        self.terminal.alias = user.alias
+        self.presence.alias = user.alias
+        self.terminal.logged_in = True
         letters = user.suit_letters
         if user.charset is not None:
             self.terminal.charset = user.charset
@@ -150,7 +156,7 @@ class Visit:
         else:
             page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
         self.terminal.write(page)
-        self.terminal.replay = lambda: page  # the text only: the page's cells are let go
+        self.presence.replay = lambda: page  # the text only: the page's cells are let go
 
 
 def caller_address(visit: Visit) -> str:

@@ -35,7 +35,7 @@ def log_fault(visit: Visit, what: str, fault: StoreFault) -> None:
     log.warning(
         "node %d (%s): %s was not stored: %s: %s",
         visit.node,
-        sanitize(visit.terminal.alias or "?"),
+        sanitize(visit.presence.alias or "?"),
         what,
         type(fault).__name__,
         fault,

@@ -423,8 +423,8 @@ class GameScreen:
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
-        commands dropped as too many (``Terminal.may_act``)."""
-        dropped = self.visit.terminal.take_dropped()
+        commands dropped as too many (``CommandPace.may_act``)."""
+        dropped = self.visit.terminal.pace.take_dropped()
         if dropped:
             what = "a command" if dropped == 1 else f"{dropped} commands"
             self.say(f"Keys came faster than the door can answer: {what} dropped.", REFUSAL)
@@ -473,7 +473,7 @@ async def play_game(
     screen = GameScreen(visit, level, game, record, terms)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
-    terminal.replay = screen.replay
+    visit.presence.replay = screen.replay
     screen.tell_sysop()
     try:
         if game.status != PLAYING:
@@ -508,7 +508,7 @@ async def play_game(
                 return ended
     finally:
         terminal.on_notice = None
-        terminal.replay = None
+        visit.presence.replay = None
         terminal.report_mouse(False)  # the caller leaves the board, however they leave it
 
 
@@ -559,7 +559,7 @@ async def _command(
     """Run one command line, by the handler its command in ``COMMANDS`` names; ``said`` is
     what to show after an ordinary play (the pointer's play, as a command). Past what a
     person could ask for, it is dropped."""
-    if not visit.terminal.may_act():
+    if not visit.terminal.pace.may_act():
         screen.owes_draw = True  # the caller is told once the keys that came are read
         return None
     command = command_of(line)
@@ -876,7 +876,7 @@ async def _help(
     lines = help_lines(screen.level.hints)  # the keys are on the board, and in the rules
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
-    terminal.replay = screen.replay  # a watching sysop sees the board again
+    visit.presence.replay = screen.replay  # a watching sysop sees the board again
     if screen.shown.pointer:
         terminal.report_mouse(True)
     screen.say("")

@@ -95,7 +95,6 @@ async def board_user(
     :meth:`~door.store.Store.drop_file_user`), or None when the alias can't be taken: one
     with characters not every screen shows, or (given the door's ``sysop``) a name kept for
     the door or its sysop. The caller is told which, and hung up."""
-    terminal.alias = alias
     try:
         problem = None if sysop is None else check_reserved(board_alias(alias), sysop)
         if problem:
