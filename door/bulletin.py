@@ -39,7 +39,7 @@ from ansi.text import sanitize
 from door.config import Config
 from door.contests import ContestBoard, board_json, contest_board
 from door.store import HighScore, Standing, Store
-from door.store.contests import CLOSED, ContestStanding
+from door.store.contests import ContestStanding, ContestState
 from door.views.layout import wrap
 from door.views.pages import board_cell
 
@@ -264,7 +264,7 @@ def _contest_cells(rank: int, row: ContestStanding, boards: bool = False) -> lis
 
 def _contest_title(board: ContestBoard) -> str:
     contest = board.contest
-    if board.state == CLOSED:
+    if board.state == ContestState.CLOSED:
         when = f"closed {_stamp(contest.closes)}"
     else:
         when = f"open until {_stamp(contest.closes)}"

@@ -30,7 +30,7 @@ from door.commands.cli import (
 )
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.store import NotFound, Store
-from door.store.contests import COMING, MAX_DEALS, Contest
+from door.store.contests import MAX_DEALS, Contest, ContestState
 from door.views.pages import board_cell
 
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
@@ -187,7 +187,7 @@ async def _show(args: argparse.Namespace, context: Context, store: Store) -> int
 
 async def _withdraw(args: argparse.Namespace, context: Context, store: Store) -> int:
     contest = await _find(store, args.name)
-    if contest.state(store.now()) != COMING:
+    if contest.state(store.now()) != ContestState.COMING:
         raise AdminError(f"the contest {sanitize(contest.name)!r} has opened: it stands")
     if not confirm(f"Withdraw the contest {sanitize(contest.name)!r} and its deals?", args.yes):
         print("Nothing was changed.")
@@ -221,9 +221,9 @@ async def _print_board(store: Store, name: str, *, deals_first: bool) -> None:
 def _heading(board: ContestBoard) -> list[str]:
     contest = board.contest
     words = {
-        "coming": "opens",
-        "open": "open, from",
-        "closed": "closed; it ran from",
+        ContestState.COMING: "opens",
+        ContestState.OPEN: "open, from",
+        ContestState.CLOSED: "closed; it ran from",
     }[board.state]
     text = (
         f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "

@@ -24,15 +24,16 @@ from typing import Any
 from ansi.text import sanitize
 from door.commands.cli import AdminError, Column, read_context, table
 from door.config import ConfigError
+from door.net.nodes import Way
 from door.running.control import control_path
 
 ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
 WAYS = {
-    "telnet": "telnet",
-    "ssh": "SSH",
-    "rlogin": "board (RLOGIN)",
-    "web": "web",
-    "door": "door mode",
+    Way.TELNET: "telnet",
+    Way.SSH: "SSH",
+    Way.RLOGIN: "board (RLOGIN)",
+    Way.WEB: "web",
+    Way.DOOR: "door mode",
 }
 
 Run = Callable[[argparse.Namespace, Path], int]

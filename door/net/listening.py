@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from ansi.text import sanitize
 from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
-from door.net.nodes import Call, Nodes
+from door.net.nodes import Call, Nodes, Way
 from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
 
 log = logging.getLogger("door")
@@ -122,7 +122,7 @@ class Listening:
     taking connections, calls :meth:`end_calls`, then :meth:`finish_close`.
     """
 
-    way: str
+    way: Way
     nodes: Nodes
     port: int = 0
     #: The reason, once closing has begun.
@@ -142,7 +142,7 @@ class Listening:
 
     def note_refusal(self, address: str, why: str) -> None:
         """Log that a connection from ``address`` was refused, a line a minute per address."""
-        way = "" if self.way == "telnet" else f"{self.way.upper()} from "
+        way = "" if self.way == Way.TELNET else f"{self.way.upper()} from "
         self.refusals.note(address, f"refused {way}{address}: {why}")
 
     async def begin_close(self, reason: str) -> bool:

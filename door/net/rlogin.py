@@ -54,7 +54,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Nodes, address_key
+from door.net.nodes import Nodes, Way, address_key
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -298,7 +298,7 @@ class RloginDoor:
         self._detect_timeout = detect_timeout
         self._server: asyncio.Server | None = None
         self._handshaking: set[asyncio.StreamWriter] = set()
-        self._listening = Listening("rlogin", nodes)
+        self._listening = Listening(Way.RLOGIN, nodes)
         self._wrong_secrets = WrongSecrets()
         self._on = Counter[str]()  # each board's callers on now, by tag
 
@@ -437,7 +437,7 @@ class RloginDoor:
         tag = arrival.board.tag
         self._on[tag] += 1
         try:
-            with self.nodes.hold("rlogin", address, terminal) as call:
+            with self.nodes.hold(Way.RLOGIN, address, terminal) as call:
                 await self._listening.guard(call, visit)
         finally:
             self._on[tag] -= 1

@@ -42,7 +42,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Call, Nodes
+from door.net.nodes import Call, Nodes, Way
 from door.net.telnet_guard import (
     COMMAND_BURST,
     COMMAND_RATE,
@@ -205,7 +205,7 @@ class DoorServer:
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
         nodes: Nodes | None = None,
-        way: str = "telnet",
+        way: Way = Way.TELNET,
     ) -> None:
         self.config = config
         self.nodes = nodes if nodes is not None else Nodes(config)
@@ -261,7 +261,7 @@ class DoorServer:
         return self._listening.port
 
     @property
-    def way(self) -> str:
+    def way(self) -> Way:
         """The way in its callers are shown under: telnet, or the way that carries it."""
         return self._listening.way
 
@@ -326,7 +326,7 @@ class DoorServer:
             await _detect(terminal, writer, self._detect_timeout)
             await settle_call(
                 node,
-                f"{'' if self.way == 'telnet' else self.way + ' '}connect from {address}",
+                f"{'' if self.way == Way.TELNET else self.way + ' '}connect from {address}",
                 terminal,
                 self._detect_timeout,
                 self.config.time_limit,

@@ -25,6 +25,7 @@ from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
 from door.engine.moves import Part
+from door.engine.variant import Scoring
 from door.views.layout import wrap
 
 WIDTH, HEIGHT = 80, 24
@@ -324,7 +325,7 @@ def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]
     passes = (
         f"{game.passes_started} of {variant.passes}" if variant.passes else f"{game.passes_started}"
     )
-    score_name = "Balance" if variant.scoring == "vegas" else "Score"
+    score_name = "Balance" if variant.scoring == Scoring.VEGAS else "Score"
     return [
         (score_name, str(game.score)),
         ("Moves", str(game.moves)),

@@ -14,12 +14,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ansi.text import sanitize
-from door.engine.status import PLAYING
-from door.store.contests import CLOSED, COMING, OPEN, ContestPlay, ContestStanding
+from door.engine.status import Status
+from door.store.contests import ContestPlay, ContestStanding, ContestState
 from door.views.board import LABEL
 from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell
-
-PLAYED = {"won": "won", "stuck": "stuck", "resigned": "resigned"}
 
 
 def when(moment: datetime) -> str:
@@ -55,10 +53,10 @@ def play_text(play: ContestPlay | None) -> str:
     """What the caller has made of one deal."""
     if play is None:
         return "not played yet"
-    if play.status == PLAYING:
+    if play.status == Status.PLAYING:
         return f"your game is saved (score {play.score}, {play.moves} moves)"
     hint = " (hint)" if play.assisted else ""
-    return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {play.moves} moves{hint}"
+    return f"{play.status}, score {play.score} in {play.moves} moves{hint}"
 
 
 def deal_key(number: int) -> str:
@@ -70,13 +68,13 @@ def deal_key(number: int) -> str:
     return str(number % 10)
 
 
-def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
+def deal_lines(state: ContestState, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
     """The contest's deals by their place and what the caller made of each: while it is
     open, each under the key that plays it."""
-    if state == COMING:
+    if state == ContestState.COMING:
         return [Text(f"{count} deals, dealt when the contest opens.")]
     texts = [f"Deal {number}: {play_text(plays.get(number))}" for number in range(1, count + 1)]
-    if state == OPEN:
+    if state == ContestState.OPEN:
         return [Entry(deal_key(number), text) for number, text in enumerate(texts, start=1)]
     return [Text(text) for text in texts]
 
@@ -107,12 +105,14 @@ def seal_lines(seals: Sequence[str], revealed: Sequence[tuple[int, int, str]]) -
     return lines
 
 
-def state_line(state: str, opens: datetime, closes: datetime, level_name: str, count: int) -> str:
+def state_line(
+    state: ContestState, opens: datetime, closes: datetime, level_name: str, count: int
+) -> str:
     """Where the contest stands, in one sentence."""
     what = f"{count} deals at {level_name}"
-    if state == COMING:
+    if state == ContestState.COMING:
         return f"Opens {when(opens)}, until {when(closes)}: {what}."
-    if state == OPEN:
+    if state == ContestState.OPEN:
         return f"Open until {when(closes)}: {what}, the same for every caller."
-    assert state == CLOSED
+    assert state == ContestState.CLOSED
     return f"Closed {when(closes)}: {what}. Check any game with its deal, salt and seal."

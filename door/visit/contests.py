@@ -13,9 +13,9 @@ from ansi.text import sanitize
 from door.config import Level
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.store import StoreError
-from door.store.contests import CLOSED, COMING, OPEN, Contest
+from door.store.contests import Contest, ContestState
 from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
 from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
 from door.visit.context import Visit
@@ -36,9 +36,9 @@ NO_HINTS = "No hints in a contest: every caller plays these deals on their own."
 RESIGN = "Resign this deal? It counts with its score as it stands. (Y/N) "
 ONCE = "You have played deal {number} of this contest: each deal is played once."
 OUTCOMES = {
-    "won": "Well played! Your win is on the contest's table.",
-    "stuck": "That deal is over. Your score is on the contest's table.",
-    "resigned": "Deal resigned. Its score is on the contest's table.",
+    Status.WON: "Well played! Your win is on the contest's table.",
+    Status.STUCK: "That deal is over. Your score is on the contest's table.",
+    Status.RESIGNED: "Deal resigned. Its score is on the contest's table.",
 }
 SAVED = "Your game is saved: its number resumes it."
 
@@ -64,7 +64,7 @@ async def contests(visit: Visit) -> str:
         message = ""
         keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
         number = keys.get(key)
-        if number is not None and board.state == OPEN:
+        if number is not None and board.state == ContestState.OPEN:
             message = await _play(visit, contest, number)
             await keep_contests_on_time(store)
         elif key == "T":
@@ -75,7 +75,7 @@ async def contests(visit: Visit) -> str:
             await _earlier_contests(visit, contest)
         elif key in ("Q", "\r"):
             return ""
-        elif number is not None and board.state == COMING:
+        elif number is not None and board.state == ContestState.COMING:
             message = "The contest has not opened yet."
         else:
             message = "Press one of the keys shown."
@@ -106,10 +106,11 @@ async def _page_lines(
     rule = Text("Each deal is played once: starting it is your attempt. No hints.")
     deals = ["", *deal_lines(board.state, plays, contest.deals)]
     foot: list[PageLine] = ["", *menu]
-    if board.state == OPEN and len(lay_out([*lines, rule, *deals, *foot], visit.look)) <= PAGE_ROWS:
+    open_page = [*lines, rule, *deals, *foot]
+    if board.state == ContestState.OPEN and len(lay_out(open_page, visit.look)) <= PAGE_ROWS:
         lines.append(rule)  # where ten deals leave room for it
     lines += deals
-    if board.state == COMING:
+    if board.state == ContestState.COMING:
         return lines + foot
     # The table below the deals, as many rows as the page has room for (T: all of them).
     room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
@@ -127,7 +128,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     mine = await store.contest_game(visit.user.id, contest.id, number)
     if mine is not None:
         game_id, status, game = mine
-        if status != PLAYING:
+        if status != Status.PLAYING:
             return ONCE.format(number=number)
     else:
         try:
@@ -187,7 +188,7 @@ async def _earlier(visit: Visit, shown: Contest) -> list[Contest]:
     """The contests that have closed, latest first, besides the one shown."""
     now = visit.store.now()
     every = await visit.store.contests()
-    closed = [c for c in every if c.state(now) == CLOSED and c.id != shown.id]
+    closed = [c for c in every if c.state(now) == ContestState.CLOSED and c.id != shown.id]
     return closed[::-1][:EARLIER]
 
 
