@@ -518,6 +518,7 @@ class Game:
 
     def _move(self, move: Move) -> None:
         source, target = move.source, move.target
+        assert target is not None  # only V, F and U name no target (Move.parse)
         if source.isdigit():
             self._move_from_column(int(source) - 1, target)
             return
@@ -540,7 +541,7 @@ class Game:
                 self._cards_points += 5
         self._fill_spaces()
 
-    def _move_from_column(self, source: int, target: str | None) -> None:
+    def _move_from_column(self, source: int, target: str) -> None:
         pile = self.tableau[source]
         if not pile:
             raise IllegalMove(f"Column {source + 1} is empty")

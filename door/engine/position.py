@@ -16,7 +16,7 @@ ValueError: position: give its order, its deal number, or all of its piles
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +93,7 @@ class Position:
         if not isinstance(history, list) or not all(isinstance(entry, str) for entry in history):
             raise ValueError("position: history must be a list of commands")
         order = position.get("order")
+        cards: Sequence[Card]
         if order is not None:
             cards = _cards(order, "order")
         elif deal is not None:

@@ -494,6 +494,7 @@ class Model:
         waste_up: list[tuple[Move, State | None]] = []
         piles: list[tuple[Move, State | None]] = []
         waste_out: list[tuple[Move, State | None]] = []
+        child: State | None  # None: the play wins (see _settle)
         for card in raisable:
             if card < 0:
                 continue
