@@ -467,7 +467,12 @@ class BoardPainter:
 
     def _forget(self) -> None:
         """Have every part drawn at the next draw."""
-        self._level_name = self._caption = self._message = self._prompt = self._footnote = None
+        # None: never drawn, unlike any text.
+        self._level_name: str | None = None
+        self._caption: str | None = None
+        self._message: str | None = None
+        self._prompt: str | None = None
+        self._footnote: str | None = None
         self._message_style: Style | None = None
         self._top = self._columns = b""
         self._values: tuple[str, ...] = ()

@@ -142,8 +142,8 @@ def draw_rows(
     if message:
         style = MESSAGE if look.ansi else PLAIN
         lines = wrap(message, RIGHT_COL - TEXT_COL + 1)[-len(MESSAGE_ROWS) :]
-        for row, line in zip(MESSAGE_ROWS[-len(lines) :], lines, strict=True):
-            screen.put(row, TEXT_COL, line, style)
+        for message_row, line in zip(MESSAGE_ROWS[-len(lines) :], lines, strict=True):
+            screen.put(message_row, TEXT_COL, line, style)
     end = screen.put(PROMPT_ROW, TEXT_COL, prompt, VALUE if look.ansi else PLAIN)
     screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
 
