@@ -182,9 +182,12 @@ def _stamp(moment: datetime) -> str:
 
 def _several_boards(bulletin: Bulletin) -> bool:
     """Whether any row is of a caller from another board: then a Board column is shown."""
-    rows = [row for board in bulletin.levels for row in board.rows]
-    contest = bulletin.contest.rows if bulletin.contest is not None else ()
-    return any(row.bbs for row in [*rows, *(bulletin.standings or ()), *contest])
+    rows: list[HighScore | Standing | ContestStanding] = [
+        row for board in bulletin.levels for row in board.rows
+    ]
+    rows += bulletin.standings or ()
+    rows += bulletin.contest.rows if bulletin.contest is not None else ()
+    return any(row.bbs for row in rows)
 
 
 def _contest_columns(boards: bool) -> tuple[_Column, ...]:
@@ -327,17 +330,17 @@ def render_ascii(bulletin: Bulletin) -> str:
             for rank, row in enumerate(board.rows, start=1)
         ]
     if bulletin.contest is not None:
-        board, columns = bulletin.contest, _contest_columns(boards)
-        lines += ["", *wrap(_contest_title(board), WIDTH)]
-        if board.rows:
+        contest, columns = bulletin.contest, _contest_columns(boards)
+        lines += ["", *wrap(_contest_title(contest), WIDTH)]
+        if contest.rows:
             lines.append("  " + _heading(columns))
             lines += [
                 "  " + _line(columns, _contest_cells(rank, row, boards))
-                for rank, row in enumerate(board.rows, start=1)
+                for rank, row in enumerate(contest.rows, start=1)
             ]
         else:
             lines.append("  Nobody has played a deal of it yet.")
-        lines += [f"  {note}" for note in _contest_notes(board)]
+        lines += [f"  {note}" for note in _contest_notes(contest)]
     if bulletin.standings is not None:
         lines += ["", "Standings"]
         if bulletin.standings:
