@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from ansi.text import sanitize
 from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
-from door.net.nodes import Call, Nodes, Way
+from door.net.nodes import Call, NodeLimits, Nodes, Way
 from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
 
 log = logging.getLogger("door")
@@ -39,8 +39,9 @@ SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
 CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
 
 
-class ServerSettings(Protocol):
-    """The fields of :class:`door.config.ServerConfig` the server reads."""
+class ServerSettings(NodeLimits, Protocol):
+    """The fields of :class:`door.config.ServerConfig` the server reads: with the node
+    table's, since a server makes its own table when it is given none."""
 
     @property
     def host(self) -> str: ...

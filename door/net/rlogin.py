@@ -186,7 +186,8 @@ class WindowSizes:
         data, self._held = self._held + data, b""
         if b"\xff" not in data:
             return data, []
-        kept, sizes = bytearray(), []
+        kept = bytearray()
+        sizes: list[tuple[int, int]] = []
         start = 0
         while (found := data.find(b"\xff", start)) >= 0:
             kept += data[start:found]
@@ -462,6 +463,6 @@ async def start_rlogin(
 ) -> RloginDoor:
     """Listen for RLOGIN on ``config.host`` and ``port``; ``options`` as :class:`RloginDoor`
     takes."""
-    door = RloginDoor(config, boards, visit, nodes, **options)  # type: ignore[arg-type]
+    door = RloginDoor(config, boards, visit, nodes, **options)
     await door._listen(config.host, port)
     return door

@@ -97,6 +97,10 @@ class _DoorProtocol(telnetlib3.TelnetServer):
     """
 
     listening: Listening  # set on the subclass each server makes
+    # Made by telnetlib3's connection_made, before any other method here runs; the writer by
+    # the writer_factory below.
+    reader: telnetlib3.TelnetReader
+    writer: DoorWriter
     _in_shell = False
     _lost = False
     _refused = False
