@@ -24,8 +24,9 @@ import functools
 import operator
 import sys
 import unicodedata
+from collections.abc import Iterable
 from itertools import compress, count
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ansi.sequences import (
     BLACK,
@@ -79,7 +80,9 @@ DEFAULT_STYLE = Style()
 
 Colours = tuple[int, int, bool]
 """A style as the renderer reads it: a plain tuple of foreground, background and bold."""
-_FG, _BG, _BOLD = 0, 1, 2
+_FG: Final = 0
+_BG: Final = 1
+_BOLD: Final = 2
 
 Cell = tuple[str, Colours]
 """One character cell: the character shown and its colours."""
@@ -92,7 +95,7 @@ when a board is drawn again alike; cells are made only for those a render draws.
 must keep a row a ``str`` (the collector then never looks at it) and its packing lossless for
 every character and all 128 colours: tests/test_ansi_screen.py checks both."""
 
-BLANK: Cell = (" ", tuple(DEFAULT_STYLE))
+BLANK: Cell = (" ", (DEFAULT_STYLE.fg, DEFAULT_STYLE.bg, DEFAULT_STYLE.bold))
 
 _BG_SHIFT = 3
 _BG_BITS = 7 << _BG_SHIFT  # of a colour code's number
@@ -323,6 +326,8 @@ class _Pen:
     def __init__(self, width: int, style: Colours | None, at: tuple[int, int] | None) -> None:
         self.width = width
         self.style = style
+        self.row: int | None
+        self.col: int | None
         self.row, self.col = at if at else (None, None)
         self.out: list[str] = []
 
@@ -687,7 +692,9 @@ class ScreenBuffer:
         stale, self._stale = self._stale, {}
         # Most rows are as shown, or drawn again alike (a board is redrawn whole for each
         # play): the rows that differ are found in C.
-        indexes = compress(range(self.height), map(operator.ne, self._cells, self._shown))
+        indexes: Iterable[int] = compress(
+            range(self.height), map(operator.ne, self._cells, self._shown)
+        )
         if stale:
             indexes = sorted({*indexes, *(row - 1 for row in stale)})
         last_col = self.width

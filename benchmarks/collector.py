@@ -42,7 +42,7 @@ from benchmarks.callers import (
 )
 from benchmarks.load import Revision, extract_revision
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.status import Status
 
 PASSWORD = "collector-secret"
 ARRIVAL = 5.0  # callers a second: each signs up with a scrypt hash
@@ -92,7 +92,7 @@ async def _seat(port: int, number: int, arrival: float) -> tuple[TelnetCaller, G
 
 async def _play(caller: TelnetCaller, game: Game, rng: random.Random) -> bool:
     """One play, if the game has one left (False: it has not)."""
-    if game.status != PLAYING or not game.legal():
+    if game.status != Status.PLAYING or not game.legal():
         return False
     command = choose_play(game, rng)
     game.play(command)

@@ -42,7 +42,7 @@ from benchmarks.callers import (
     start_game,
     write_config,
 )
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.running.control import control_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +70,7 @@ async def _play(seat: list[Any], rng: random.Random, interval: float, ends: floa
         game.play(command)
         try:
             latencies.append(await caller.ask(command.encode() + b"\r\n", UPDATE, 60.0))
-            if game.status != PLAYING:
+            if game.status != Status.PLAYING:
                 await leave_finished_game(caller)
                 game = await start_game(caller, default_level())
         except (OSError, TimeoutError, CallerGone, RuntimeError):

@@ -52,7 +52,7 @@ from benchmarks.callers import (
     start_game,
 )
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.levels import Level
 from door.store import Store
 from door.views.board import LAST_COLUMN_ROW, Look, draw_board
@@ -175,7 +175,7 @@ async def play_on(seat: CrashCaller, level: Level, settings: CrashSettings) -> N
         seat.shown = list(game.history)
         seat.pending = None
         seat.plays += 1
-        if game.status != PLAYING:  # a game over: back to the menu and a new deal
+        if game.status != Status.PLAYING:  # a game over: back to the menu and a new deal
             await caller.ask(b"\r\n", MENU_PROMPT, STEP_TIMEOUT)
             game = seat.game = await start_game(caller, level, seat.rng, STEP_TIMEOUT)
             seat.deal, seat.shown = game.deal_number, []
@@ -212,7 +212,7 @@ async def check_database(path: Path, seats: list[CrashCaller]) -> Check:
             if extra and (kept < len(seat.shown) or extra != [seat.pending]):
                 mismatched += 1
             unshown += len(extra) if kept == len(seat.shown) else 0
-            if record is not None and record.status == PLAYING:
+            if record is not None and record.status == Status.PLAYING:
                 games[seat.number] = await store.load_game(record.id)
     return Check(lost, unshown, mismatched, games, integrity)
 

@@ -125,7 +125,7 @@ from benchmarks.callers import (
 from benchmarks.disk import commit_times
 from benchmarks.slow_disk import NO_COMPILER, build_fsync_shim, slow_disk_environment
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.status import Status
 
 P99_RATIO_TARGET = 3.0
 SLOW_DISK_P99_TARGET_MS = 60.0
@@ -240,7 +240,7 @@ async def _play(plan: Plan, seat: Seat, start_at: float, tally: Tally) -> None:
                 await caller.ask(command.encode() + b"\r\n", pattern, COMMAND_TIMEOUT)
             )
             seat.received += caller.received - before
-            if game.status != PLAYING:
+            if game.status != Status.PLAYING:
                 seat.new_deals += 1
                 if plan.mode == "door":
                     await leave_finished_game(caller)

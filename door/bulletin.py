@@ -39,7 +39,7 @@ from ansi.text import sanitize
 from door.config import Config
 from door.contests import ContestBoard, board_json, contest_board
 from door.store import HighScore, Standing, Store
-from door.store.contests import CLOSED, ContestStanding
+from door.store.contests import ContestStanding, ContestState
 from door.views.layout import wrap
 from door.views.pages import board_cell
 
@@ -182,9 +182,12 @@ def _stamp(moment: datetime) -> str:
 
 def _several_boards(bulletin: Bulletin) -> bool:
     """Whether any row is of a caller from another board: then a Board column is shown."""
-    rows = [row for board in bulletin.levels for row in board.rows]
-    contest = bulletin.contest.rows if bulletin.contest is not None else ()
-    return any(row.bbs for row in [*rows, *(bulletin.standings or ()), *contest])
+    rows: list[HighScore | Standing | ContestStanding] = [
+        row for board in bulletin.levels for row in board.rows
+    ]
+    rows += bulletin.standings or ()
+    rows += bulletin.contest.rows if bulletin.contest is not None else ()
+    return any(row.bbs for row in rows)
 
 
 def _contest_columns(boards: bool) -> tuple[_Column, ...]:
@@ -264,7 +267,7 @@ def _contest_cells(rank: int, row: ContestStanding, boards: bool = False) -> lis
 
 def _contest_title(board: ContestBoard) -> str:
     contest = board.contest
-    if board.state == CLOSED:
+    if board.state == ContestState.CLOSED:
         when = f"closed {_stamp(contest.closes)}"
     else:
         when = f"open until {_stamp(contest.closes)}"
@@ -327,17 +330,17 @@ def render_ascii(bulletin: Bulletin) -> str:
             for rank, row in enumerate(board.rows, start=1)
         ]
     if bulletin.contest is not None:
-        board, columns = bulletin.contest, _contest_columns(boards)
-        lines += ["", *wrap(_contest_title(board), WIDTH)]
-        if board.rows:
+        contest, columns = bulletin.contest, _contest_columns(boards)
+        lines += ["", *wrap(_contest_title(contest), WIDTH)]
+        if contest.rows:
             lines.append("  " + _heading(columns))
             lines += [
                 "  " + _line(columns, _contest_cells(rank, row, boards))
-                for rank, row in enumerate(board.rows, start=1)
+                for rank, row in enumerate(contest.rows, start=1)
             ]
         else:
             lines.append("  Nobody has played a deal of it yet.")
-        lines += [f"  {note}" for note in _contest_notes(board)]
+        lines += [f"  {note}" for note in _contest_notes(contest)]
     if bulletin.standings is not None:
         lines += ["", "Standings"]
         if bulletin.standings:

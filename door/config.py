@@ -30,12 +30,13 @@ import ssl
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from ansi.text import sanitize
 from door.engine.variant import Variant, VariantError
-from door.levels import HINTS, SHIPPED_LEVELS, Level
+from door.levels import SHIPPED_LEVELS, Hints, Level
 from door.linked_board import IpNetwork, LinkedBoard
 from door.xterm import ASSETS, PACKAGES
 
@@ -135,8 +136,14 @@ class RloginConfig:
         return next((b for b in self.boards if b.tag.casefold() == tag.casefold()), None)
 
 
-# How door mode chooses the caller's charset: by asking their screen, or as the sysop says.
-DOOR_CHARSETS = ("auto", "cp437", "utf-8", "ascii")
+class DoorCharset(StrEnum):
+    """How door mode chooses the caller's charset: by asking their screen, or as the sysop
+    says."""
+
+    AUTO = "auto"
+    CP437 = "cp437"
+    UTF_8 = "utf-8"
+    ASCII = "ascii"
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +193,7 @@ class Config:
     rlogin: RloginConfig = field(default_factory=RloginConfig)
     web: WebConfig = field(default_factory=WebConfig)
     path: Path = DEFAULT_CONFIG_PATH
-    door_charset: str = "auto"
+    door_charset: DoorCharset = DoorCharset.AUTO
 
     @property
     def host_key(self) -> Path:
@@ -292,14 +299,14 @@ def _flag(value: object) -> bool:
     return value
 
 
-def _choice(choices: tuple[str, ...]) -> Check:
-    """One of a few words, in quotes."""
+def _choice(choices: type[StrEnum]) -> Check:
+    """One of a few words, in quotes: the setting of that name."""
     words = " or ".join(json.dumps(choice) for choice in choices)
 
-    def check(value: object) -> str:
-        if value not in choices or not isinstance(value, str):
+    def check(value: object) -> StrEnum:
+        if not isinstance(value, str) or value not in tuple(choices):
             raise _Refused(words + _type_hint(value, str))
-        return value
+        return choices(value)
 
     return check
 
@@ -438,7 +445,7 @@ _BACKUP: dict[str, Check] = {
     "time": _time_of_day,
     "keep": _whole(1, 1000),
 }
-_DOOR: dict[str, Check] = {"charset": _choice(DOOR_CHARSETS)}
+_DOOR: dict[str, Check] = {"charset": _choice(DoorCharset)}
 _SECTIONS = (
     "bbs",
     "server",
@@ -476,7 +483,7 @@ SECRET_MIN, SECRET_MAX = 8, 64
 _BOARD_KEYS = ("tag", "name", "addresses", "secret")
 _BOARD_OPTIONS: dict[str, Check] = {"max_calls": _whole(1)}
 # What the door adds to a level, beside the engine's knobs.
-_DOOR_LEVEL_KEYS: dict[str, Check] = {"hints": _choice(HINTS), "winnable_only": _flag}
+_DOOR_LEVEL_KEYS: dict[str, Check] = {"hints": _choice(Hints), "winnable_only": _flag}
 _LEVEL_KEYS = ("name", *Variant.knob_names(), *_DOOR_LEVEL_KEYS)
 
 
@@ -535,7 +542,7 @@ class _Reader:
             rlogin=self.rlogin(document),
             web=self.web(self.section(document, "web", _WEB)),
             path=self.path,
-            door_charset=self.section(document, "door", _DOOR).get("charset", "auto"),
+            door_charset=self.section(document, "door", _DOOR).get("charset", DoorCharset.AUTO),
         )
 
     def ssh(self, settings: dict[str, Any]) -> SshConfig:
@@ -796,5 +803,8 @@ class _Reader:
 # Slotted dataclasses keep no class-level defaults, so read them off an instance.
 _DEFAULTS = Config()
 
-# The Python type of each knob, read off the defaults, for the hint after a type slip.
-_KNOB_TYPES: dict[str, type] = {f.name: type(f.default) for f in fields(Variant)}
+# The TOML type of each knob (a setting is written as its word), read off the defaults, for
+# the hint after a type slip.
+_KNOB_TYPES: dict[str, type] = {
+    f.name: str if isinstance(f.default, str) else type(f.default) for f in fields(Variant)
+}

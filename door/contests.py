@@ -18,7 +18,7 @@ from typing import Any
 
 from ansi.text import sanitize
 from door.store import Store
-from door.store.contests import COMING, Contest, ContestDeal, ContestStanding
+from door.store.contests import Contest, ContestDeal, ContestStanding, ContestState
 from door.tasks import Supervised
 
 log = logging.getLogger("door")
@@ -112,7 +112,7 @@ class ContestBoard:
     and salts) once it has closed, and its table, best first."""
 
     contest: Contest
-    state: str
+    state: ContestState
     seals: tuple[str, ...]
     deals: tuple[ContestDeal, ...]
     rows: tuple[ContestStanding, ...]
@@ -125,7 +125,7 @@ async def contest_board(
     has); with ``bbs``, only that board's callers."""
     now = store.now()
     if contest is None:
-        opened = [c for c in await store.contests() if c.state(now) != COMING]
+        opened = [c for c in await store.contests() if c.state(now) != ContestState.COMING]
         if not opened:
             return None
         contest = opened[-1]
@@ -137,7 +137,7 @@ async def contest_board(
     return ContestBoard(
         contest=contest,
         state=state,
-        seals=() if state == COMING else tuple(deal.seal for deal in deals),
+        seals=() if state == ContestState.COMING else tuple(deal.seal for deal in deals),
         deals=tuple(deals) if contest.revealed else (),
         rows=tuple(rows),
     )

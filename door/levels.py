@@ -10,11 +10,17 @@ every game in the store, searched by the solver.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from door.engine.variant import Variant
 
-HINTS = ("off", "visible", "solver")
-"""A level's hints: none; the best play judged from the cards in view; the solver's play."""
+
+class Hints(StrEnum):
+    """A level's hints: none; the best play judged from the cards in view; the solver's play."""
+
+    OFF = "off"
+    VISIBLE = "visible"
+    SOLVER = "solver"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +31,13 @@ class Level:
     number: int
     name: str
     variant: Variant
-    hints: str = "off"
+    hints: Hints = Hints.OFF
     winnable_only: bool = False
 
 
 # The levels of the shipped sysop.toml, and of one that names none.
 SHIPPED_LEVELS: tuple[Level, ...] = (
-    Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1), hints="visible"),
+    Level(1, "Level 1 - Draw one", Variant(draw=1, passes=0, multiplier=1), hints=Hints.VISIBLE),
     Level(2, "Level 2 - Draw three", Variant(draw=3, passes=0, multiplier=2)),
     Level(3, "Level 3 - One pass", Variant(draw=3, passes=1, multiplier=3)),
 )

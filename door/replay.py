@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from door.engine import Game, IllegalMove, Variant
-from door.engine.status import PLAYING, RESIGNED
+from door.engine.status import Status
 from door.store import GameRecord
 
 
@@ -42,7 +42,7 @@ def replay(record: GameRecord, variant: Variant, order: Sequence[str]) -> Replay
         except IllegalMove as refusal:
             problems.append(f"play {index} ({play}) is refused by the rules: {refusal}")
             break
-    if record.status == RESIGNED and game.status == PLAYING:
+    if record.status == Status.RESIGNED and game.status == Status.PLAYING:
         game.resign()
     replayed = (game.status, game.score, game.moves, game.cards_on_foundations)
     stored = (record.status, record.score, record.moves, record.cards_up)

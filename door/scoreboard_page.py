@@ -26,10 +26,10 @@ from door.bulletin import Bulletin, LevelBoard, as_json
 from door.bulletin import gather as gather_bulletin
 from door.config import Config
 from door.contests import ContestBoard
+from door.engine.status import Status
 from door.store import Store
-from door.store.contests import CLOSED, ContestStanding
+from door.store.contests import ContestStanding, ContestState
 from door.store.records import DailyResult, HighScore, Standing
-from door.views.daily import RESULT_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,13 +133,13 @@ def _daily_section(daily: DailyBoard | None, boards: bool) -> str:
     head = ["#", "Alias", *(["Board"] if boards else []), "Result", "Score", "Moves", "Hint"]
     rows = []
     for place, row in enumerate(daily.results, start=1):
-        playing = row.status == "playing"  # a game under way: nothing of it is shown
+        playing = row.status == Status.PLAYING  # a game under way: nothing of it is shown
         rows.append(
             [
                 str(place),
                 _text(row.alias),
                 *([_text(row.bbs)] if boards else []),
-                RESULT_WORDS.get(row.status, _text(row.status)),
+                str(row.status),
                 "" if playing else str(row.score),
                 "" if playing else str(row.moves),
                 "hint" if row.assisted else "",
@@ -168,7 +168,7 @@ def _contest_section(board: ContestBoard, boards: bool) -> str:
         ]
         for rank, row in enumerate(board.rows, start=1)
     ]
-    closed = board.state == CLOSED
+    closed = board.state == ContestState.CLOSED
     when = f"{'closed' if closed else 'open until'} {_stamp(contest.closes)}"
     caption = (
         f"Contest: {_text(contest.name)} <small>{contest.deals} deals, level {contest.level}, "
@@ -239,8 +239,8 @@ def render_json(bulletin: Bulletin, daily: DailyBoard | None) -> str:
                     "alias": sanitize(row.alias),
                     "bbs": None if row.bbs is None else sanitize(row.bbs),
                     "result": row.status,
-                    "score": None if row.status == "playing" else row.score,
-                    "moves": None if row.status == "playing" else row.moves,
+                    "score": None if row.status == Status.PLAYING else row.score,
+                    "moves": None if row.status == Status.PLAYING else row.moves,
                     "assisted": row.assisted,
                 }
                 for place, row in enumerate(daily.results, start=1)

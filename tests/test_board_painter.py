@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ansi.screen import ScreenBuffer, Style
 from door.engine import Game, IllegalMove, Variant
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.views.board import (
     FOOTNOTE_ROW,
     LAST_COLUMN_ROW,
@@ -79,7 +79,7 @@ def test_a_kept_board_is_the_board_drawn_whole(
     game = Game.deal(variant, deal)
     painter, screen = BoardPainter(), ScreenBuffer(80, 24)
     for choice, message, footnote, other, letters, scribbled in steps:
-        if game.status == PLAYING:
+        if game.status == Status.PLAYING:
             legal = game.legal()
             with suppress(IllegalMove):  # a refused play changes nothing
                 game.play(legal[choice % len(legal)] if choice >= 0 and legal else "S 9")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ansi.charset import CHARSETS, decode, encode
 from ansi.screen import ScreenBuffer
 from door.engine import Game, IllegalMove, Variant
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.views.board import (
     FIRST_COLUMN_ROW,
     LAST_COLUMN_ROW,
@@ -131,7 +131,7 @@ def test_every_update_shows_what_a_full_redraw_shows(
     painter.draw(buffer, game, "Level 1 - Draw one", look, message, style)
     terminal.receive(buffer.render_full())
     for choice, garbage, typed in steps:
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             break
         command = command_for(game, choice, garbage)
         # The caller types at the prompt (with a slip rubbed out); the door echoes it, and

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from door.config import load_config
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.contests import Contest
@@ -93,7 +93,7 @@ async def test_contests_open_and_close_while_serving_across_reload_and_restart(t
     game_id = await begin_a_deal(database, second, "Ann")
     await past(second.closes)
     contest, game = await stored(database, "Second", game_id)
-    assert contest.closed is None and game.status == PLAYING
+    assert contest.closed is None and game.status == Status.PLAYING
     serving = await serve(config)
     try:
         await serving.wait_logged(r"contest Second has closed \(1 unfinished")

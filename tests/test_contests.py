@@ -23,7 +23,7 @@ from door.config import Config
 from door.contests import keep_contests_on_time
 from door.engine import Game
 from door.engine.solver import solve
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.fairness import seal
 from door.store import Store
 from door.store.contests import Contest
@@ -95,7 +95,7 @@ def expected_table(database: Path) -> list[tuple[str, str | None, int, int, int,
         players.setdefault((row[0], row[1]), []).append(row)
     table = []
     for (alias, bbs), games in players.items():
-        done = [game for game in games if game[2] != PLAYING]
+        done = [game for game in games if game[2] != Status.PLAYING]
         last = max((game[5] for game in done), default="~")
         first = min(game[6] for game in games)
         entry = (
@@ -122,7 +122,7 @@ async def play_some(door: ContestDoor, caller: Caller, game_id: int, plays: int)
     from the store; the caller sees only the board)."""
     for _ in range(plays):
         game = await door.store.load_game(game_id)
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             return
         legal = game.legal()
         choice = next((play for play in legal if play != "V"), legal[0])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from door.engine import CARDS, Game, Variant
 from door.engine.hints import visible_advice, visible_hint
-from door.engine.status import PLAYING
+from door.engine.status import Status
 
 VARIANTS = [
     Variant(),
@@ -32,7 +32,7 @@ def played(variant: Variant, number: int, plays: int, chooser: random.Random) ->
             break
         before = game.to_dict()
         game.play(chooser.choice(legal))
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             return Game.from_dict(before)
     return game
 
@@ -56,7 +56,7 @@ def with_hidden_cards_shuffled(game: Game, shuffler: random.Random) -> Game:
         reserve=[str(card) for card in new_reserve],
         deck=[str(card) for card in new_deck],
         waste=[str(card) for card in new_waste],
-        status=PLAYING,
+        status=Status.PLAYING,
     )
     return Game.from_dict(position)
 
@@ -73,7 +73,7 @@ def test_the_hint_is_the_same_whatever_the_hidden_cards(
 ) -> None:
     chooser = random.Random(seed)
     game = played(variant, number, plays, chooser)
-    if game.status != PLAYING:  # stuck at the deal: no game to hint in
+    if game.status != Status.PLAYING:  # stuck at the deal: no game to hint in
         return
     advice = visible_advice(game)
     assert advice is not None
@@ -81,7 +81,7 @@ def test_the_hint_is_the_same_whatever_the_hidden_cards(
     for _ in range(8):
         other = with_hidden_cards_shuffled(game, chooser)
         # Only the stuck test reads hidden cards, and a stuck game gets no hint at all.
-        if other.status != PLAYING:
+        if other.status != Status.PLAYING:
             continue
         assert other.legal() == game.legal()
         assert visible_advice(other) == advice

@@ -32,7 +32,7 @@ from door.commands.live import request
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.running.control import control_path
 from door.store import NotFound, Store
-from door.store.contests import COMING, MAX_DEALS, MAX_LEAD, MAX_LENGTH, Contest
+from door.store.contests import MAX_DEALS, MAX_LEAD, MAX_LENGTH, Contest, ContestState
 from door.views.pages import board_cell
 
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
@@ -225,7 +225,7 @@ async def _show(args: argparse.Namespace, context: Context, store: Store) -> int
 
 async def _withdraw(args: argparse.Namespace, context: Context, store: Store) -> int:
     contest = await _find(store, args.name)
-    if contest.state(store.now()) != COMING:
+    if contest.state(store.now()) != ContestState.COMING:
         raise AdminError(f"the contest {sanitize(contest.name)!r} has opened: it stands")
     if not confirm(f"Withdraw the contest {sanitize(contest.name)!r} and its deals?", args.yes):
         print("Nothing was changed.")
@@ -259,9 +259,9 @@ async def _print_board(context: Context, store: Store, name: str, *, deals_first
 def _heading(board: ContestBoard) -> list[str]:
     contest = board.contest
     words = {
-        "coming": "opens",
-        "open": "open, from",
-        "closed": "closed; it ran from",
+        ContestState.COMING: "opens",
+        ContestState.OPEN: "open, from",
+        ContestState.CLOSED: "closed; it ran from",
     }[board.state]
     text = (
         f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "

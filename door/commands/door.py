@@ -34,7 +34,7 @@ from typing import Any
 
 from ansi.sequences import reset, show_cursor
 from door.app import App, SteadyDoor
-from door.config import DEFAULT_CONFIG_PATH, DOOR_CHARSETS, Config, ConfigError, load_config
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, DoorCharset, load_config
 from door.files import create_private
 from door.net.clocks import describe_seconds
 from door.net.detection import DETECT_TIMEOUT, TerminalInfo, screen_size
@@ -103,7 +103,7 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
     )
     door.add_argument(
         "--charset",
-        choices=DOOR_CHARSETS,
+        choices=[charset.value for charset in DoorCharset],
         help="the caller's character set: auto asks their screen (CP437 suits, else UTF-8, "
         "else suits as letters); default: door.charset of sysop.toml",
     )
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_DROPFILE
     set_up_logging(config, args.log)
     bbs = args.bbs or drop.bbs_name or config.bbs.name
-    charset = args.charset or config.door_charset
+    charset = DoorCharset(args.charset) if args.charset else config.door_charset
     try:
         return asyncio.run(door(config, drop, transport, bbs, charset=charset, port=args.port))
     except OSError as error:  # the caller's line could not be opened (the visit is guarded)
@@ -198,13 +198,13 @@ def set_up_logging(config: Config, destination: str | None) -> None:
     root.setLevel(logging.INFO)
 
 
-def terminal_info(drop: DropFile, charset: str = "auto") -> TerminalInfo:
+def terminal_info(drop: DropFile, charset: DoorCharset = DoorCharset.AUTO) -> TerminalInfo:
     """What the drop file says of the caller's terminal: ANSI, in CP437 (the BBS convention)
     unless the sysop chose a ``charset``; or plain ASCII."""
     width, height = screen_size((80, drop.page_length) if drop.page_length else None)
     if drop.ansi:
         return TerminalInfo(
-            "ansi-bbs", width, height, True, "cp437" if charset == "auto" else charset
+            "ansi-bbs", width, height, True, "cp437" if charset == DoorCharset.AUTO else charset
         )
     return TerminalInfo("dumb", width, height, False, "ascii")
 
@@ -242,7 +242,7 @@ async def door(
     transport: str,
     bbs: str,
     *,
-    charset: str = "auto",
+    charset: DoorCharset = DoorCharset.AUTO,
     port: int | None = None,
 ) -> int:
     """The caller's visit, from the main menu to goodbye; returns the exit status.
@@ -284,7 +284,7 @@ async def door(
             bbs=bbs,
             real_name=drop.real_name,
             signals=DOOR_SIGNALS,
-            probe=charset == "auto",
+            probe=charset == DoorCharset.AUTO,
         )
 
 

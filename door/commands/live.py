@@ -24,15 +24,16 @@ from typing import Any
 from ansi.text import sanitize
 from door.commands.cli import AdminError, Column, read_context, table
 from door.config import ConfigError
+from door.net.nodes import Way
 from door.running.control import control_path
 
 ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
 WAYS = {
-    "telnet": "telnet",
-    "ssh": "SSH",
-    "rlogin": "board (RLOGIN)",
-    "web": "web",
-    "door": "door mode",
+    Way.TELNET: "telnet",
+    Way.SSH: "SSH",
+    Way.RLOGIN: "board (RLOGIN)",
+    Way.WEB: "web",
+    Way.DOOR: "door mode",
 }
 
 Run = Callable[[argparse.Namespace, Path], int]
@@ -334,7 +335,7 @@ def _watch(args: argparse.Namespace, path: Path) -> int:
 
 def _relay(sock: socket.socket, keyboard: int, out: int) -> None:
     """Copy the caller's screen to ``out`` until a key, or the end of the call."""
-    watching = [sock, keyboard]
+    watching: list[socket.socket | int] = [sock, keyboard]
     while True:
         readable, _, _ = select.select(watching, [], [])
         if keyboard in readable:
@@ -371,8 +372,9 @@ def size(count: int) -> str:
     """
     if count < 1024:
         return f"{count} bytes"
+    amount = float(count)
     for unit in ("KB", "MB", "GB"):
-        count /= 1024
-        if count < 1024 or unit == "GB":
-            return f"{count:.1f} {unit}"
+        amount /= 1024
+        if amount < 1024 or unit == "GB":
+            return f"{amount:.1f} {unit}"
     raise AssertionError("unreachable")

@@ -24,7 +24,7 @@ from pathlib import Path
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
-from door.engine.solver import Verdict, solve
+from door.engine.solver import Result, Verdict, solve
 from door.levels import Level
 from door.store import Store, StoreError
 
@@ -109,12 +109,12 @@ def report(number: int, level: Level, verdict: Verdict) -> list[str]:
     """The verdict in words, and a won deal's line, all wrapped to :data:`WIDTH` columns."""
     took = f"{verdict.seconds:.2f} s, {verdict.nodes} positions"
     head = f"Deal {number} at level {level.number} ({level.name}): "
-    if verdict.result == "won":
+    if verdict.result == Result.WON:
         words = [
             head + "won.",
             f"A winning line of {len(verdict.line)} plays (found in {took}):",
         ]
-    elif verdict.result == "lost":
+    elif verdict.result == Result.LOST:
         words = [head + "lost.", f"No line wins this deal (proved in {took})."]
     else:
         words = [head + "undecided.", f"The solver could not decide in time ({took})."]

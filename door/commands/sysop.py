@@ -38,7 +38,7 @@ from door.commands.cli import (
     who,
 )
 from door.engine import Variant
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.fairness import seal
 from door.files import replace_file
 from door.replay import replay
@@ -226,7 +226,7 @@ async def _game(args: argparse.Namespace, context: Context, store: Store) -> int
     if check.ok:
         done = (
             "the plays, replayed from the deal through the rules, give the stored result"
-            if record.history or record.status != PLAYING
+            if record.history or record.status != Status.PLAYING
             else "no plays yet; the stored cards are the deal's"
         )
         print_lines(textwrap.wrap(f"Replay check: {done}.", WIDTH))
@@ -250,6 +250,6 @@ def _deal_lines(record: GameRecord, in_contest: bool = False) -> list[str]:
     sealed = seal(record.deal, record.salt)
     if in_contest:
         return [f"Seal {sealed}; the deal is shown once the contest has closed"]
-    if record.status == PLAYING:
+    if record.status == Status.PLAYING:
         return [f"Seal {sealed}; the deal is shown once the game is over"]
     return [f"Deal {record.deal}, salt {record.salt}", f"Seal {sealed} (shown at its start)"]

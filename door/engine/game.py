@@ -42,8 +42,18 @@ from door.engine.moves import (
 )
 from door.engine.position import Layout, Position
 from door.engine.shuffle import shuffled_order
-from door.engine.status import PLAYING, RESIGNED, STUCK, WON
-from door.engine.variant import MOST_COLUMNS, Variant
+from door.engine.status import Status
+from door.engine.variant import (
+    MOST_COLUMNS,
+    Base,
+    Moves,
+    Scoring,
+    Spaces,
+    SpacesAfterReserve,
+    Undo,
+    Variant,
+    Wrap,
+)
 
 KING = 12
 _RED = tuple((card & 3) in (1, 2) for card in range(52))
@@ -63,6 +73,17 @@ _FITS_ON = tuple(
     for card in range(52)
 )
 _SEPARATOR = b"\xff"
+# The states and settings a play and the search for legal plays test, read off their enums
+# once: on Python 3.11 reading a member off its enum class costs some 150 ns (EnumType's
+# __getattr__ hook), and a play reads a dozen or more (_column_moves alone about seven).
+_PLAYING, _WON, _STUCK, _RESIGNED = Status.PLAYING, Status.WON, Status.STUCK, Status.RESIGNED
+_NO_UNDO, _ONE_UNDO = Undo.NONE, Undo.ONE
+_POINTS, _CARD_SCORING = Scoring.POINTS, Scoring.CARDS
+_AUTO_SPACES = Spaces.AUTO
+_BROKEN, _WHOLE = Wrap.BROKEN, Moves.WHOLE
+_ANY_FILLS = SpacesAfterReserve.ANY
+_WASTE_FILLS = SpacesAfterReserve.WASTE
+_KING_FILLS = SpacesAfterReserve.KING
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +96,7 @@ class PlayResult:
     """Every card the play put on a foundation, in order (send up and finish included)."""
     finish: tuple[Card, ...]
     """The cards the automatic finish sent up (the end of ``sent_up``); empty if none."""
-    status: str
+    status: Status
     score: int
     moves: int
     finish_columns: tuple[int, ...] = ()
@@ -129,7 +150,7 @@ class Game:
     passes_started: int
     score: int
     moves: int
-    status: str
+    status: Status
     history: list[str]
 
     def __init__(self, variant: Variant, order: Sequence[Card], deal_number: int | None) -> None:
@@ -140,7 +161,7 @@ class Game:
         self._deal_piles()
         self.passes_started = 1
         self.moves = 0
-        self.status = PLAYING
+        self.status = _PLAYING
         self.history = []
         self._snapshots: list[bytes] = []
         self._sent_up: list[Card] = []
@@ -191,11 +212,11 @@ class Game:
         self.reserve = list(order[:at])
         self.foundations = [[], [], [], []]
         self.base_rank = None
-        if variant.base == "dealt":
+        if variant.base == Base.DEALT:
             self.foundations[0].append(order[at])
             self.base_rank = order[at].rank
             at += 1
-        elif variant.base == "ace":
+        elif variant.base == Base.ACE:
             self.base_rank = 0
         self.tableau = [[card] for card in order[at : at + variant.columns]]
         self.deck = list(reversed(order[at + variant.columns :]))
@@ -205,7 +226,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.status != PLAYING
+        return self.status != _PLAYING
 
     @property
     def cards_on_foundations(self) -> int:
@@ -226,7 +247,7 @@ class Game:
         if _RED[card] == _RED[top] or ((top >> 2) - (card >> 2)) % 13 != 1:
             return False
         # The broken corner: a card of rank base-1 never goes on one of the base rank.
-        broken = self.variant.wrap == "broken" and self.base_rank is not None
+        broken = self.variant.wrap == _BROKEN and self.base_rank is not None
         return not (broken and top >> 2 == self.base_rank)
 
     def _foundation_for(self, card: int) -> int | None:
@@ -250,9 +271,9 @@ class Game:
         if self.reserve:
             return source == RESERVE
         rule = self.variant.spaces_after_reserve
-        if rule == "waste":
+        if rule == _WASTE_FILLS:
             return source == WASTE
-        if rule == "king":
+        if rule == _KING_FILLS:
             return card >> 2 == KING
         return source == WASTE or whole_pile
 
@@ -279,7 +300,7 @@ class Game:
             up = tuple(wanted)
         fits: dict[int, int] = {}
         spaces = 0
-        broken = self.variant.wrap == "broken" and base is not None
+        broken = self.variant.wrap == _BROKEN and base is not None
         for index, pile in enumerate(self.tableau):
             if not pile:
                 spaces |= 1 << index
@@ -296,7 +317,7 @@ class Game:
         moves: dict[int, int] = {}
         if not pile:
             return moves
-        if self.variant.moves == "whole":
+        if self.variant.moves == _WHOLE:
             for target in _COLUMNS_IN[targets.fits.get(pile[0], 0)]:
                 if target != source:  # a pile's bottom card may fit its own top card
                     moves[target] = 0
@@ -311,9 +332,9 @@ class Game:
         if targets.spaces and not self.reserve:
             rule = self.variant.spaces_after_reserve
             kings = [index for index in range(start, len(pile)) if pile[index] >> 2 == KING]
-            if rule == "any":
+            if rule == _ANY_FILLS:
                 moves.update(dict.fromkeys(targets.spaces, 0))
-            elif rule == "king" and kings:
+            elif rule == _KING_FILLS and kings:
                 moves.update(dict.fromkeys(targets.spaces, kings[0]))
         return moves
 
@@ -341,7 +362,7 @@ class Game:
 
         U, being no play of its own, is not listed.
         """
-        if self.status != PLAYING:
+        if self.status != _PLAYING:
             return []
         plays: list[str] = []
         if self.deck or (self.waste and self._new_pass_allowed()):
@@ -412,8 +433,8 @@ class Game:
         )
 
     def _check_stuck(self) -> None:
-        if self.status == PLAYING and self._is_stuck():
-            self.status = STUCK
+        if self.status == _PLAYING and self._is_stuck():
+            self.status = _STUCK
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -423,7 +444,7 @@ class Game:
         Raises IllegalMove, leaving the game exactly as it was, when the play is refused.
         """
         move = command if isinstance(command, Move) else Move.parse(command)
-        if self.status != PLAYING:
+        if self.status != _PLAYING:
             raise IllegalMove(self._over_message())
         if move.source == UNDO:
             return self._undo()
@@ -449,7 +470,7 @@ class Game:
         self.moves += 1
         self.history.append(str(move))
         if self.cards_on_foundations == 52:
-            self.status = WON
+            self.status = _WON
         self._settle_score()
         gain = self.score - score_before
         self._remember(piles_before, base_before, passes_before, gain)
@@ -466,17 +487,17 @@ class Game:
 
     def _remember(self, piles: bytes, base_rank: int | None, passes: int, gain: int) -> None:
         """Keep the position before a play for undo (a level without undo keeps nothing)."""
-        if self.variant.undo == "none":
+        if self.variant.undo == _NO_UNDO:
             return
-        if self.variant.undo == "one":
+        if self.variant.undo == _ONE_UNDO:
             self._snapshots.clear()
         head = _SNAPSHOT_HEAD.pack(-1 if base_rank is None else base_rank, passes, gain)
         self._snapshots.append(head + piles)
 
     def resign(self) -> None:
         """End the game as lost (the door's ``N``); it is not a play."""
-        if self.status == PLAYING:
-            self.status = RESIGNED
+        if self.status == _PLAYING:
+            self.status = _RESIGNED
 
     def _check_columns(self, move: Move) -> None:
         columns = len(self.tableau)
@@ -500,6 +521,7 @@ class Game:
 
     def _move(self, move: Move) -> None:
         source, target = move.source, move.target
+        assert target is not None  # only V, F and U name no target (Move.parse)
         if source.isdigit():
             self._move_from_column(int(source) - 1, target)
             return
@@ -522,7 +544,7 @@ class Game:
                 self._cards_points += 5
         self._fill_spaces()
 
-    def _move_from_column(self, source: int, target: str | None) -> None:
+    def _move_from_column(self, source: int, target: str) -> None:
         pile = self.tableau[source]
         if not pile:
             raise IllegalMove(f"Column {source + 1} is empty")
@@ -566,7 +588,7 @@ class Game:
 
     def _fill_spaces(self) -> None:
         """spaces = auto: the reserve fills every empty column at once, left to right."""
-        if self.variant.spaces != "auto":
+        if self.variant.spaces != _AUTO_SPACES:
             return
         for pile in self.tableau:
             if not self.reserve:
@@ -627,13 +649,13 @@ class Game:
 
     def _settle_score(self) -> None:
         variant = self.variant
-        if variant.scoring == "points":
+        if variant.scoring == _POINTS:
             self.score += self._points * variant.multiplier
-        elif variant.scoring == "cards":
+        elif variant.scoring == _CARD_SCORING:
             self.score += self._cards_points
         else:
             score = -variant.vegas_cost + variant.vegas_per_card * self.cards_on_foundations
-            if self.status == WON and variant.vegas_refund_on_win:
+            if self.status == _WON and variant.vegas_refund_on_win:
                 score += variant.vegas_cost
             self.score = score
         self._points = self._cards_points = 0
@@ -641,11 +663,11 @@ class Game:
     # -- undo -------------------------------------------------------------------------------
 
     def _undo_refusal(self) -> str | None:
-        if self.status != PLAYING:
+        if self.status != _PLAYING:
             return self._over_message()
-        if self.variant.undo == "none":
+        if self.variant.undo == _NO_UNDO:
             return "This level allows no undo"
-        if self.variant.undo == "one" and self.history and self.history[-1] == UNDO:
+        if self.variant.undo == _ONE_UNDO and self.history and self.history[-1] == UNDO:
             return "Only the last play can be undone, and it already was"
         if not self._snapshots:
             return "There is nothing to undo"
@@ -661,7 +683,7 @@ class Game:
         self._unpack(snapshot[_SNAPSHOT_HEAD.size :])
         self._targets_cache = None
         self.score -= gain
-        if self.variant.scoring == "cards":
+        if self.variant.scoring == _CARD_SCORING:
             self.score -= 3
         self.moves += 1 if self.variant.tournament else -1
         self.history.append(UNDO)
@@ -682,9 +704,9 @@ class Game:
 
     def _over_message(self) -> str:
         return {
-            WON: "This game is over: it was won",
-            STUCK: "This game is over: no play can change anything any more",
-            RESIGNED: "This game is over: it was resigned",
+            Status.WON: "This game is over: it was won",
+            Status.STUCK: "This game is over: no play can change anything any more",
+            Status.RESIGNED: "This game is over: it was resigned",
         }[self.status]
 
     def _why_not_up(self, card: Card) -> tuple[Part, ...]:
@@ -700,7 +722,7 @@ class Game:
         return card, " can't go up: the ", suit, " foundation starts with ", base
 
     def _needs(self, top: Card, column: int) -> str:
-        if self.variant.wrap == "broken" and top.rank == self.base_rank:
+        if self.variant.wrap == Wrap.BROKEN and top.rank == self.base_rank:
             return f"nothing goes on the base rank {_rank_word(top.rank)}"
         wanted = (top.rank - 1) % 13
         return f"column {column + 1} needs a {_colour_word(not top.red)} {_rank_word(wanted)}"
@@ -709,9 +731,9 @@ class Game:
         if self.reserve:
             return "While the reserve has cards, only the reserve may fill a space"
         rule = self.variant.spaces_after_reserve
-        if rule == "waste":
+        if rule == SpacesAfterReserve.WASTE:
             return "Only the waste's top card may fill a space"
-        if rule == "king":
+        if rule == SpacesAfterReserve.KING:
             return "Only a K may fill a space"
         return "Only the waste's top card or a column's whole pile may fill a space"
 
@@ -728,7 +750,7 @@ class Game:
             return (self._why_not_in_space(str(source + 1)),)
         top = destination[-1]
         needs = f": {self._needs(top, column)}"
-        if self.variant.moves == "whole":
+        if self.variant.moves == Moves.WHOLE:
             return "The pile from ", pile[0], " can't go on ", top, needs
         return f"No run in column {source + 1} fits on ", top, needs
 
@@ -801,13 +823,14 @@ class Game:
         self.passes_started = layout.passes_started
         self.moves = layout.moves
         self.score = layout.score
-        if self.variant.scoring == "vegas":  # from the foundations alone (docs/rules.md §13.3)
+        # Vegas counts from the foundations alone (docs/rules.md §13.3).
+        if self.variant.scoring == Scoring.VEGAS:
             self._points = self._cards_points = 0
             self._settle_score()
         self.history = []
         self._snapshots.clear()
         self.status = layout.status
-        if self.status == PLAYING:
+        if self.status == Status.PLAYING:
             if self.cards_on_foundations == 52:
-                self.status = WON
+                self.status = Status.WON
             self._check_stuck()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from door.engine.cards import Card
 from door.engine.game import Game
 from door.engine.moves import FOUNDATION, RESERVE, TURN, WASTE
+from door.engine.variant import Moves, SpacesAfterReserve, Wrap
 
 KING = 12
 _OTHER_COLOUR = {0: (1, 2), 1: (0, 3), 2: (0, 3), 3: (1, 2)}  # suit -> suits of the other colour
@@ -132,7 +133,7 @@ class _Reading:
         """May ``card`` go on ``top`` in a column? (docs/rules.md §6.1, §6.2)"""
         if card.red == top.red or (top.rank - card.rank) % 13 != 1:
             return False
-        broken = self.game.variant.wrap == "broken" and self.game.base_rank is not None
+        broken = self.game.variant.wrap == Wrap.BROKEN and self.game.base_rank is not None
         return not (broken and top.rank == self.game.base_rank)
 
     def moving_part(self, play: str) -> int:
@@ -140,14 +141,14 @@ class _Reading:
         moves (the engine's choice, docs/rules.md §6.5, §7.4)."""
         source, target = (int(key) - 1 for key in play.split())
         pile, destination = self.game.tableau[source], self.game.tableau[target]
-        if self.game.variant.moves == "whole":
+        if self.game.variant.moves == Moves.WHOLE:
             return 0
         start = len(pile) - 1
         while start > 0 and self.fits(pile[start], pile[start - 1]):
             start -= 1
         if destination:
             return next(i for i in range(start, len(pile)) if self.fits(pile[i], destination[-1]))
-        if self.game.variant.spaces_after_reserve == "king":
+        if self.game.variant.spaces_after_reserve == SpacesAfterReserve.KING:
             return next(i for i in range(start, len(pile)) if pile[i].rank == KING)
         return 0
 

@@ -16,14 +16,14 @@ ValueError: position: give its order, its deal number, or all of its piles
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from door.engine.cards import Card, check_full_deck, rank_from_char
 from door.engine.shuffle import shuffled_order
-from door.engine.status import PLAYING, STATUSES
-from door.engine.variant import Variant
+from door.engine.status import Status
+from door.engine.variant import Base, Variant
 
 PILE_KEYS = ("reserve", "deck", "waste", "foundations", "tableau", "base_rank", "passes_started")
 
@@ -64,7 +64,7 @@ class Layout:
     passes_started: int
     moves: int
     score: int
-    status: str
+    status: Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +93,7 @@ class Position:
         if not isinstance(history, list) or not all(isinstance(entry, str) for entry in history):
             raise ValueError("position: history must be a list of commands")
         order = position.get("order")
+        cards: Sequence[Card]
         if order is not None:
             cards = _cards(order, "order")
         elif deal is not None:
@@ -105,7 +106,7 @@ class Position:
 
     @property
     def resigned(self) -> bool:
-        return self.given.get("status") == "resigned"
+        return self.given.get("status") == Status.RESIGNED
 
     def differs(self, current: Mapping[str, Any]) -> bool:
         """Whether a pile (or the base rank, or the passes) given differs from ``current``,
@@ -132,7 +133,7 @@ class Position:
         check_full_deck([card for pile in piles for card in pile])
         base_char = position.get("base_rank")
         base_rank = None if base_char is None else rank_from_char(str(base_char))
-        if base_rank is None and (self.variant.base != "choose" or any(foundations)):
+        if base_rank is None and (self.variant.base != Base.CHOOSE or any(foundations)):
             raise ValueError("position: base_rank is needed once a foundation is started")
         for index, pile in enumerate(foundations):
             for depth, card in enumerate(pile):
@@ -141,11 +142,13 @@ class Position:
                     raise ValueError(
                         f"position: foundations[{index}] is not built up in suit from the base rank"
                     )
-        status = position.get("status", PLAYING)
-        if status not in STATUSES:
+        given_status = position.get("status", Status.PLAYING)
+        try:
+            status = Status(given_status)
+        except ValueError:
             raise ValueError(
-                f"position: status must be one of {', '.join(STATUSES)}, not {status!r}"
-            )
+                f"position: status must be one of {', '.join(Status)}, not {given_status!r}"
+            ) from None
         passes_started = _whole(position.get("passes_started", 1), "passes_started", 1)
         moves = _whole(position.get("moves", 0), "moves", 0)
         score = position.get("score", 0)

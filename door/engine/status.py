@@ -1,4 +1,14 @@
-"""The four states of a game, as the position JSON writes them."""
+"""The four states of a game, as the position JSON and the store write them.
 
-PLAYING, WON, STUCK, RESIGNED = "playing", "won", "stuck", "resigned"
-STATUSES = (PLAYING, WON, STUCK, RESIGNED)
+>>> Status("won") is Status.WON, Status.WON == "won", f"{Status.STUCK}"
+(True, True, 'stuck')
+"""
+
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    PLAYING = "playing"
+    WON = "won"
+    STUCK = "stuck"
+    RESIGNED = "resigned"

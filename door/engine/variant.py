@@ -1,7 +1,9 @@
 """The variant knobs of docs/rules.md §11: one frozen value per game's rules.
 
 >>> Variant().draw, Variant().base, Variant().scoring
-(3, 'dealt', 'points')
+(3, <Base.DEALT: 'dealt'>, <Scoring.POINTS: 'points'>)
+>>> Variant.from_dict({"draw": 1, "passes": 1, "base": "ace"}).base is Base.ACE
+True
 >>> Variant.from_dict({"draw": 1, "passes": 1}).to_dict()["passes"]
 1
 >>> Variant(draw=2)
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
 from typing import Any
 
 
@@ -31,14 +34,57 @@ def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "base": ("dealt", "ace", "choose"),
-    "wrap": ("broken", "full"),
-    "moves": ("whole", "partial"),
-    "spaces": ("auto", "manual"),
-    "spaces_after_reserve": ("any", "waste", "king"),
-    "undo": ("none", "one", "unlimited"),
-    "scoring": ("points", "vegas", "cards"),
+# The knobs with a few named settings. Their values are the words RULES.md, the position
+# JSON, the stored variants and sysop.toml all use, so a setting is the word itself.
+
+
+class Base(StrEnum):
+    DEALT = "dealt"
+    ACE = "ace"
+    CHOOSE = "choose"
+
+
+class Wrap(StrEnum):
+    BROKEN = "broken"
+    FULL = "full"
+
+
+class Moves(StrEnum):
+    WHOLE = "whole"
+    PARTIAL = "partial"
+
+
+class Spaces(StrEnum):
+    AUTO = "auto"
+    MANUAL = "manual"
+
+
+class SpacesAfterReserve(StrEnum):
+    ANY = "any"
+    WASTE = "waste"
+    KING = "king"
+
+
+class Undo(StrEnum):
+    NONE = "none"
+    ONE = "one"
+    UNLIMITED = "unlimited"
+
+
+class Scoring(StrEnum):
+    POINTS = "points"
+    VEGAS = "vegas"
+    CARDS = "cards"
+
+
+_CHOICES: dict[str, type[StrEnum]] = {
+    "base": Base,
+    "wrap": Wrap,
+    "moves": Moves,
+    "spaces": Spaces,
+    "spaces_after_reserve": SpacesAfterReserve,
+    "undo": Undo,
+    "scoring": Scoring,
 }
 MOST_COLUMNS = 10
 _NUMBERS: dict[str, tuple[int, int | None, str]] = {
@@ -60,14 +106,14 @@ class Variant:
     passes: int = 0
     reserve_size: int = 13
     columns: int = 4
-    base: str = "dealt"
-    wrap: str = "broken"
-    moves: str = "whole"
-    spaces: str = "auto"
-    spaces_after_reserve: str = "any"
-    undo: str = "one"
+    base: Base = Base.DEALT
+    wrap: Wrap = Wrap.BROKEN
+    moves: Moves = Moves.WHOLE
+    spaces: Spaces = Spaces.AUTO
+    spaces_after_reserve: SpacesAfterReserve = SpacesAfterReserve.ANY
+    undo: Undo = Undo.ONE
     tournament: bool = False
-    scoring: str = "points"
+    scoring: Scoring = Scoring.POINTS
     multiplier: int = 1
     vegas_cost: int = 52
     vegas_per_card: int = 5
@@ -82,8 +128,12 @@ class Variant:
                 raise VariantError(knob, value, words)
         for knob, choices in _CHOICES.items():
             value = getattr(self, knob)
-            if value not in choices:
-                raise VariantError(knob, value, " or ".join(f'"{c}"' for c in choices))
+            try:
+                setting = choices(value)
+            except ValueError:
+                raise VariantError(knob, value, " or ".join(f'"{c}"' for c in choices)) from None
+            # A knob given as its word (from JSON or TOML) is kept as its setting.
+            object.__setattr__(self, knob, setting)
         for knob in _FLAGS:
             value = getattr(self, knob)
             if not isinstance(value, bool):

@@ -93,8 +93,13 @@ def nonblocking(*fds: int) -> Iterator[None]:
 
 async def _until_ready(add: Callable[..., None], remove: Callable[[int], object], fd: int) -> None:
     """Wait until the event loop says ``fd`` is ready (``add`` is add_reader or add_writer)."""
-    ready = asyncio.get_running_loop().create_future()
-    add(fd, lambda: ready.done() or ready.set_result(None))
+    ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    add(fd, wake)
     try:
         await ready
     finally:

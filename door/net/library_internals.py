@@ -78,7 +78,7 @@ def wake_drain_waiters(protocol: asyncio.BaseProtocol, error: Exception | None) 
     who stopped reading, then vanished, would wait for ever. asyncio's flow control mixin is
     not public API, and telnetlib3 offers no other way to end that wait.
     """
-    asyncio.streams.FlowControlMixin.connection_lost(protocol, error)  # type: ignore[arg-type]
+    asyncio.streams.FlowControlMixin.connection_lost(protocol, error)
 
 
 def mark_closed(protocol: telnetlib3.TelnetServer) -> None:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from ansi.text import sanitize
 from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
-from door.net.nodes import Call, Nodes
+from door.net.nodes import Call, NodeLimits, Nodes, Way
 from door.net.presence import Presence
 from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
 
@@ -40,8 +40,9 @@ SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
 CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
 
 
-class ServerSettings(Protocol):
-    """The fields of :class:`door.config.ServerConfig` the server reads."""
+class ServerSettings(NodeLimits, Protocol):
+    """The fields of :class:`door.config.ServerConfig` the server reads: with the node
+    table's, since a server makes its own table when it is given none."""
 
     @property
     def host(self) -> str: ...
@@ -123,7 +124,7 @@ class Listening:
     taking connections, calls :meth:`end_calls`, then :meth:`finish_close`.
     """
 
-    way: str
+    way: Way
     nodes: Nodes
     port: int = 0
     #: The reason, once closing has begun.
@@ -143,7 +144,7 @@ class Listening:
 
     def note_refusal(self, address: str, why: str) -> None:
         """Log that a connection from ``address`` was refused, a line a minute per address."""
-        way = "" if self.way == "telnet" else f"{self.way.upper()} from "
+        way = "" if self.way == Way.TELNET else f"{self.way.upper()} from "
         self.refusals.note(address, f"refused {way}{address}: {why}")
 
     async def begin_close(self, reason: str) -> bool:

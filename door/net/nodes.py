@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
+from enum import StrEnum
 from typing import Protocol
 
 from ansi.text import sanitize
@@ -49,6 +50,16 @@ MADE_ROOM_MESSAGE = "A new caller needed your node. Goodbye."
 RATE_WINDOW = 60.0  # seconds over which connections_per_minute counts
 ANSWER_GRACE = 30.0  # seconds a caller not logged in may take to answer before making room
 TAKE_OVER_GRACE = 10.0  # seconds a visit taken over gets to save and say goodbye
+
+
+class Way(StrEnum):
+    """How a caller came in, as the node table, the log and ``sysop who`` name it."""
+
+    TELNET = "telnet"
+    SSH = "ssh"
+    RLOGIN = "rlogin"
+    WEB = "web"
+    DOOR = "door"  # door mode: launched by a BBS with a drop file
 
 
 class NodeLimits(Protocol):
@@ -95,7 +106,7 @@ class Call:
     """
 
     node: int
-    way: str  # "telnet", "ssh", "rlogin", ...
+    way: Way
     address: str
     task: asyncio.Task[object]
     terminal: Terminal
@@ -243,7 +254,7 @@ class Nodes:
 
     @contextmanager
     def hold(
-        self, way: str, address: str, terminal: Terminal, *, user_id: int | None = None
+        self, way: Way, address: str, terminal: Terminal, *, user_id: int | None = None
     ) -> Iterator[Call]:
         """Hold the lowest free node for the current task, and free it on leaving.
 

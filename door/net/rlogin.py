@@ -54,7 +54,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Nodes, address_key
+from door.net.nodes import Nodes, Way, address_key
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -186,7 +186,8 @@ class WindowSizes:
         data, self._held = self._held + data, b""
         if b"\xff" not in data:
             return data, []
-        kept, sizes = bytearray(), []
+        kept = bytearray()
+        sizes: list[tuple[int, int]] = []
         start = 0
         while (found := data.find(b"\xff", start)) >= 0:
             kept += data[start:found]
@@ -298,7 +299,7 @@ class RloginDoor:
         self._detect_timeout = detect_timeout
         self._server: asyncio.Server | None = None
         self._handshaking: set[asyncio.StreamWriter] = set()
-        self._listening = Listening("rlogin", nodes)
+        self._listening = Listening(Way.RLOGIN, nodes)
         self._wrong_secrets = WrongSecrets()
         self._on = Counter[str]()  # each board's callers on now, by tag
 
@@ -437,7 +438,7 @@ class RloginDoor:
         tag = arrival.board.tag
         self._on[tag] += 1
         try:
-            with self.nodes.hold("rlogin", address, terminal) as call:
+            with self.nodes.hold(Way.RLOGIN, address, terminal) as call:
                 call.presence.alias = arrival.alias
                 await self._listening.guard(call, visit)
         finally:
@@ -463,6 +464,6 @@ async def start_rlogin(
 ) -> RloginDoor:
     """Listen for RLOGIN on ``config.host`` and ``port``; ``options`` as :class:`RloginDoor`
     takes."""
-    door = RloginDoor(config, boards, visit, nodes, **options)  # type: ignore[arg-type]
+    door = RloginDoor(config, boards, visit, nodes, **options)
     await door._listen(config.host, port)
     return door

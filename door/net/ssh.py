@@ -52,7 +52,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Call, Nodes
+from door.net.nodes import Call, Nodes, Way
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -265,7 +265,7 @@ class SshDoor:
         self._detect_timeout = detect_timeout
         self._server: asyncssh.SSHAcceptor | None = None
         self._pending: set[asyncssh.SSHServerConnection] = set()
-        self._listening = Listening("ssh", nodes)
+        self._listening = Listening(Way.SSH, nodes)
         self.wrong_passwords = AddressLog()  # a line a minute per address
 
     async def _listen(self, host: str, port: int, host_key: Path) -> None:
@@ -347,7 +347,7 @@ class SshDoor:
             if refusal is not None:
                 await terminal.hang_up(refusal)
                 return
-            with self.nodes.hold("ssh", address, terminal, user_id=user_id) as call:
+            with self.nodes.hold(Way.SSH, address, terminal, user_id=user_id) as call:
                 await self._visit_node(call, process, reader, terminal, address, who)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("SSH connection from %s failed", address)

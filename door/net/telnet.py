@@ -26,7 +26,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import telnetlib3
 
@@ -49,7 +49,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Call, Nodes
+from door.net.nodes import Call, Nodes, Way
 from door.net.telnet_guard import (
     COMMAND_BURST,
     COMMAND_RATE,
@@ -109,6 +109,10 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
     """
 
     listening: Listening  # set on the subclass each server makes
+    # Made by telnetlib3's connection_made, before any other method here runs; the writer by
+    # the writer_factory below.
+    reader: telnetlib3.TelnetReader
+    writer: DoorWriter
     _in_shell = False
     _lost = False
     _refused = False
@@ -117,7 +121,8 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
         super().__init__(writer_factory=DoorWriter, **options)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._socket_transport = transport  # telnetlib3 forgets its own at connection_lost
+        # telnetlib3 forgets its own at connection_lost; every transport here can abort.
+        self._socket_transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "unknown"
         refusal = self.listening.admit(self._address)
@@ -213,7 +218,7 @@ class DoorServer:
         detect_timeout: float = DETECT_TIMEOUT,
         negotiate_timeout: float = NEGOTIATE_TIMEOUT,
         nodes: Nodes | None = None,
-        way: str = "telnet",
+        way: Way = Way.TELNET,
     ) -> None:
         self.config = config
         self.nodes = nodes if nodes is not None else Nodes(config)
@@ -269,7 +274,7 @@ class DoorServer:
         return self._listening.port
 
     @property
-    def way(self) -> str:
+    def way(self) -> Way:
         """The way in its callers are shown under: telnet, or the way that carries it."""
         return self._listening.way
 
@@ -334,7 +339,7 @@ class DoorServer:
             await _detect(terminal, writer, self._detect_timeout)
             await settle_call(
                 node,
-                f"{'' if self.way == 'telnet' else self.way + ' '}connect from {address}",
+                f"{'' if self.way == Way.TELNET else self.way + ' '}connect from {address}",
                 terminal,
                 self._detect_timeout,
                 self.config.time_limit,

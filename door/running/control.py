@@ -33,7 +33,7 @@ import struct
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from ansi.charset import decode
 from door.files import PRIVATE_FILE
@@ -192,7 +192,7 @@ class ControlServer:
             await _answer(writer, {"ok": False, "error": f"no such command: {command!r}"})
 
 
-def _is_node(node: object) -> bool:
+def _is_node(node: object) -> TypeGuard[int]:
     return isinstance(node, int) and not isinstance(node, bool) and node > 0
 
 

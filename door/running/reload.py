@@ -110,7 +110,8 @@ def _level_changes(old: tuple[Level, ...], new: tuple[Level, ...]) -> list[str]:
         if before == after:
             continue
         if after is None:
-            lines.append(f"level {number} ({before.name}) removed")  # type: ignore[union-attr]
+            assert before is not None  # both None are equal, passed over above
+            lines.append(f"level {number} ({before.name}) removed")
         elif before is None:
             lines.append(f"level {number} ({after.name}) added")
         elif before.variant != after.variant:

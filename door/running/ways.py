@@ -15,7 +15,7 @@ from door.app import App
 from door.config import Config
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
-from door.net.nodes import Nodes
+from door.net.nodes import Nodes, Way
 from door.net.rlogin import Arrival, RloginDoor, start_rlogin
 from door.net.telnet import DoorServer, start_server
 from door.net.terminal import Terminal
@@ -133,7 +133,7 @@ async def open_ways(
 
             # Web callers are telnet callers whose stream rides on a WebSocket.
             web_telnet = DoorServer(
-                config.server, telnet, detect_timeout=detect_timeout, nodes=nodes, way="web"
+                config.server, telnet, detect_timeout=detect_timeout, nodes=nodes, way=Way.WEB
             )
             ways.web = await start_web(
                 config.web,

@@ -25,8 +25,8 @@ from typing import Protocol
 from door.config import Config
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
-from door.engine.solver import Verdict
-from door.engine.status import PLAYING
+from door.engine.solver import Result, Verdict
+from door.engine.status import Status
 from door.fairness import daily_start
 from door.store import DailyDeal, Store
 
@@ -53,10 +53,10 @@ async def choose_deal_of_the_day(
     for offset in range(MAX_TRIES):
         number = (start + offset) % DEAL_RANGE
         game = Game.deal(level.variant, number)
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             continue
         verdict = await pool.solve(game.to_dict(), config.solver.seconds)
-        if verdict.result == "won":
+        if verdict.result == Result.WON:
             break
     else:
         # Rules under which hardly a deal is winnable: the day still gets a deal.
@@ -72,7 +72,7 @@ async def close_past_days(store: Store, today: date, user_id: int | None = None)
     unfinished = await store.unfinished_daily_games(user_id, today)
     for game_id in unfinished:
         game = await store.load_game(game_id)
-        if game.status == PLAYING:
+        if game.status == Status.PLAYING:
             game.resign()
         await store.finish_game(game_id, game)
     return len(unfinished)

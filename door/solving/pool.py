@@ -32,7 +32,7 @@ from datetime import date
 from typing import Any
 
 from door.config import Config
-from door.engine.solver import Verdict, solve
+from door.engine.solver import Result, Verdict, solve
 from door.levels import Level
 from door.solving.daily import Solver, choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
@@ -146,7 +146,7 @@ class SolverPool:
                 if self._executors.get(lane) is executor:
                     del self._executors[lane]
                     executor.shutdown(wait=False, cancel_futures=True)
-                return Verdict("unknown", (), 0, 0.0)
+                return Verdict(Result.UNKNOWN, (), 0, 0.0)
 
     def _stop(self, lane: str, executor: ProcessPoolExecutor) -> None:
         """End ``executor``'s worker (a search nobody waits for); the lane starts anew."""

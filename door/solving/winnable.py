@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.solver import Result
+from door.engine.status import Status
 from door.fairness import secret_deal_number
 from door.levels import Level
 from door.solving.daily import Solver
@@ -34,9 +35,9 @@ async def find_winnable(
             break
         number = secret_deal_number()
         game = Game.deal(level.variant, number)
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             continue
         verdict = await pool.solve(game.to_dict(), seconds)
-        if verdict.result == "won":
+        if verdict.result == Result.WON:
             return number
     return None

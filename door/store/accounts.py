@@ -75,7 +75,8 @@ def shown_everywhere(char: str) -> bool:
     try:
         byte = char.encode("cp437")
     except UnicodeEncodeError:
-        base, *marks = unicodedata.normalize("NFD", char)
+        decomposed = unicodedata.normalize("NFD", char)
+        base, marks = decomposed[0], decomposed[1:]
         accented = bool(marks) and all(unicodedata.category(m) == "Mn" for m in marks)
         return accented and shown_everywhere(base)
     return len(byte) == 1 and (0x20 <= byte[0] < 0x7F or 0x80 <= byte[0] < 0xFF)

@@ -14,9 +14,11 @@ import sqlite3
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Literal
 
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.fairness import new_salt, seal, secret_deal_number
 from door.levels import Level
 from door.store.base import Row, execute, fetch_all, moment, stamp
@@ -35,7 +37,18 @@ MAX_DEALS = 10
 MAX_LENGTH = timedelta(days=90)  # the longest a contest stays open
 MAX_LEAD = timedelta(days=365)  # the furthest ahead a contest may be declared to open
 """Deals a contest may have: one key each on its page (0 for the tenth)."""
-COMING, OPEN, CLOSED = "coming", "open", "closed"
+
+
+class ContestState(StrEnum):
+    """Where a contest stands: not open yet, open for play, or closed (its deals shown)."""
+
+    COMING = "coming"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+# What the door records of a contest, when it saw it: each the name of its column.
+ContestEvent = Literal["opened", "closed"]
 
 _CONTEST_COLUMNS = "id, name, level, variant_id, opens, closes, made, opened, closed"
 
@@ -57,12 +70,14 @@ class Contest:
     opened: datetime | None = None
     closed: datetime | None = None
 
-    def state(self, now: datetime) -> str:
-        """:data:`COMING`, :data:`OPEN` or :data:`CLOSED`, by the clock, or by what the door
+    def state(self, now: datetime) -> ContestState:
+        """Coming, open or closed, by the clock, or by what the door
         has recorded (a sysop's command may run on a clock a little behind the door's)."""
         if self.closed is not None or now >= self.closes:
-            return CLOSED
-        return OPEN if self.opened is not None or now >= self.opens else COMING
+            return ContestState.CLOSED
+        if self.opened is not None or now >= self.opens:
+            return ContestState.OPEN
+        return ContestState.COMING
 
     @property
     def revealed(self) -> bool:
@@ -89,7 +104,7 @@ class ContestPlay:
 
     number: int
     game_id: int
-    status: str
+    status: Status
     score: int
     moves: int
     assisted: bool
@@ -116,7 +131,7 @@ class ContestChange:
     ``resigned`` the games it closed unfinished."""
 
     contest: Contest
-    what: str
+    what: ContestEvent
     resigned: int = 0
 
 
@@ -190,7 +205,7 @@ def fresh_deal(level: Level) -> int:
     """A secret deal number whose game is not over before its first play."""
     while True:
         number = secret_deal_number()
-        if Game.deal(level.variant, number).status == PLAYING:
+        if Game.deal(level.variant, number).status == Status.PLAYING:
             return number
 
 
@@ -260,7 +275,7 @@ class ContestStore(GameStore):
 
         def forget(db: sqlite3.Connection) -> Contest:
             contest = contest_named(db, name)
-            if contest.state(now) != COMING:
+            if contest.state(now) != ContestState.COMING:
                 raise StoreError(f"the contest {contest.name!r} has opened: it stands")
             execute(db, "DELETE FROM contests WHERE id = ?", (contest.id,))
             return contest
@@ -271,7 +286,7 @@ class ContestStore(GameStore):
         """The contest callers see: the open one, else the next to open, else the last."""
         now = self._clock()
         every = await self.contests()
-        for wanted in (OPEN, COMING):
+        for wanted in (ContestState.OPEN, ContestState.COMING):
             found = [contest for contest in every if contest.state(now) == wanted]
             if found:
                 return found[0]
@@ -315,11 +330,14 @@ class ContestStore(GameStore):
             "WHERE user_id = ? AND contest_id = ?",
             (user_id, contest_id),
         )
-        return {row[0]: ContestPlay(*row[:5], bool(row[5])) for row in rows}
+        return {
+            row[0]: ContestPlay(row[0], row[1], Status(row[2]), row[3], row[4], bool(row[5]))
+            for row in rows
+        }
 
     async def contest_game(
         self, user_id: int, contest_id: int, number: int
-    ) -> tuple[int, str, Game] | None:
+    ) -> tuple[int, Status, Game] | None:
         """The user's game of deal ``number`` of the contest: (id, status, game), or None."""
         rows = await self._read(
             f"SELECT id, status, position, {LATER_PLAYS} FROM games WHERE user_id = ? "
@@ -329,7 +347,7 @@ class ContestStore(GameStore):
         if not rows:
             return None
         game_id, status, position, later = rows[0]
-        return game_id, status, rebuild(game_id, position, later)
+        return game_id, Status(status), rebuild(game_id, position, later)
 
     async def start_contest_game(
         self, user_id: int, contest: Contest, number: int, level: Level
@@ -343,13 +361,13 @@ class ContestStore(GameStore):
         game = Game.deal(level.variant, chosen.deal)
         variant_id = await self.variant_id(level)
         now = self._clock()
-        if contest.state(now) != OPEN:
+        if contest.state(now) != ContestState.OPEN:
             raise StoreError(f"the contest {contest.name!r} is not open")
         status, score, moves, cards_up = game_counts(game)
+        finished = None if status == Status.PLAYING else stamp(now)
         values = (
             user_id, variant_id, level.number, chosen.deal, order_text(game), position_json(game),
-            status, score, moves, cards_up, stamp(now), None if status == PLAYING else stamp(now),
-            chosen.salt, contest.id, number,
+            status, score, moves, cards_up, stamp(now), finished, chosen.salt, contest.id, number,
         )  # fmt: skip
 
         def insert(db: sqlite3.Connection) -> int:
@@ -406,10 +424,10 @@ class ContestStore(GameStore):
         changes: list[ContestChange] = []
         for contest in await self.contests():
             state = contest.state(now)
-            if contest.opened is None and state != COMING:
+            if contest.opened is None and state != ContestState.COMING:
                 opened = await self._mark(contest.id, "opened")
                 changes.append(ContestChange(opened, "opened"))
-            if contest.closed is None and state == CLOSED:
+            if contest.closed is None and state == ContestState.CLOSED:
                 resigned = await self._close_games(contest.id)
                 closed = await self._mark(contest.id, "closed")
                 changes.append(ContestChange(closed, "closed", resigned))
@@ -435,7 +453,7 @@ class ContestStore(GameStore):
             await self.finish_game(game_id, game)
         return len(rows)
 
-    async def _mark(self, contest_id: int, column: str) -> Contest:
+    async def _mark(self, contest_id: int, column: ContestEvent) -> Contest:
         now = self._now()
 
         def mark(db: sqlite3.Connection) -> Contest:

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from door.engine import Game
+from door.engine.status import Status
 from door.fairness import new_door_secret
 from door.files import create_once
 from door.levels import Level
@@ -93,7 +94,7 @@ class DailyStore(VariantStore):
 
         return await self._write(keep)
 
-    async def daily_game(self, user_id: int, day: date) -> tuple[int, str, Game] | None:
+    async def daily_game(self, user_id: int, day: date) -> tuple[int, Status, Game] | None:
         """The user's game of the deal of ``day``: (id, status, game), or None if not begun."""
         rows = await self._read(
             f"SELECT id, status, position, {LATER_PLAYS} FROM games WHERE user_id = ? AND day = ?",
@@ -102,7 +103,7 @@ class DailyStore(VariantStore):
         if not rows:
             return None
         game_id, status, position, later = rows[0]
-        return game_id, status, rebuild(game_id, position, later)
+        return game_id, Status(status), rebuild(game_id, position, later)
 
     async def unfinished_daily_games(self, user_id: int | None, before: date) -> list[int]:
         """The deal-of-the-day games of days before ``before`` still unfinished: the user's,
@@ -128,7 +129,7 @@ class DailyStore(VariantStore):
             DailyResult(
                 alias=row[0],
                 bbs=row[1],
-                status=row[2],
+                status=Status(row[2]),
                 score=row[3],
                 moves=row[4],
                 assisted=bool(row[5]),

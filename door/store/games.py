@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from door.engine import Card, Game, IllegalMove, Variant
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.fairness import new_salt
 from door.levels import Level
 from door.store.base import (
@@ -73,14 +73,14 @@ def position_json(game: Game) -> str:
     return json.dumps(game.to_dict(), separators=(",", ":"))
 
 
-def game_counts(game: Game) -> tuple[str, int, int, int]:
+def game_counts(game: Game) -> tuple[Status, int, int, int]:
     """(status, score, moves, cards up) as the games table keeps them."""
     return game.status, game.score, game.moves, game.cards_on_foundations
 
 
 def _counts_update(
     game_id: int,
-    counts: tuple[str, int, int, int],
+    counts: tuple[Status, int, int, int],
     stored_score: int,
     finished: str | None,
     plays: int,
@@ -93,7 +93,7 @@ def _counts_update(
     stay as they are, and its score is set only when it moved: most plays write the game's
     row and its plays, two pages to the disk where setting every count wrote six."""
     status, score, moves, cards_up = counts
-    if status != PLAYING:
+    if status != Status.PLAYING:
         return (
             "UPDATE games SET status = ?, score = ?, moves = ?, cards_up = ?, finished = ?, "
             "plays = ? WHERE id = ?",
@@ -128,7 +128,7 @@ def to_game_record(row: Row) -> GameRecord:
         level=row[2],
         variant_id=row[3],
         deal=row[4],
-        status=row[5],
+        status=Status(row[5]),
         score=row[6],
         moves=row[7],
         cards_up=row[8],
@@ -166,7 +166,7 @@ def explain_unchanged(db: sqlite3.Connection, game_id: int, order: str, plays: i
     """Why an update of a game (dealt in ``order``, ``plays`` plays in) changed nothing,
     as an error."""
     record = game_by_id(db, game_id)
-    if record.status != PLAYING:
+    if record.status != Status.PLAYING:
         raise GameConflict(f"game {game_id} is over ({record.status}); it takes no more plays")
     rows = fetch_all(db, "SELECT deal_order FROM games WHERE id = ?", (game_id,))
     if rows[0][0] != order:
@@ -249,7 +249,7 @@ class GameStore(VariantStore):
             position_json(game),
             *game_counts(game),
             now,
-            None if game.status == PLAYING else now,
+            None if game.status == Status.PLAYING else now,
             day,
             int(practice),
             None if practice or game.deal_number is None else new_salt(),
@@ -296,13 +296,13 @@ class GameStore(VariantStore):
 
     async def finish_game(self, game_id: int, game: Game) -> None:
         """Store a game that has just ended (won, stuck or resigned). Safe to call again."""
-        if game.status == PLAYING:
+        if game.status == Status.PLAYING:
             raise ValueError("finish_game needs a game that is over; use record_play")
         order, plays = order_text(game), len(game.history)
         update = self._game_update(game_id, game, order, grown=False)
 
         def store(db: sqlite3.Connection) -> None:
-            if not update(db) and game_by_id(db, game_id).status == PLAYING:
+            if not update(db) and game_by_id(db, game_id).status == Status.PLAYING:
                 explain_unchanged(db, game_id, order, plays)
 
         await self._write(store)
@@ -321,7 +321,7 @@ class GameStore(VariantStore):
         The game is read here, in the event loop, not when the write runs: the caller may
         play on before it does."""
         history = tuple(game.history)
-        over = game.status != PLAYING
+        over = game.status != Status.PLAYING
         full_copy = over or len(history) % FULL_COPY_EVERY == 0
         position = position_json(game) if full_copy else None
         counts = game_counts(game)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from door.engine.status import Status
+
 
 class StoreError(Exception):
     """The store can't do what was asked; the message says why in the sysop's words."""
@@ -107,7 +109,7 @@ class GameRecord:
     level: int
     variant_id: int
     deal: int | None
-    status: str
+    status: Status
     score: int
     moves: int
     cards_up: int
@@ -199,7 +201,7 @@ class DailyResult:
 
     alias: str
     bbs: str | None
-    status: str
+    status: Status
     score: int
     moves: int
     assisted: bool

@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import replace
 from datetime import datetime
 
+from door.engine.status import Status
+from door.engine.variant import Scoring
 from door.levels import Level
 from door.store.accounts import bbs_key
 from door.store.base import Row, execute, fetch_all, moment
@@ -54,10 +56,10 @@ class ScoreStore(VariantStore):
             (user_id, level.number) * 5,
         )
         finished, practice_played, practice_won, unfinished, vegas = rows[0]
-        balance = int(vegas) if level.variant.scoring == "vegas" else None
+        balance = int(vegas) if level.variant.scoring == Scoring.VEGAS else None
         stats = summarize(
             level.number,
-            [(status, score) for status, score in json.loads(finished)],
+            [(Status(status), score) for status, score in json.loads(finished)],
             balance,
             bool(unfinished),
         )
@@ -65,7 +67,7 @@ class ScoreStore(VariantStore):
 
     async def recent_results(
         self, user_id: int, limit: int = 10, level_number: int | None = None
-    ) -> list[tuple[int, str]]:
+    ) -> list[tuple[int, Status]]:
         """(cards on the foundations, status) of the user's last finished scored games, oldest
         first."""
         rows = await self._read(
@@ -74,7 +76,7 @@ class ScoreStore(VariantStore):
             "AND (? IS NULL OR level = ?) ORDER BY finished DESC, id DESC LIMIT ?",
             (user_id, level_number, level_number, limit),
         )
-        return [(row[0], row[1]) for row in reversed(rows)]
+        return [(row[0], Status(row[1])) for row in reversed(rows)]
 
     # -- scoreboards ---------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
 from door.engine.moves import Part
+from door.engine.variant import Scoring
 from door.views.layout import wrap
 
 WIDTH, HEIGHT = 80, 24
@@ -326,7 +327,7 @@ def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]
     passes = (
         f"{game.passes_started} of {variant.passes}" if variant.passes else f"{game.passes_started}"
     )
-    score_name = "Balance" if variant.scoring == "vegas" else "Score"
+    score_name = "Balance" if variant.scoring == Scoring.VEGAS else "Score"
     return [
         (score_name, str(game.score)),
         ("Moves", str(game.moves)),
@@ -468,7 +469,12 @@ class BoardPainter:
 
     def _forget(self) -> None:
         """Have every part drawn at the next draw."""
-        self._level_name = self._caption = self._message = self._prompt = self._footnote = None
+        # None: never drawn, unlike any text.
+        self._level_name: str | None = None
+        self._caption: str | None = None
+        self._message: str | None = None
+        self._prompt: str | None = None
+        self._footnote: str | None = None
         self._message_style: Style | None = None
         self._top = self._columns = b""
         self._values: tuple[str, ...] = ()

@@ -14,13 +14,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ansi.text import sanitize
-from door.engine.status import PLAYING
-from door.store.contests import CLOSED, COMING, OPEN, ContestPlay, ContestStanding
+from door.engine.status import Status
+from door.store.contests import ContestPlay, ContestStanding, ContestState
 from door.views.board import LABEL, VALUE
 from door.views.layout import counted, time_left
 from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell
-
-PLAYED = {"won": "won", "stuck": "stuck", "resigned": "resigned"}
 
 
 def when(moment: datetime) -> str:
@@ -58,15 +56,15 @@ def table_lines(
     return lines
 
 
-def play_text(play: ContestPlay | None, state: str = OPEN) -> str:
+def play_text(play: ContestPlay | None, state: ContestState = ContestState.OPEN) -> str:
     """What the caller has made of one deal (``state``: the contest's)."""
     if play is None:
-        return "not played" if state == CLOSED else "not played yet"
+        return "not played" if state == ContestState.CLOSED else "not played yet"
     moves = counted(play.moves, "move")
-    if play.status == PLAYING:
+    if play.status == Status.PLAYING:
         return f"your game is saved (score {play.score}, {moves})"
     hint = " (hint)" if play.assisted else ""
-    return f"{PLAYED.get(play.status, play.status)}, score {play.score} in {moves}{hint}"
+    return f"{play.status}, score {play.score} in {moves}{hint}"
 
 
 def deal_key(number: int) -> str:
@@ -78,15 +76,15 @@ def deal_key(number: int) -> str:
     return str(number % 10)
 
 
-def deal_lines(state: str, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
+def deal_lines(state: ContestState, plays: Mapping[int, ContestPlay], count: int) -> list[PageLine]:
     """The contest's deals by their place and what the caller made of each: while it is
     open, each under the key that plays it."""
-    if state == COMING:
+    if state == ContestState.COMING:
         return [Text(f"{counted(count, 'deal')}, dealt when the contest opens.")]
     texts = [
         f"Deal {number}: {play_text(plays.get(number), state)}" for number in range(1, count + 1)
     ]
-    if state == OPEN:
+    if state == ContestState.OPEN:
         return [Entry(deal_key(number), text) for number, text in enumerate(texts, start=1)]
     return [Text(text) for text in texts]
 
@@ -118,15 +116,20 @@ def seal_lines(seals: Sequence[str], revealed: Sequence[tuple[int, int, str]]) -
 
 
 def state_line(
-    state: str, opens: datetime, closes: datetime, level_name: str, count: int, now: datetime
+    state: ContestState,
+    opens: datetime,
+    closes: datetime,
+    level_name: str,
+    count: int,
+    now: datetime,
 ) -> str:
     """Where the contest stands, in one sentence, with the time to its next change."""
     what = f"{counted(count, 'deal')} at {level_name}"
-    if state == COMING:
+    if state == ContestState.COMING:
         soon = time_left((opens - now).total_seconds())
         return f"Opens {when(opens)} (in {soon}), until {when(closes)}: {what}."
-    if state == OPEN:
+    if state == ContestState.OPEN:
         left = time_left((closes - now).total_seconds())
         return f"Open until {when(closes)} ({left} left): {what}, the same for every caller."
-    assert state == CLOSED
+    assert state == ContestState.CLOSED
     return f"Closed {when(closes)}: {what}. Check any game with its deal, salt and seal."

@@ -9,8 +9,6 @@ from door.store.records import DailyDay, DailyResult
 from door.views.board import LABEL
 from door.views.pages import Entry, PageLine, Text
 
-RESULT_WORDS = {"won": "won", "stuck": "stuck", "resigned": "resigned", "playing": "playing"}
-
 
 def board_lines(results: Sequence[DailyResult], limit: int) -> list[PageLine]:
     """A day's results, best first, at most ``limit`` rows; (hint) marks a hint taken."""
@@ -19,9 +17,8 @@ def board_lines(results: Sequence[DailyResult], limit: int) -> list[PageLine]:
     ]
     for place, row in enumerate(results[:limit], start=1):
         mark = " (hint)" if row.assisted else ""
-        result = RESULT_WORDS.get(row.status, row.status)
         lines.append(
-            f"{place:>3}  {sanitize(row.alias, 20):<22}{result:<10}"
+            f"{place:>3}  {sanitize(row.alias, 20):<22}{row.status:<10}"
             f"{row.score:>7}{row.moves:>7}{mark}"
         )
     if len(results) > limit:

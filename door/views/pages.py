@@ -19,6 +19,8 @@ from datetime import datetime
 
 from ansi.screen import ScreenBuffer, Style
 from ansi.text import sanitize
+from door.engine.status import Status
+from door.engine.variant import Scoring
 from door.levels import Level
 from door.store.records import HighScore, Standing, Statistics
 from door.views.board import (
@@ -140,8 +142,8 @@ def draw_rows(
     if message:
         style = MESSAGE if look.ansi else PLAIN
         lines = wrap(message, RIGHT_COL - TEXT_COL + 1)[-len(MESSAGE_ROWS) :]
-        for row, line in zip(MESSAGE_ROWS[-len(lines) :], lines, strict=True):
-            screen.put(row, TEXT_COL, line, style)
+        for message_row, line in zip(MESSAGE_ROWS[-len(lines) :], lines, strict=True):
+            screen.put(message_row, TEXT_COL, line, style)
     end = screen.put(PROMPT_ROW, TEXT_COL, prompt, VALUE if look.ansi else PLAIN)
     screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
 
@@ -182,9 +184,9 @@ def level_line(level: Level) -> str:
         else f"{variant.passes} pass" + ("es" if variant.passes > 1 else "")
     )
     scoring = {
-        "points": f"points x{variant.multiplier}",
-        "vegas": f"vegas ${variant.vegas_cost}",
-        "cards": "card scoring",
+        Scoring.POINTS: f"points x{variant.multiplier}",
+        Scoring.VEGAS: f"vegas ${variant.vegas_cost}",
+        Scoring.CARDS: "card scoring",
     }[variant.scoring]
     return f"{level.name} (draw {variant.draw}, {passes}, {scoring})"
 
@@ -275,7 +277,7 @@ def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
 
 
 def statistics_lines(
-    level: Level, stats: Statistics, recent: Sequence[tuple[int, str]]
+    level: Level, stats: Statistics, recent: Sequence[tuple[int, Status]]
 ) -> list[PageLine]:
     """A user's record at a level, and a bar for each recent game: cards sent up."""
     percent = f"{stats.win_percentage:.1f}%"

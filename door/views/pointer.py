@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ansi.screen import ScreenBuffer, Style
 from ansi.sequences import BLACK, CYAN, YELLOW
-from door.engine import Game
+from door.engine import Card, Game
 from door.engine.moves import FOUNDATION
 from door.views.board import (
     CARD_ROW,
@@ -156,14 +156,14 @@ def draw_pointer(
         screen.put(row, col, MARKER, MARKER_STYLE)
 
 
-def _held_cards(game: Game, held: Spot, whole_piles: bool) -> list[tuple[int, int, object]]:
+def _held_cards(game: Game, held: Spot, whole_piles: bool) -> list[tuple[int, int, Card]]:
     number = held.column
     if number is None:
         pile = {"S": game.reserve, "D": game.waste}.get(held.pile, [])
         return [(CARD_ROW, _top_col(held.pile, game), pile[-1])] if pile else []
     pile = game.tableau[number - 1] if number <= len(game.tableau) else []
     depth = len(pile) if whole_piles else min(held.depth, len(pile))
-    cells = []
+    cells: list[tuple[int, int, Card]] = []
     for from_top in range(1, depth + 1):
         row = _card_row(game, number, from_top)
         if row is not None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from door.engine import Variant
-from door.levels import Level
+from door.engine.variant import Base, Moves, Scoring, Spaces, SpacesAfterReserve, Undo, Wrap
+from door.levels import Hints, Level
 from door.views.commands import COMMANDS
 from door.views.pages import PageLine, Term
 
@@ -65,9 +66,9 @@ HELP_NOTE = (
 )
 
 # What a hint is at a level, by its ``hints`` setting; no hint at any other.
-HINT_KINDS = {
-    "visible": "the best play judged from the cards in view",
-    "solver": "the next play of a line the solver has proved wins",
+HINT_KINDS: dict[str, str] = {
+    Hints.VISIBLE: "the best play judged from the cards in view",
+    Hints.SOLVER: "the next play of a line the solver has proved wins",
 }
 HINT_NOTE = "A game in which you take a hint is marked (hint) on the scoreboards."
 
@@ -94,7 +95,7 @@ def command_lines(hints: str = "") -> list[PageLine]:
     return [Term(keys, text) for keys, text in rows]
 
 
-def help_lines(hints: str) -> list[PageLine]:
+def help_lines(hints: Hints) -> list[PageLine]:
     """The in-game help for a level whose ``hints`` setting is ``hints``."""
     lines = [*command_lines(hints), "", SPELLING, HELP_NOTE]
     if hints in HINT_KINDS:
@@ -132,9 +133,9 @@ def rules_lines(levels: tuple[Level, ...]) -> list[PageLine]:
 def door_lines(level: Level) -> list[str]:
     """What the door adds to a level's rules: hints, winnable deals only."""
     notes = []
-    if level.hints == "visible":
+    if level.hints == Hints.VISIBLE:
         notes.append("HINT suggests a play judged from the cards in view.")
-    elif level.hints == "solver":
+    elif level.hints == Hints.SOLVER:
         notes.append("HINT gives the next play of a line the solver has proved wins.")
     if level.winnable_only:
         notes.append("Every deal is one the solver has proved can be won.")
@@ -153,30 +154,32 @@ def variant_lines(variant: Variant) -> list[str]:
         notes.append(f"{variant.reserve_size} reserve cards, {variant.columns} columns.")
     notes.append(
         {
-            "dealt": "A card is dealt to start the foundations.",
-            "ace": "Foundations start at the ace.",
-            "choose": "The first card you send up sets the base rank.",
+            Base.DEALT: "A card is dealt to start the foundations.",
+            Base.ACE: "Foundations start at the ace.",
+            Base.CHOOSE: "The first card you send up sets the base rank.",
         }[variant.base]
     )
-    if variant.wrap == "full":
+    if variant.wrap == Wrap.FULL:
         notes.append("Any rank turns the corner in the columns, the base rank too.")
-    if variant.moves == "partial":
+    if variant.moves == Moves.PARTIAL:
         notes.append("Any run that fits may move between columns, not only whole piles.")
-    if variant.spaces == "manual":
+    if variant.spaces == Spaces.MANUAL:
         notes.append("You fill spaces from the reserve yourself, with S n.")
-    if variant.spaces_after_reserve != "any":
+    if variant.spaces_after_reserve != SpacesAfterReserve.ANY:
+        waste = variant.spaces_after_reserve == SpacesAfterReserve.WASTE
         notes.append(
             "Once the reserve is empty, only "
-            + ("the waste's top card" if variant.spaces_after_reserve == "waste" else "a K")
+            + ("the waste's top card" if waste else "a K")
             + " may fill a space."
         )
+    undo = {Undo.NONE: "No undo.", Undo.ONE: "One undo.", Undo.UNLIMITED: "Unlimited undo."}
     notes.append(
-        {"none": "No undo.", "one": "One undo.", "unlimited": "Unlimited undo."}[variant.undo]
+        undo[variant.undo]
         + (" Each undo counts as a move." if variant.tournament else "")
     )
-    if variant.scoring == "points":
+    if variant.scoring == Scoring.POINTS:
         notes.append(f"Points scoring, multiplied by {variant.multiplier}.")
-    elif variant.scoring == "vegas":
+    elif variant.scoring == Scoring.VEGAS:
         refund = ", refunded on a win" if variant.vegas_refund_on_win else ""
         notes.append(
             f"Vegas: a game costs {variant.vegas_cost}{refund}; "

@@ -8,8 +8,9 @@ from typing import Any
 
 from door.engine import Game
 from door.engine.hints import visible_advice
-from door.engine.status import PLAYING
-from door.levels import Level
+from door.engine.solver import Result
+from door.engine.status import Status
+from door.levels import Hints, Level
 from door.solving.pool import Solving
 
 HINTS_OFF = "Hints are off at this level"
@@ -44,18 +45,18 @@ class Hinter:
     def asks_the_solver(self, game: Game) -> bool:
         """Will :meth:`hint` have to wait for the solver (no known line to follow)?"""
         return (
-            self.level.hints == "solver"
+            self.level.hints == Hints.SOLVER
             and self.solving is not None
-            and game.status == PLAYING
+            and game.status == Status.PLAYING
             and self._rest_of_line(game) is None
         )
 
     async def hint(self, game: Game) -> Hint:
-        if self.level.hints == "off":
+        if self.level.hints == Hints.OFF:
             return Hint(HINTS_OFF, False)
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             return Hint("This game is over", False)
-        if self.level.hints == "visible":
+        if self.level.hints == Hints.VISIBLE:
             advice = visible_advice(game)
             if advice is None:
                 return Hint("No play to suggest", False)
@@ -68,9 +69,9 @@ class Hinter:
             if self.solving is None:
                 return Hint(NO_SOLVER, False)
             verdict = await self.solving.verdict(game.to_dict())
-            if verdict.result == "lost":
+            if verdict.result == Result.LOST:
                 return Hint(NO_WINNING_LINE, True)
-            if verdict.result != "won" or not verdict.line:
+            if verdict.result != Result.WON or not verdict.line:
                 return Hint(UNDECIDED, False)
             self._line = (tuple(game.history), verdict.line)
             rest = verdict.line
@@ -103,4 +104,4 @@ def deal_position(game: Game) -> dict[str, Any]:
 async def was_it_winnable(solving: Solving, game: Game) -> str:
     """Whether the game's deal could have been won from the deal, in the caller's words."""
     verdict = await solving.verdict(deal_position(game))
-    return {"won": COULD_HAVE_WON, "lost": NO_LINE_WINS}.get(verdict.result, UNDECIDED)
+    return {Result.WON: COULD_HAVE_WON, Result.LOST: NO_LINE_WINS}.get(verdict.result, UNDECIDED)

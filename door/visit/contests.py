@@ -12,10 +12,10 @@ from __future__ import annotations
 from ansi.text import sanitize
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.levels import Level
 from door.store import StoreError
-from door.store.contests import CLOSED, COMING, OPEN, Contest
+from door.store.contests import Contest, ContestState
 from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
 from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
 from door.visit.context import Visit
@@ -39,9 +39,9 @@ NOT_OPEN = "The contest has not opened yet: it opens {when}."
 CLOSED_NOW = "The contest has closed: its deals are no longer played."
 NOT_STARTED = "Deal {number} could not be started just now. Try it again in a moment."
 OUTCOMES = {
-    "won": "Well played! Your win is on the contest's table.",
-    "stuck": "That deal is over. Your score is on the contest's table.",
-    "resigned": "Deal resigned. Its score is on the contest's table.",
+    Status.WON: "Well played! Your win is on the contest's table.",
+    Status.STUCK: "That deal is over. Your score is on the contest's table.",
+    Status.RESIGNED: "Deal resigned. Its score is on the contest's table.",
 }
 SAVED = "Your game is saved: its number resumes it."
 
@@ -113,10 +113,11 @@ async def _page_lines(
     rule = Text("Each deal is played once: starting it is your attempt. No hints.")
     deals = ["", *deal_lines(board.state, plays, contest.deals)]
     foot: list[PageLine] = ["", *menu]
-    if board.state == OPEN and len(lay_out([*lines, rule, *deals, *foot], visit.look)) <= PAGE_ROWS:
+    open_page = [*lines, rule, *deals, *foot]
+    if board.state == ContestState.OPEN and len(lay_out(open_page, visit.look)) <= PAGE_ROWS:
         lines.append(rule)  # where ten deals leave room for it
     lines += deals
-    if board.state == COMING:
+    if board.state == ContestState.COMING:
         return lines + foot
     # The table below the deals, as many rows as the page has room for (T: all of them).
     room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
@@ -134,13 +135,13 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     level = await contest_level(visit, contest)
     mine = await store.contest_game(visit.user.id, contest.id, number)
     state = contest.state(store.now())
-    if state == COMING:
+    if state == ContestState.COMING:
         return NOT_OPEN.format(when=when(contest.opens))
     if mine is not None:
         game_id, status, game = mine
-        if status != PLAYING:
+        if status != Status.PLAYING:
             return ONCE.format(number=number)
-    if state == CLOSED:
+    if state == ContestState.CLOSED:
         return CLOSED_NOW
     if mine is None:
         try:
@@ -163,7 +164,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
 async def _why_not_started(visit: Visit, contest: Contest, number: int) -> str:
     """Why the store would not start deal ``number``, in the caller's words."""
     assert visit.user is not None
-    if contest.state(visit.store.now()) != OPEN:
+    if contest.state(visit.store.now()) != ContestState.OPEN:
         return CLOSED_NOW
     if await visit.store.contest_game(visit.user.id, contest.id, number) is not None:
         return ONCE.format(number=number)
@@ -218,7 +219,7 @@ async def _earlier(visit: Visit, shown: Contest) -> list[Contest]:
     """The contests that have closed, latest first, besides the one shown."""
     now = visit.store.now()
     every = await visit.store.contests()
-    closed = [c for c in every if c.state(now) == CLOSED and c.id != shown.id]
+    closed = [c for c in every if c.state(now) == ContestState.CLOSED and c.id != shown.id]
     return closed[::-1][:EARLIER]
 
 

@@ -14,7 +14,7 @@ from datetime import date
 
 from door.config import Config
 from door.engine import Game
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.levels import Level
 from door.solving.daily import close_past_days
 from door.store import DailyDeal, StoreError, StoreFault
@@ -32,9 +32,9 @@ EARLIER_BOARD_ROWS = 16
 
 ALREADY_PLAYED = "You have played today's deal already. Come back tomorrow!"
 OUTCOMES = {
-    "won": "Well played! Your win is on today's board.",
-    "stuck": "That deal is over. Your result is on today's board.",
-    "resigned": "Game resigned. Your result is on today's board.",
+    Status.WON: "Well played! Your win is on today's board.",
+    Status.STUCK: "That deal is over. Your result is on today's board.",
+    Status.RESIGNED: "Game resigned. Your result is on today's board.",
 }
 SAVED = "Your game is saved: P resumes it."
 
@@ -56,7 +56,7 @@ async def deal_of_the_day(visit: Visit) -> str:
         which = "Today's deal"
         if mine is None:
             status, play = "You have not played today's deal yet.", "Play today's deal"
-        elif mine[1] == PLAYING:
+        elif mine[1] == Status.PLAYING:
             status, play = "Your game of today's deal is saved.", "Resume your game"
         else:
             status, play = f"You played today's deal: {_result(mine[2])}.", "Play today's deal"
@@ -98,7 +98,7 @@ async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str
     mine = await store.daily_game(visit.user.id, today)
     if mine is not None:
         game_id, status, game = mine
-        if status != PLAYING:
+        if status != Status.PLAYING:
             return ALREADY_PLAYED
     else:
         limit = visit.config.daily_games

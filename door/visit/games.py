@@ -10,7 +10,7 @@ from ansi.text import sanitize
 from door.config import Config
 from door.engine import Game
 from door.engine.shuffle import MAX_DEAL_NUMBER
-from door.engine.status import PLAYING
+from door.engine.status import Status
 from door.fairness import secret_deal_number
 from door.levels import Level
 from door.store import StoreError, StoreFault
@@ -77,7 +77,7 @@ def random_deal(level: Level) -> Game:
     its number secret (see :mod:`door.fairness`)."""
     while True:
         game = Game.deal(level.variant, secret_deal_number())
-        if game.status == PLAYING:
+        if game.status == Status.PLAYING:
             return game
 
 
@@ -168,13 +168,13 @@ async def _play(visit: Visit, level: Level, game_id: int, game: Game) -> str:
 
 
 def _outcome_message(outcome: GameExit) -> str:
-    if outcome.practice and outcome.status != PLAYING:
-        won = "Well played! " if outcome.status == "won" else ""
+    if outcome.practice and outcome.status != Status.PLAYING:
+        won = "Well played! " if outcome.status == Status.WON else ""
         return f"{won}That was practice: it is not on the scoreboards."
     return {
-        "won": "Well played! Your win is on the scoreboard.",
-        "stuck": "That deal is over. Better luck with the next!",
-        "resigned": "Game resigned.",
+        Status.WON: "Well played! Your win is on the scoreboard.",
+        Status.STUCK: "That deal is over. Better luck with the next!",
+        Status.RESIGNED: "Game resigned.",
     }.get(outcome.status, "Your game is saved: R resumes it.")
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from ansi.keys import DOWN, ENTER, ERASE, ESCAPE, KILL, LEFT, RIGHT, UP, Key, Mouse
 from door.engine import Game, IllegalMove
+from door.engine.variant import Moves
 from door.views.commands import AFTER_KEY, COLUMN, COMMANDS, LEADING
 from door.views.pointer import (
     TOP_ROW,
@@ -313,7 +314,7 @@ class BoardKeys:
             self.pointer = Spot(spot.pile, spot.depth - 1)
 
     def _choosing_depth(self, game: Game) -> bool:
-        return self.held is None and game.variant.moves == "partial"
+        return self.held is None and game.variant.moves == Moves.PARTIAL
 
     @staticmethod
     def _run_depth(game: Game, number: int) -> int:
@@ -396,7 +397,7 @@ def _pile_name(spot: Spot) -> str:
 def _depth_refusal(game: Game, held: Spot, command: str) -> str:
     """Under partial moves, why the run picked up is not the one that would move, if so."""
     number = held.column
-    if number is None or game.variant.moves != "partial" or number > len(game.tableau):
+    if number is None or game.variant.moves != Moves.PARTIAL or number > len(game.tableau):
         return ""
     target = command.split()[1]
     if not target.isdigit():

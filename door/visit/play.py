@@ -25,7 +25,7 @@ from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
 from door.engine import Game, IllegalMove, PlayResult
-from door.engine.status import PLAYING, RESIGNED, STUCK, WON
+from door.engine.status import Status
 from door.fairness import seal
 from door.levels import Level
 from door.store import GameRecord, StoreError, StoreFault
@@ -119,7 +119,7 @@ def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Ga
         name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
         return GameLabels(name, PRACTICE_NOTE, f"{name}.")
     caption = f"Game {record.id}"
-    if game.status != PLAYING and deal is not None and not terms.sealed_until:
+    if game.status != Status.PLAYING and deal is not None and not terms.sealed_until:
         salt = f"  salt {record.salt}" if record.salt else ""
         return GameLabels(caption, f"Deal {deal}{salt}", f"{caption}.")
     if record.salt is None or deal is None:
@@ -134,7 +134,7 @@ class GameExit:
     """How a game screen ended: ``next_deal`` when the caller resigned for a new deal;
     ``practice`` for a game that is not scored."""
 
-    status: str
+    status: Status
     next_deal: bool = False
     practice: bool = False
 
@@ -476,7 +476,7 @@ async def play_game(
     visit.presence.replay = screen.replay
     screen.tell_sysop()
     try:
-        if game.status != PLAYING:
+        if game.status != Status.PLAYING:
             return await _game_over(visit, screen, game_id, ended_now=False)
         opening = labels_of(record, game, terms).opening
         screen.say(f"{opening}{screen.shown.opening_hint}" if game.moves == 0 else "Welcome back.")
@@ -647,7 +647,7 @@ async def _play(
         return await _played_elsewhere(visit, screen)
     screen.tell_sysop()
     await _show_result(visit, screen, result, before, said)
-    if game.status != PLAYING:
+    if game.status != Status.PLAYING:
         return await _game_over(visit, screen, game_id)
     return None
 
@@ -663,7 +663,7 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> GameExit:
     screen.draw()
     await visit.terminal.flush()
     await visit.terminal.read_key()
-    return GameExit(PLAYING)
+    return GameExit(Status.PLAYING)
 
 
 async def _look_at(
@@ -722,7 +722,7 @@ async def _show_result(
     visit: Visit, screen: GameScreen, result: PlayResult, before: Sight | None, said: str = ""
 ) -> None:
     look, shown = visit.look, screen.shown
-    if shown.in_lines and screen.game.status != PLAYING:
+    if shown.in_lines and screen.game.status != Status.PLAYING:
         screen.prompt = ""  # the end of the game is told next, with its own question
     if result.finish:
         screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
@@ -762,10 +762,10 @@ async def _game_over(
     if ended_now:
         visit.game_ended()
     screen.prompt = GO_ON
-    if game.status == WON:
+    if game.status == Status.WON:
         await _celebrate(visit, screen, game_id)
     elif (
-        game.status == STUCK
+        game.status == Status.STUCK
         and visit.solving is not None
         and visit.config.solver.tell_winnable
         and not screen.terms.sealed_until  # whether a secret deal can be won is a hint
@@ -777,12 +777,12 @@ async def _game_over(
         verdict = await was_it_winnable(visit.solving, game)
         screen.prompt = GO_ON
         screen.say(f"Game over, score {game.score}. {verdict}.", REFUSAL)
-    elif game.status == STUCK:
+    elif game.status == Status.STUCK:
         screen.say(
             f"No play can change anything any more: the game is over. Score {game.score}.",
             REFUSAL,
         )
-    elif game.status == RESIGNED:
+    elif game.status == Status.RESIGNED:
         screen.say(f"Game resigned, score {game.score}.", REFUSAL)
     else:
         screen.say(f"This game is over ({game.status}).", REFUSAL)

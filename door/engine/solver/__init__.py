@@ -4,11 +4,11 @@
 >>> game = Game.deal(Variant(), 5)
 >>> verdict = solve(game, max_seconds=10)
 >>> verdict.result, verdict.line[:4]
-('won', ('1 F', 'S 1', 'V', 'V'))
+(<Result.WON: 'won'>, ('1 F', 'S 1', 'V', 'V'))
 >>> wins(game, verdict.line)
 True
 >>> solve(Game.deal(Variant(), 1)).result
-'lost'
+<Result.LOST: 'lost'>
 
 :func:`solve` takes a game or a position (the JSON of docs/rules.md §18) under any knobs and answers
 
@@ -108,10 +108,10 @@ from typing import Any
 from door.engine.game import Game
 from door.engine.moves import IllegalMove
 from door.engine.solver.model import Model
-from door.engine.solver.search import explore
-from door.engine.status import PLAYING, WON
+from door.engine.solver.search import Result, explore
+from door.engine.status import Status
 
-__all__ = ["MAX_STATES", "UnconfirmedWin", "Verdict", "solve", "wins"]
+__all__ = ["MAX_STATES", "Result", "UnconfirmedWin", "Verdict", "solve", "wins"]
 
 MAX_STATES = 4_000_000
 """Positions remembered at most, about 130 bytes each (some 500 MB at the cap, reached after
@@ -126,10 +126,10 @@ class UnconfirmedWin(RuntimeWarning):
 class Verdict:
     """The answer for one position."""
 
-    result: str
-    """'won', 'lost' (no line wins: proved), or 'unknown' (the budget ran out first)."""
+    result: Result
+    """Won, lost (no line wins: proved), or unknown (the budget ran out first)."""
     line: tuple[str, ...]
-    """For 'won', the canonical commands from the position to a won game; else empty."""
+    """For a won one, the canonical commands from the position to a won game; else empty."""
     nodes: int
     """Positions the search expanded."""
     seconds: float
@@ -151,8 +151,8 @@ def solve(
         game = game_or_position
     else:
         game = Game.from_dict(game_or_position)
-    if game.status != PLAYING:
-        result = "won" if game.status == WON else "lost"
+    if game.status != Status.PLAYING:
+        result = Result.WON if game.status == Status.WON else Result.LOST
         return Verdict(result, (), 0, perf_counter() - start)
     model = Model(game.variant, bytes(game.reserve))
     outcome = explore(
@@ -163,11 +163,11 @@ def solve(
         max_states=MAX_STATES,
     )
     result, line = outcome.result, outcome.line
-    if result == "won" and not wins(game, line):
+    if result == Result.WON and not wins(game, line):
         warnings.warn(
             f"the engine does not confirm the line {' '.join(line)}", UnconfirmedWin, stacklevel=2
         )
-        result, line = "unknown", ()
+        result, line = Result.UNKNOWN, ()
     return Verdict(result, line, outcome.nodes, perf_counter() - start)
 
 
@@ -183,4 +183,4 @@ def wins(game_or_position: Game | Mapping[str, Any], line: tuple[str, ...]) -> b
             game.play(command)
     except IllegalMove:
         return False
-    return game.status == WON
+    return game.status == Status.WON

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from door.engine.cards import RANKS, SUITS
-from door.engine.variant import Variant
+from door.engine.variant import Moves, Spaces, SpacesAfterReserve, Variant, Wrap
 
 State = tuple[int, bytes, int, int, int, tuple[bytes, ...], int]
 Move = tuple[Any, ...]
@@ -77,10 +77,12 @@ class Model:
         self.draw = variant.draw
         self.passes = variant.passes
         self.unlimited = variant.passes == 0
-        self.broken = variant.wrap == "broken"
-        self.partial = variant.moves == "partial"
-        self.auto = variant.spaces == "auto"
-        self.after = variant.spaces_after_reserve
+        self.broken = variant.wrap == Wrap.BROKEN
+        self.partial = variant.moves == Moves.PARTIAL
+        self.auto = variant.spaces == Spaces.AUTO
+        self.after_any = variant.spaces_after_reserve == SpacesAfterReserve.ANY
+        self.after_waste = variant.spaces_after_reserve == SpacesAfterReserve.WASTE
+        self.after_king = variant.spaces_after_reserve == SpacesAfterReserve.KING
         # fitters[base + 1][top]: the cards that may go on ``top`` (two, or none at the corner).
         self.fitters = [
             [tuple(c for c in range(52) if _fits(c, top, base, self.broken)) for top in range(52)]
@@ -308,16 +310,16 @@ class Model:
         if not self.partial:
             if destination:
                 return 0 if (pile[0], destination[-1]) in pairs else None
-            if res or self.after == "waste":
+            if res or self.after_waste:
                 return None
-            return 0 if self.after == "any" or pile[0] >> 2 == KING else None
+            return 0 if self.after_any or pile[0] >> 2 == KING else None
         start = self._run_start(pile, base)
         if destination:
             top = destination[-1]
             return next((i for i in range(start, len(pile)) if (pile[i], top) in pairs), None)
-        if res or self.after == "waste":
+        if res or self.after_waste:
             return None
-        if self.after == "any":
+        if self.after_any:
             return 0
         return next((i for i in range(start, len(pile)) if pile[i] >> 2 == KING), None)
 
@@ -325,7 +327,7 @@ class Model:
         """May a single card from the reserve or the waste fill a space?"""
         if res:
             return source == RESERVE
-        if self.after == "king":
+        if self.after_king:
             return card >> 2 == KING
         return True
 
@@ -492,6 +494,7 @@ class Model:
         waste_up: list[tuple[Move, State | None]] = []
         piles: list[tuple[Move, State | None]] = []
         waste_out: list[tuple[Move, State | None]] = []
+        child: State | None  # None: the play wins (see _settle)
         for card in raisable:
             if card < 0:
                 continue
@@ -691,9 +694,9 @@ class Model:
                 found.append((_P_SPACE, (RESERVE, target)))
                 continue
             for card, (at, new) in waste.items():
-                if self.after != "king" or card >> 2 == KING:
+                if not self.after_king or card >> 2 == KING:
                     found.append((_P_SPACE, (WASTE, at, new, target)))
-            if self.partial and self.after == "king":
+            if self.partial and self.after_king:
                 for column, col in enumerate(cols):
                     if col:
                         part = self._moving_part(state, column, target)

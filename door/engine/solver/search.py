@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from time import perf_counter
 
 from door.engine.solver.model import Model, Move, State
@@ -17,11 +18,20 @@ _CHECK_EVERY = 256
 """Nodes between two looks at the clock."""
 
 
+class Result(StrEnum):
+    """What a search found: a won position, none (every position it must see seen), or
+    not yet when its budget ran out."""
+
+    WON = "won"
+    LOST = "lost"
+    UNKNOWN = "unknown"
+
+
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    """What one search found: 'won' with its commands, 'lost', or 'unknown'."""
+    """What one search found: won with its commands, lost, or unknown."""
 
-    result: str
+    result: Result
     line: tuple[str, ...]
     nodes: int
     states: int
@@ -54,7 +64,7 @@ def explore(
         for move, child in frames[-1]:
             if child is None:
                 line = _line(model, states, [*moves, move])
-                return SearchResult("won", line, nodes, len(seen))
+                return SearchResult(Result.WON, line, nodes, len(seen))
             child_key, waste = layout(child)
             known = seen.get(child_key)
             if known is None:
@@ -68,7 +78,7 @@ def explore(
             nodes += 1
             if nodes >= checkpoint:
                 if nodes >= node_limit or len(seen) >= max_states or perf_counter() > deadline:
-                    return SearchResult("unknown", (), nodes, len(seen))
+                    return SearchResult(Result.UNKNOWN, (), nodes, len(seen))
                 checkpoint = min(node_limit, nodes + _CHECK_EVERY)
             states.append(child)
             moves.append(move)
@@ -79,7 +89,7 @@ def explore(
             states.pop()
             if moves:
                 moves.pop()
-    return SearchResult("lost", (), nodes, len(seen))
+    return SearchResult(Result.LOST, (), nodes, len(seen))
 
 
 def _line(model: Model, states: list[State], moves: list[Move]) -> tuple[str, ...]:
