@@ -26,7 +26,7 @@ if os.access("/dev/shm", os.W_OK):
 # -- a door on 127.0.0.1 for end-to-end tests ----------------------------------------------------
 
 import dataclasses  # noqa: E402
-from collections.abc import AsyncIterator  # noqa: E402
+from collections.abc import AsyncIterator, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -105,6 +105,21 @@ async def open_door(
     if background:
         solving.start()
     return RunningDoor(server, store, config, solving)
+
+
+# -- no error in the door's log but those a test causes on purpose ------------------------------
+
+import door_log as door_logs  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def door_log(request: pytest.FixtureRequest) -> Iterator[door_logs.DoorLog]:
+    """Every test: the door's records at WARNING and above, in-process and from the children
+    given to it; an ERROR, CRITICAL or traceback the test did not declare (the marker
+    ``expected_log_errors`` or ``door_log.expect``) fails it at teardown."""
+    with door_logs.capturing(request.node) as log:
+        yield log
+    door_logs.check(log)
 
 
 @pytest.fixture

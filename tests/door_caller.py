@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import door_log
 import pyte
 
 from ansi.charset import decode
@@ -71,6 +72,7 @@ class DoorCall:
         self._log: str | None = None
         #: Whether the caller's terminal answers cursor position requests.
         self.answers = True
+        door_log.current().watch("the door's stderr", self.log)
 
     @classmethod
     def on_pty(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from door_log import DoorLog
 
 from door.config import SHIPPED_LEVELS
 from door.engine import Game
@@ -149,9 +150,10 @@ async def _check(database: Path, printed: Printed) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_loses_no_play_that_was_reported(tmp_path: Path) -> None:
+def test_sigkill_loses_no_play_that_was_reported(tmp_path: Path, door_log: DoorLog) -> None:
     database = tmp_path / "door.db"
     log = tmp_path / "children.log"
+    door_log.watch_file(log, "the children's stderr")
     rng = random.Random(SEED)
     printed = Printed()
     for trial in range(TRIALS):

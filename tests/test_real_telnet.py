@@ -12,6 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
+import door_log
 import pytest
 from test_screens_visit import words_of
 
@@ -59,6 +60,7 @@ def start_door(
         line = door.stderr.readline()
         found = re.search(listening + r" \S+ port (\d+)", line)
         if found:
+            door_log.current().watch_process(door, "serve's stderr")
             return door, int(found.group(1))
     door.kill()
     raise AssertionError(f"the door did not say {listening!r}")
@@ -226,7 +228,9 @@ def test_telnet_in_tmux_shows_the_welcome_the_rules_and_the_help_with_no_word_cu
             if door.poll() is None:
                 door.kill()
     assert door.stderr is not None
-    assert "listening on" not in door.stderr.read()  # said once, before the port was read
+    logged = door.stderr.read()
+    door_log.current().read(logged, "serve's stderr")
+    assert "listening on" not in logged  # said once, before the port was read
 
 
 def test_telnet_in_tmux_plays_by_hot_keys(tmp_path):

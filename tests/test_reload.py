@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import door_log
 from test_sysop_live import ROOT, write_config
 from test_visit import DEAL, play, sign_up, start_deal
 
@@ -64,6 +65,7 @@ async def serve(config: Path) -> Serving:
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     serving = Serving(process, log, 0)
+    door_log.current().watch_file(log, "serve's log")
     text = await serving.wait_logged(r"listening on \S+ port \d+")
     serving.port = int(re.search(r"listening on \S+ port (\d+)", text).group(1))
     return serving

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from door_log import DoorLog
 from keyplay import Player
 from test_play_by_key import WON_DEAL, WON_LEVEL
 from test_sysop_live import write_config
@@ -102,6 +103,13 @@ def door() -> Iterator[Door]:
         running = Door(Path(folder))
         yield running
         running.close()
+
+
+@pytest.fixture(autouse=True)
+def door_logged(door: Door, door_log: DoorLog) -> None:
+    """What the door (shared by the module's tests) logs while a test runs is that test's."""
+    mark = len(door.logged())
+    door_log.watch("serve's log", lambda: door.logged()[mark:])
 
 
 @pytest.fixture
