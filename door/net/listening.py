@@ -259,9 +259,16 @@ async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
     """Ask the caller's screen which suits it draws (see ``Terminal.probe_charset``)."""
     answered = await terminal.probe_charset(timeout)
     info = terminal.info
-    if answered:
-        letters = ", suits as letters" if info.suit_letters else ""
-        log.info("node %d: the screen draws %s%s", node, info.charset, letters)
+    if answered and not info.suit_letters:
+        log.info("node %d: the screen draws %s", node, info.charset)
+    elif answered:
+        # Not "draws cp437": what the line carries is not what the screen shows.
+        log.info(
+            "node %d: the screen shows neither CP437's suits nor UTF-8's (a BBS between may "
+            "re-encode the line): suits and other glyphs as letters, sent in %s",
+            node,
+            info.charset,
+        )
     else:
         log.info(
             "node %d: the screen did not answer: suits and other glyphs as letters, in %s",
