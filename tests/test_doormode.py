@@ -167,7 +167,7 @@ def test_door32_caller_plays_over_stdio(tmp_path, config):
     assert (user.bbs, user.real_name) == ("Mystic BBS 1.12 A48", "Joe Caller")
     assert game.moves == 1
     assert "node 3: Joe from Mystic BBS 1.12 A48" in call.log()
-    assert "node 3 (Joe): hang-up (finished)" in call.log()
+    assert "node 3 (Joe): hang-up (goodbye)" in call.log()
 
 
 def test_a_door32_socket_of_minus_one_is_not_logged_as_a_socket(tmp_path, config):

@@ -202,14 +202,16 @@ async def guard_visit(
 ) -> str:
     """Run one visit, then hang up telling the caller how it ended; return the ending.
 
-    The ending, also logged, is "finished", "idle", "time up", "caller gone" or "error"
-    (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
+    The ending, also logged, is "goodbye" (the visit ended by itself: the caller chose
+    Goodbye, or the door said goodbye, as after too many wrong passwords, each with a line
+    of its own before), "idle", "time up", "caller gone" or "error" (a fault: logged with
+    its traceback, and the caller gets an apology). A cancelled visit
     (a shutdown, or the sysop ending the call) is told ``on_cancel()``, its ending is
     ``cancelled()``, and the cancellation goes on. Used for each telnet
     caller, and for the one caller of a door run by a BBS.
     """
     started = time.monotonic()
-    farewell, ending = "", "finished"
+    farewell, ending = "", "goodbye"
     try:
         await visit()
     except asyncio.CancelledError:
