@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import re
 import socket
 import subprocess
 import termios
@@ -267,6 +268,9 @@ def test_carrier_lost_mid_game_keeps_the_game(tmp_path, config):
         call.close()
     _, game = stored(tmp_path / "door.db", "Joe", "Mystic BBS 1.12 A48")
     assert game is not None and game.moves == 1
+    # The log says the line dropped, not that the door was shut down.
+    assert "shut down" not in call.log()
+    assert re.search(r"node 3 \(Joe\): hang-up \((carrier lost|caller gone)\)", call.log())
 
 
 def test_time_left_runs_out(tmp_path, config):
