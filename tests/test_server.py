@@ -443,6 +443,7 @@ async def test_time_limit_from_the_configuration() -> None:
         await caller.wait_for("left=420")
 
 
+@pytest.mark.expected_log_errors(r"node 1 \(Tester\): the visit failed")
 async def test_a_failing_visit_is_logged_and_others_go_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
