@@ -26,7 +26,7 @@ from door.net.nodes import TOO_MANY_MESSAGE
 from door.net.xterm import ASSETS as PINNED
 
 PASSWORD = "secret-one1"
-# A web caller's connection ends (goodbye, a kick, the idle hang-up): telnet.py's
+# A web caller's connection ends (a kick, the idle hang-up, a tab closed): telnet.py's
 # DoorProtocol.connection_lost reads asyncio's FlowControlMixin._paused, never set on it, and
 # aiohttp logs the AttributeError. Mended in door/net/telnet.py apart; then these go.
 WEB_CONNECTION_LOST = r"AttributeError: 'DoorProtocol' object has no attribute '_paused'"

@@ -26,6 +26,7 @@ from door_log import DoorLog
 from keyplay import Player
 from test_play_by_key import WON_DEAL, WON_LEVEL
 from test_sysop_live import write_config
+from test_web import WEB_CONNECTION_LOST
 from web_caller import ASSETS
 
 from ansi.keys import Mouse
@@ -332,6 +333,7 @@ def test_the_terminal_follows_the_window_and_keeps_the_whole_board(browser, door
     assert_board_shows(wait_for(browser, r"Moves\s+1\b"), game, level.name)
 
 
+@pytest.mark.expected_log_errors(WEB_CONNECTION_LOST)
 def test_a_tab_closed_mid_game_resumes_and_a_cut_off_page_connects_again(browser, door):
     first = browser.current_window_handle
     browser.switch_to.new_window("tab")
