@@ -14,7 +14,7 @@ settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # A run fails on a skip that is not on the short list the README explains.
-pytest_plugins = ["tests.support.allowed_skips"]
+pytest_plugins = ["tests.support.allowed_skips", "tests.support.door_log"]
 
 # The tests' folders (tmp_path) go to memory-backed /dev/shm where there is one: their SQLite
 # files are as real, and every commit still calls fsync, which there does not wait for a disk

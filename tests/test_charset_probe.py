@@ -106,7 +106,12 @@ def test_door_mode_behind_a_bbs_that_reencodes_cp437_as_utf8_shows_a_suit_on_eve
     finally:
         call.close()
         os.close(slave)
-    assert "the screen draws cp437, suits as letters" in call.log()
+    # The log says what the probe saw, not "draws cp437" of a screen that draws UTF-8.
+    assert "the screen draws" not in call.log()
+    assert (
+        "node 3: the screen shows neither CP437's suits nor UTF-8's (a BBS between may "
+        "re-encode the line): suits and other glyphs as letters, sent in cp437" in call.log()
+    )
 
 
 def test_the_sysop_can_force_the_charset_and_then_nothing_is_asked(tmp_path):

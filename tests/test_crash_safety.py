@@ -24,6 +24,7 @@ import pytest
 from door.engine import Game
 from door.levels import SHIPPED_LEVELS
 from door.store import Store
+from tests.support.door_log import DoorLog
 
 TRIALS = 20
 SEED = 20260314
@@ -149,9 +150,10 @@ async def _check(database: Path, printed: Printed) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_loses_no_play_that_was_reported(tmp_path: Path) -> None:
+def test_sigkill_loses_no_play_that_was_reported(tmp_path: Path, door_log: DoorLog) -> None:
     database = tmp_path / "door.db"
     log = tmp_path / "children.log"
+    door_log.watch_file(log, "the children's stderr")
     rng = random.Random(SEED)
     printed = Printed()
     for trial in range(TRIALS):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import re
 import socket
 import subprocess
 import termios
@@ -124,7 +125,7 @@ def test_door32_caller_plays_over_stdio(tmp_path, config):
     assert (user.bbs, user.real_name) == ("Mystic BBS 1.12 A48", "Joe Caller")
     assert game.moves == 1
     assert "node 3: Joe from Mystic BBS 1.12 A48" in call.log()
-    assert "node 3 (Joe): hang-up (finished)" in call.log()
+    assert "node 3 (Joe): hang-up (goodbye)" in call.log()
 
 
 def test_a_door32_socket_of_minus_one_is_not_logged_as_a_socket(tmp_path, config):
@@ -224,6 +225,9 @@ def test_carrier_lost_mid_game_keeps_the_game(tmp_path, config):
         call.close()
     _, game = stored(tmp_path / "door.db", "Joe", "Mystic BBS 1.12 A48")
     assert game is not None and game.moves == 1
+    # The log says the line dropped, not that the door was shut down.
+    assert "shut down" not in call.log()
+    assert re.search(r"node 3 \(Joe\): hang-up \((carrier lost|caller gone)\)", call.log())
 
 
 def test_time_left_runs_out(tmp_path, config):

@@ -237,6 +237,7 @@ class Escaped(BaseException):
     """Something no write is meant to raise (not an Exception, so no handler takes it)."""
 
 
+@pytest.mark.expected_log_errors(r"(?s)ERROR the store's writer failed; .*\bEscaped\b")
 async def test_a_writer_that_fails_fails_every_waiting_write_and_starts_again(
     store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:

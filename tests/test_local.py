@@ -11,6 +11,8 @@ import os
 import termios
 from pathlib import Path
 
+import pytest
+
 from door.commands.local import LOCAL_BBS
 from door.store import Store
 from tests.support.door_caller import DoorCall, write_config
@@ -92,6 +94,7 @@ def test_ctrl_c_ends_local_play_with_the_game_saved(tmp_path):
     assert "SIGINT received" in call.log()
 
 
+@pytest.mark.expected_log_errors(r"ERROR node 0 \(Sysop\): the visit failed")
 def test_a_fault_still_restores_the_console(tmp_path):
     # A database the door can't open: the visit fails after the console went raw.
     config = write_config(tmp_path)

@@ -16,6 +16,7 @@ from door.engine.solver import solve
 from door.levels import SHIPPED_LEVELS
 from door.views.pages import welcome_lines
 from door.views.texts import help_lines, rules_lines
+from tests.support import door_log
 from tests.support.screens import words_of
 from tests.support.served_door import ROOT, start_door
 from tests.support.tmux import Tmux
@@ -154,7 +155,9 @@ def test_telnet_in_tmux_shows_the_welcome_the_rules_and_the_help_with_no_word_cu
             if door.poll() is None:
                 door.kill()
     assert door.stderr is not None
-    assert "listening on" not in door.stderr.read()  # said once, before the port was read
+    logged = door.stderr.read()
+    door_log.current().read(logged, "serve's stderr")
+    assert "listening on" not in logged  # said once, before the port was read
 
 
 def test_telnet_in_tmux_plays_by_hot_keys(tmp_path):

@@ -8,12 +8,19 @@ import asyncio
 import dataclasses
 import ipaddress
 import logging
+import os
+import re
+import signal
 import struct
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 
 import pytest
 
 from door.net.rlogin import NOT_A_HANDSHAKE, NOT_LINKED, TOO_SLOW, WRONG_FIELDS
+from tests.support.live_door import ROOT, write_config
 from tests.support.rlogin import (
     ABC,
     XYZ,
@@ -24,6 +31,7 @@ from tests.support.rlogin import (
     refusal,
     send,
 )
+from tests.support.served_door import serve
 from tests.support.telnet_caller import Caller
 
 
@@ -208,3 +216,49 @@ async def test_a_shutdown_tells_a_linked_caller(tmp_path):
         assert running.ways.nodes.calls == []
     finally:
         await running.close()
+
+
+# The shipped sysop.toml's [rlogin] table, listening on a free port for board ABC.
+RLOGIN_ON = {
+    "# port = 5513\n": "port = 0\n",
+    '# [[rlogin.boards]]\n# tag = "EXAMPLE"\n# name = "Example BBS"\n'
+    '# addresses = ["192.0.2.7"]\n# secret = "change-this-secret"\n': (
+        f'[[rlogin.boards]]\ntag = "{ABC.tag}"\nname = "{ABC.name}"\n'
+        f'addresses = ["127.0.0.1"]\nsecret = "{ABC.secret}"\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("where", ["main menu", "contests page"])
+async def test_sigterm_with_a_linked_caller_on_tells_them_and_logs_no_error(tmp_path, where):
+    """``serve`` stopped by SIGTERM while a linked board's caller is on: the caller is told,
+    and the log says so in lines, not an error and a traceback (the door's log is read at
+    the end, as for every door a test runs)."""
+    config = write_config(tmp_path, edits=RLOGIN_ON)
+    door = await serve(config)
+    try:
+        port = int(re.search(r"listening for RLOGIN on \S+ port (\d+)", door.logged())[1])
+        if where == "contests page":
+            opens = (datetime.now() + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")
+            await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "door", "sysop", "--config", str(config), "contest",
+                 "declare", "Winter Cup", "--level", "1", "--deals", "3", "--opens", opens,
+                 "--for", "7d"],
+                check=True, capture_output=True, timeout=60,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )  # fmt: skip
+        caller = await linked_caller(port, ABC, "Bob")
+        await caller.wait_for("Your choice")
+        if where == "contests page":
+            await caller.key("C")
+            await caller.wait_for(r"Contest - Winter Cup[\s\S]*Your choice")
+        door.signal(signal.SIGTERM)
+        await caller.wait_for("The door is shutting down", in_text=True)
+        await caller.wait_closed()
+        assert await asyncio.to_thread(door.process.wait, 20) == 0
+    finally:
+        if door.process.poll() is None:
+            door.process.kill()
+    log = door.logged()
+    assert "node 1 (Bob): hang-up (shut down)" in log, log

@@ -357,7 +357,7 @@ async def test_connect_and_hang_up_are_logged(caplog: pytest.LogCaptureFixture) 
             while "hang-up" not in caplog.text:
                 await asyncio.sleep(0.01)
     assert "node 1: connect from 127.0.0.1, syncterm 80x24, ANSI, cp437" in caplog.text
-    assert "node 1: hang-up (finished)" in caplog.text
+    assert "node 1: hang-up (goodbye)" in caplog.text
 
 
 # --- limits --------------------------------------------------------------------------------
@@ -446,6 +446,7 @@ async def test_time_limit_from_the_configuration() -> None:
         await caller.wait_for("left=420")
 
 
+@pytest.mark.expected_log_errors(r"node 1 \(Tester\): the visit failed")
 async def test_a_failing_visit_is_logged_and_others_go_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

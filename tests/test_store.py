@@ -146,6 +146,7 @@ async def test_a_migration_copies_the_database_first(
         assert db.execute("SELECT alias FROM users").fetchall() == [("Bob",)]
 
 
+@pytest.mark.expected_log_errors(r"CRITICAL the database was moved to schema version \d+ under")
 async def test_a_database_moved_to_a_newer_schema_under_the_door_takes_no_more_writes(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -286,6 +286,7 @@ async def test_a_reload_that_lowers_the_limits_keeps_the_callers_already_on(tmp_
         await door.task
 
 
+@pytest.mark.expected_log_errors(r"ERROR settings not reloaded; .*server\.max_nodes = 0")
 async def test_a_bad_file_is_refused_by_sysop_reload_with_check_configs_words(live):
     live.config_path.write_text(
         live.config_path.read_text().replace("max_nodes = 32", "max_nodes = 0")

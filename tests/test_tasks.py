@@ -13,6 +13,7 @@ from door.tasks import Supervised, close_in_order
 WAIT = 5.0
 
 
+@pytest.mark.expected_log_errors(r"(?s)ERROR bulletin failed; .*OSError: disk full on run")
 async def test_a_failing_job_is_logged_and_starts_again(caplog: pytest.LogCaptureFixture) -> None:
     runs: list[int] = []
     steady = asyncio.Event()
@@ -36,6 +37,7 @@ async def test_a_failing_job_is_logged_and_starts_again(caplog: pytest.LogCaptur
     assert not supervised.running
 
 
+@pytest.mark.expected_log_errors(r"(?s)CRITICAL backup failed and is stopped.*broken settings")
 async def test_a_job_not_restarted_stops_loudly(caplog: pytest.LogCaptureFixture) -> None:
     async def job() -> None:
         raise ValueError("broken settings")
@@ -53,6 +55,7 @@ async def test_a_job_not_restarted_stops_loudly(caplog: pytest.LogCaptureFixture
     await supervised.close()
 
 
+@pytest.mark.expected_log_errors(r"(?s)ERROR Part did not close cleanly.*RuntimeError: stuck")
 async def test_closing_goes_in_order_and_past_a_part_that_fails(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

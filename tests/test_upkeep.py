@@ -23,17 +23,19 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-async def test_the_door_rewrites_its_bulletins_when_a_game_ends(tmp_path):
-    (tmp_path / "bulletins").mkdir()
+async def test_the_door_rewrites_its_bulletins_when_a_game_ends(tmp_path, caplog):
     door = await start_live(tmp_path, bulletin_interval=0.05, edits=BULLETIN)
     text_file = tmp_path / "bulletins" / "canfield.txt"
     try:
-        # Written at start, so the files match the database from the first minute.
+        # Written at start, so the files match the database from the first minute; the
+        # shipped folder "bulletins", missing, made owner-only as the files are.
         files = [tmp_path / name for name in ("bulletins/canfield.ans", "canfield.json")]
         await wait_until(lambda: all(f.exists() for f in [*files, text_file]), "the bulletins")
         assert "Alice" not in text_file.read_text()
         for path in files:
             assert mode(path) == 0o600
+        assert mode(tmp_path / "bulletins") == 0o700
+        assert "bulletin" not in caplog.text
         first = text_file.stat().st_mtime_ns
         # A game that ends (a resigned one will do) brings Alice onto the standings.
         # (A scored one: a numbered deal is practice, on no list.)
@@ -86,10 +88,11 @@ async def test_the_bulletin_is_written_at_most_once_an_interval(tmp_path):
 
 
 async def test_a_bulletin_that_cannot_be_written_is_logged_and_the_door_goes_on(tmp_path, caplog):
+    (tmp_path / "plain").write_text("")  # a file where its folder would be
     config = dataclasses.replace(
         load_config(Path(__file__).resolve().parent.parent / "sysop.toml"),
         bulletin=BulletinConfig(
-            (("ascii", tmp_path / "missing" / "board.txt"), ("json", tmp_path / "b.json"))
+            (("ascii", tmp_path / "plain" / "board.txt"), ("json", tmp_path / "b.json"))
         ),
     )
     async with Store.open(tmp_path / "door.db") as store:

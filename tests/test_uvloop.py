@@ -42,4 +42,4 @@ def test_a_whole_call_on_uvloop(tmp_path, caplog: pytest.LogCaptureFixture) -> N
     faults = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert faults == [], [r.getMessage() for r in faults]
     messages = [r.getMessage() for r in caplog.records]
-    assert sum("hang-up (finished)" in message for message in messages) == 2, messages
+    assert sum("hang-up (goodbye)" in message for message in messages) == 2, messages

@@ -30,6 +30,7 @@ from door.engine import Game
 from door.engine.solver import solve
 from door.store import Store
 from door.views.board import CARD_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW, Look, draw_board
+from tests.support.door_log import DoorLog
 from tests.support.keyplay import Player
 from tests.support.live_door import write_config
 from tests.support.web_caller import ASSETS
@@ -102,6 +103,13 @@ def door() -> Iterator[Door]:
         running = Door(Path(folder))
         yield running
         running.close()
+
+
+@pytest.fixture(autouse=True)
+def door_logged(door: Door, door_log: DoorLog) -> None:
+    """What the door (shared by the module's tests) logs while a test runs is that test's."""
+    mark = len(door.logged())
+    door_log.watch("serve's log", lambda: door.logged()[mark:])
 
 
 @pytest.fixture

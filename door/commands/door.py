@@ -29,6 +29,7 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +55,23 @@ LOG_NAME = "canfield-door.log"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 STDIO, SOCKET, CONNECT, AUTO = "stdio", "socket", "connect", "auto"
 
-# How a signal ends the visit: SIGHUP is the carrier dropping (nobody to tell); SIGTERM and
-# SIGINT are the BBS or the sysop stopping the door.
-DOOR_SIGNALS: Mapping[signal.Signals, str] = {
-    signal.SIGHUP: "",
-    signal.SIGTERM: SHUTDOWN_MESSAGE,
-    signal.SIGINT: SHUTDOWN_MESSAGE,
+
+@dataclass(frozen=True, slots=True)
+class SignalEnding:
+    """How a signal ends the visit: what the caller is told, and the ending the log gives."""
+
+    farewell: str
+    ending: str
+
+
+CARRIER_LOST = SignalEnding("", "carrier lost")  # the line dropped: nobody to tell
+SHUT_DOWN = SignalEnding(SHUTDOWN_MESSAGE, "shut down")
+
+# SIGHUP is the carrier dropping; SIGTERM and SIGINT are the BBS or the sysop stopping the door.
+DOOR_SIGNALS: Mapping[signal.Signals, SignalEnding] = {
+    signal.SIGHUP: CARRIER_LOST,
+    signal.SIGTERM: SHUT_DOWN,
+    signal.SIGINT: SHUT_DOWN,
 }
 
 
@@ -296,11 +308,12 @@ async def known_caller_visit(
     alias: str,
     bbs: str,
     real_name: str | None,
-    signals: Mapping[signal.Signals, str],
+    signals: Mapping[signal.Signals, SignalEnding],
     probe: bool = False,
 ) -> int:
     """The main menu for a caller the BBS (or the console) vouches for, guarded as a telnet
-    visit is; each of ``signals`` ends it, telling the caller its message. The exit status.
+    visit is; each of ``signals`` ends it, telling the caller its farewell and logging its
+    ending. The exit status.
     """
     terminal.logged_in = True  # the BBS vouches for its caller
     presence = Presence(alias=alias)  # for the log, before the store is even open
@@ -324,19 +337,26 @@ async def known_caller_visit(
             terminal.write(reset() + show_cursor())
             await terminal.flush(check_time=False)
 
-    farewell = [""]
+    stopped = [SHUT_DOWN]  # the signal's, once one came
     task = asyncio.create_task(
-        guard_visit(node, terminal, presence, visit, on_cancel=lambda: farewell[0])
+        guard_visit(
+            node,
+            terminal,
+            presence,
+            visit,
+            on_cancel=lambda: stopped[0].farewell,
+            cancelled=lambda: stopped[0].ending,
+        )
     )
 
-    def stop(signum: signal.Signals, message: str) -> None:
-        log.info("node %d: %s received", node, signum.name)
-        farewell[0] = message
+    def stop(signum: signal.Signals, ending: SignalEnding) -> None:
+        log.info("node %d: %s received: %s", node, signum.name, ending.ending)
+        stopped[0] = ending
         task.cancel()
 
     loop = asyncio.get_running_loop()
-    for signum, message in signals.items():
-        loop.add_signal_handler(signum, stop, signum, message)
+    for signum, ending in signals.items():
+        loop.add_signal_handler(signum, stop, signum, ending)
     try:
         await asyncio.wait([task])
     finally:

@@ -20,21 +20,28 @@ import signal
 import sys
 from collections.abc import Mapping
 
-from door.commands.door import EXIT_FAULT, LOG_NAME, known_caller_visit, set_up_logging
+from door.commands.door import (
+    EXIT_FAULT,
+    LOG_NAME,
+    SHUT_DOWN,
+    SignalEnding,
+    known_caller_visit,
+    set_up_logging,
+)
 from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
 from door.net.detection import TerminalInfo, known_charset, screen_size
 from door.net.doorio import STDOUT, stdio_streams
-from door.net.telnet import SHUTDOWN_MESSAGE
 from door.net.terminal import Terminal
 
 LOCAL_BBS = "local console"
 LOCAL_NODE = 0  # the console, not one of the BBS's nodes
 
-# Ctrl-C ends the sysop's game as goodbye would (it is saved either way).
-LOCAL_SIGNALS: Mapping[signal.Signals, str] = {
-    signal.SIGINT: "",
-    signal.SIGHUP: "",
-    signal.SIGTERM: SHUTDOWN_MESSAGE,
+# Ctrl-C ends the sysop's game as goodbye would (it is saved either way); SIGHUP is the
+# sysop's terminal closing.
+LOCAL_SIGNALS: Mapping[signal.Signals, SignalEnding] = {
+    signal.SIGINT: SignalEnding("", "Ctrl-C"),
+    signal.SIGHUP: SignalEnding("", "terminal closed"),
+    signal.SIGTERM: SHUT_DOWN,
 }
 
 

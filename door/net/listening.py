@@ -206,15 +206,17 @@ async def guard_visit(
 ) -> str:
     """Run one visit, then hang up telling the caller how it ended; return the ending.
 
-    The ending, also logged, is "finished", "idle", "time up", "caller gone" or "error"
-    (a fault: logged with its traceback, and the caller gets an apology). A cancelled visit
+    The ending, also logged, is "goodbye" (the visit ended by itself: the caller chose
+    Goodbye, or the door said goodbye, as after too many wrong passwords, each with a line
+    of its own before), "idle", "time up", "caller gone" or "error" (a fault: logged with
+    its traceback, and the caller gets an apology). A cancelled visit
     (a shutdown, or the sysop ending the call) is told ``on_cancel()``, its ending is
     ``cancelled()``, and the cancellation goes on. Used for each telnet
     caller, and for the one caller of a door run by a BBS. The log names the caller by
     ``presence``.
     """
     started = time.monotonic()
-    farewell, ending = "", "finished"
+    farewell, ending = "", "goodbye"
     try:
         await visit()
     except asyncio.CancelledError:
@@ -264,9 +266,16 @@ async def probe_and_log(node: int, terminal: Terminal, timeout: float) -> None:
     """Ask the caller's screen which suits it draws (see ``Terminal.probe_charset``)."""
     answered = await terminal.probe_charset(timeout)
     info = terminal.info
-    if answered:
-        letters = ", suits as letters" if info.suit_letters else ""
-        log.info("node %d: the screen draws %s%s", node, info.charset, letters)
+    if answered and not info.suit_letters:
+        log.info("node %d: the screen draws %s", node, info.charset)
+    elif answered:
+        # Not "draws cp437": what the line carries is not what the screen shows.
+        log.info(
+            "node %d: the screen shows neither CP437's suits nor UTF-8's (a BBS between may "
+            "re-encode the line): suits and other glyphs as letters, sent in %s",
+            node,
+            info.charset,
+        )
     else:
         log.info(
             "node %d: the screen did not answer: suits and other glyphs as letters, in %s",

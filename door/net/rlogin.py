@@ -355,6 +355,13 @@ class RloginDoor:
             writer.write(b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n")
         except (OSError, EOFError):
             pass  # the board hung up
+        except asyncio.CancelledError:
+            # The door ended the call (closing, the sysop, a take-over): its visit has said
+            # goodbye and logged it. The task ends here, not cancelled: Python 3.11's
+            # start_server asks a cancelled task for its exception and logs the error.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("RLOGIN connection from %s failed", address)
         finally:

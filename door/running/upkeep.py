@@ -82,13 +82,20 @@ class BulletinKeeper:
         for fmt, path in config.bulletin.files:
             data = bulletin.render(board, fmt)
             try:
-                await asyncio.to_thread(replace_file, path, data)
+                await asyncio.to_thread(_write_bulletin, path, data)
             except OSError as error:
                 log.warning("bulletin %s can't be written: %s", path, error.strerror or error)
         self.writes += 1
 
     async def close(self) -> None:
         await self._job.close()
+
+
+def _write_bulletin(path: Path, data: bytes) -> None:
+    """Replace the bulletin at ``path``, its folder made (owner-only) if it is missing: the
+    shipped sysop.toml names a folder of its own, ``bulletins``, that nobody has made yet."""
+    private_folder(path.parent)
+    replace_file(path, data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from pathlib import Path
 import pyte
 
 from ansi.charset import decode
+from tests.support import door_log
 
 WAIT = 10.0  # seconds any single wait may take before the test fails
 CPR_REQUEST = b"\x1b[6n"
@@ -71,6 +72,7 @@ class DoorCall:
         self._log: str | None = None
         #: Whether the caller's terminal answers cursor position requests.
         self.answers = True
+        door_log.current().watch("the door's stderr", self.log)
 
     @classmethod
     def on_pty(

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support import door_log
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,6 +47,7 @@ def start_door(
         line = door.stderr.readline()
         found = re.search(listening + r" \S+ port (\d+)", line)
         if found:
+            door_log.current().watch_process(door, "serve's stderr")
             return door, int(found.group(1))
     door.kill()
     raise AssertionError(f"the door did not say {listening!r}")
@@ -88,6 +91,7 @@ async def serve(config: Path) -> Serving:
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     serving = Serving(process, log, 0)
+    door_log.current().watch_file(log, "serve's log")
     text = await serving.wait_logged(r"listening on \S+ port \d+")
     serving.port = int(re.search(r"listening on \S+ port (\d+)", text).group(1))
     return serving
