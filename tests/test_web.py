@@ -179,6 +179,8 @@ async def test_the_page_names_the_pinned_xterm_with_its_integrity_hashes(web):
     for asset in PINNED:
         assert f'"{asset.url}" integrity="{asset.integrity}" crossorigin="anonymous"' in page
     assert "<title>The Canfield Door - Canfield</title>" in page
+    # The scoreboards open beside the call: following the link never hangs it up.
+    assert '<a href="/scores" target="_blank" rel="noopener">' in page
 
 
 @pytest.mark.skipif(not ASSETS.is_dir(), reason="needs the pinned xterm.js: .ci/run fetches it")

@@ -343,6 +343,22 @@ def test_a_tab_closed_mid_game_resumes_and_a_cut_off_page_connects_again(browser
     for _ in range(3):
         game.play("V")
     assert_board_shows(rows, game, level.name)
+    # The scoreboards open in a tab of their own: the call goes on in this one.
+    browser.find_element(By.LINK_TEXT, "Scoreboards").click()
+    deadline = time.monotonic() + WAIT
+    while len(browser.window_handles) < 2:
+        assert time.monotonic() < deadline, "the scoreboards did not open in a new tab"
+        time.sleep(0.05)
+    assert browser.current_window_handle == first
+    assert browser.current_url == door.url + "/"
+    wait_status(browser, "Connected")
+    [scores] = set(browser.window_handles) - {first}
+    browser.switch_to.window(scores)
+    browser.close()
+    browser.switch_to.window(first)
+    type_keys(browser, "V")
+    game.play("V")
+    wait_for(browser, r"Moves\s+4\b")
     # Leaving the door cuts the page off; its button calls again.
     type_keys(browser, "Q")
     wait_for(browser, "Your choice")
