@@ -183,6 +183,14 @@ async def test_the_page_names_the_pinned_xterm_with_its_integrity_hashes(web):
     assert '<a href="/scores" target="_blank" rel="noopener">' in page
 
 
+async def test_the_page_offers_the_telnet_port_should_xterm_not_load(web):
+    url = f"http://127.0.0.1:{web.web_port}/"
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        page = await response.text()
+    assert f'data-telnet-port="{web.port}"' in page
+    assert '<section id="unloaded" hidden>' in page and "from cdn.jsdelivr.net:" in page
+
+
 @pytest.mark.skipif(not ASSETS.is_dir(), reason="needs the pinned xterm.js: .ci/run fetches it")
 def test_the_pinned_integrity_hashes_are_those_of_the_npm_files():
     for asset in PINNED:
@@ -201,6 +209,7 @@ async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path):
             async with session.get(f"{base}/") as response:
                 page = await response.text()
             assert "cdn.jsdelivr.net" not in page and "/assets/xterm/lib/xterm.js" in page
+            assert "could not load\n        it from this board:" in page
             async with session.get(f"{base}/assets/xterm/lib/xterm.js") as response:
                 assert response.status == 200
                 assert await response.read() == (ASSETS / "xterm/lib/xterm.js").read_bytes()

@@ -74,6 +74,7 @@ class Door:
             assert self.process.poll() is None and time.monotonic() < deadline, self.logged()
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{found.group(1)}"
+        self.telnet_port = int(re.findall(r"listening on \S+ port (\d+)", self.logged())[0])
 
     def logged(self) -> str:
         return self.log.read_text()
@@ -386,3 +387,17 @@ def test_a_screenshot_of_the_page_in_play(browser, door, tmp_path):
         target = Path(__file__).resolve().parent.parent / "docs" / "web-play.png"
         target.parent.mkdir(exist_ok=True)
         shutil.copy(path, target)
+
+
+def test_a_page_whose_xterm_did_not_load_says_so_and_offers_telnet(browser, door):
+    """As a caller whose network blocks the CDN sees it: here the local copy is blocked."""
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/xterm.js*"]})
+    browser.get(door.url + "/")
+    wait_status(browser, "Cannot show the terminal: xterm.js did not load")
+    help_text = browser.find_element(By.ID, "unloaded")
+    assert help_text.is_displayed()
+    assert "could not load it from this board" in help_text.text
+    assert f"telnet 127.0.0.1 {door.telnet_port}" in help_text.text
+    link = browser.find_element(By.ID, "telnet").get_attribute("href")
+    assert link == f"telnet://127.0.0.1:{door.telnet_port}"

@@ -34,13 +34,14 @@ from email.utils import format_datetime
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from aiohttp import hdrs, web
 
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
 from door.net.websocket import SUBPROTOCOLS, carry
-from door.net.xterm import ASSETS
+from door.net.xterm import ASSETS, CDN
 
 log = logging.getLogger("door")
 
@@ -143,9 +144,10 @@ def origin_allowed(origin: str | None, host: str | None, origins: Sequence[str])
     return bool(host) and own == (host or "").strip().lower()
 
 
-def page_html(title: str, local_assets: bool) -> bytes:
+def page_html(title: str, local_assets: bool, telnet_port: int) -> bytes:
     """The page, naming the pinned xterm.js files: the CDN's with their integrity hashes,
-    or the sysop's own copy under /assets/."""
+    or the sysop's own copy under /assets/. Should they not load, the page says where they
+    were to come from and offers the door's telnet port instead."""
     tags = []
     for asset in ASSETS:
         if local_assets:
@@ -158,7 +160,13 @@ def page_html(title: str, local_assets: bool) -> bytes:
         else:
             tags.append(f'<script src="{source}"{checks}></script>')
     template = string.Template(_page_file("index.html").decode("utf-8"))
-    text = template.substitute(title=html.escape(title), xterm="\n    ".join(tags))
+    source = "this board" if local_assets else urlsplit(CDN).hostname or CDN
+    text = template.substitute(
+        title=html.escape(title),
+        xterm="\n    ".join(tags),
+        xterm_source=html.escape(source),
+        telnet_port=telnet_port,
+    )
     return text.encode("utf-8")
 
 
@@ -179,10 +187,12 @@ class WebDoor:
         telnet: DoorServer,
         title: Callable[[], str],
         publisher: Publisher | None = None,
+        telnet_port: int = 23,
     ) -> None:
         self.settings = settings
         self.telnet = telnet
         self._title = title
+        self._telnet_port = telnet_port
         self._publisher = publisher
         self._published: _Published | None = None
         self._publishing = asyncio.Lock()
@@ -242,7 +252,8 @@ class WebDoor:
             return await self._websocket(request)
         title = self._title()
         if self._page is None or self._page[0] != title:
-            self._page = (title, page_html(title, self.settings.assets is not None))
+            local = self.settings.assets is not None
+            self._page = (title, page_html(title, local, self._telnet_port))
         return _cached(request, self._page[1], "text/html", PAGE_SECONDS)
 
     def _static(self, name: str, content_type: str) -> Callable[..., Awaitable[web.Response]]:
@@ -370,10 +381,12 @@ async def start_web(
     telnet: DoorServer,
     title: Callable[[], str],
     publisher: Publisher | None = None,
+    telnet_port: int = 23,
 ) -> WebDoor:
     """Listen for the page and telnet over WebSocket on ``host`` and ``settings.port``;
     ``telnet`` is a :class:`DoorServer` made with way ``web`` on the door's node table,
-    ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages."""
-    door = WebDoor(settings, telnet, title, publisher)
+    ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages,
+    ``telnet_port`` the door's telnet port, offered when the page cannot show its terminal."""
+    door = WebDoor(settings, telnet, title, publisher, telnet_port)
     await door.listen(host)
     return door

@@ -150,6 +150,7 @@ async def open_ways(
                 web_telnet,
                 lambda: current().bbs.name,
                 lambda: publish_scoreboards(store, current()),
+                server.port,
             )
     except BaseException:
         await ways.close()

@@ -15,6 +15,20 @@
     const status = document.getElementById("status");
     const again = document.getElementById("again");
     const holder = document.getElementById("terminal");
+
+    // xterm.js did not load (a blocked CDN, say): say so, and where else the door answers.
+    if (window.Terminal === undefined || window.FitAddon === undefined) {
+        const host = location.hostname || "localhost";
+        const port = document.body.dataset.telnetPort;
+        const link = document.getElementById("telnet");
+        link.href = `telnet://${host}:${port}`;
+        link.querySelector("code").textContent = `telnet ${host.replace(/^\[(.*)\]$/, "$1")} ${port}`;
+        holder.hidden = true;
+        document.getElementById("unloaded").hidden = false;
+        status.textContent = "Cannot show the terminal: xterm.js did not load.";
+        document.body.dataset.state = "unloaded";
+        return;
+    }
     const terminal = new Terminal({
         cols: COLUMNS,
         rows: ROWS,
