@@ -106,11 +106,16 @@ async def test_a_foreign_origin_is_refused_and_the_door_s_own_page_and_listed_si
 async def test_an_oversized_message_closes_that_connection_only(web):
     flooder = await web_caller(web.web_port)
     other = await web_caller(web.web_port)
-    for caller in (flooder, other):
+    huge = await web_caller(web.web_port)
+    for caller in (flooder, other, huge):
         await caller.wait_for("Your alias")
     flooder.writer.write(b"x" * 100_000)
     await flooder.wait_closed()
     assert flooder.reader.socket.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+    assert "more than the door takes at once (16 KB at most)" in flooder.text  # told why
+    huge.writer.write(b"x" * 1_000_000)  # not even read: closed as too big at once
+    await huge.wait_closed()
+    assert huge.reader.socket.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
     await other.type("NEW")
     await other.wait_for("alias would you like|Choose an alias|Sign up|new alias", timeout=10)
     assert [call.way for call in web.ways.nodes.calls] == ["web"]

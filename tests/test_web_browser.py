@@ -401,3 +401,11 @@ def test_a_page_whose_xterm_did_not_load_says_so_and_offers_telnet(browser, door
     assert f"telnet 127.0.0.1 {door.telnet_port}" in help_text.text
     link = browser.find_element(By.ID, "telnet").get_attribute("href")
     assert link == f"telnet://127.0.0.1:{door.telnet_port}"
+
+
+def test_a_paste_too_big_for_the_door_is_said_to_be_why_the_call_ended(browser, door):
+    open_page(browser, door)
+    browser.execute_script("window.door.terminal.paste('x'.repeat(20000))")
+    wait_status(browser, "Cut off: that paste was more than the door takes at once (16 KB)")
+    wait_for(browser, r"more than the door takes at once \(16 KB at most\)")
+    assert browser.find_element(By.ID, "again").is_displayed()

@@ -13,9 +13,9 @@ aiohttp serves HTTP and WebSocket on ``[web] port``:
 A browser can be made to open a WebSocket to any site, so an upgrade is refused unless its
 ``Origin`` is the door's own page or one of ``[web] origins``; a client that is not a
 browser sends no ``Origin`` and is let in, as on telnet. Messages are limited to
-:data:`MAX_MESSAGE` bytes: a bigger one closes that connection only. Behind a reverse
-proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection comes
-from one of ``[web] proxies``, and only then.
+:data:`MAX_MESSAGE` bytes: a bigger one ends that call only, its caller told why. Behind a
+reverse proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection
+comes from one of ``[web] proxies``, and only then.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ from door.net.xterm import ASSETS, CDN
 log = logging.getLogger("door")
 
 MAX_MESSAGE = 16 * 1024  # bytes in one WebSocket message from a caller: far more than a paste
+# Bigger messages are read up to this, so that their caller can be told why the call ends;
+# past it, the WebSocket is closed at once (as too big, which the page tells its caller).
+READ_LIMIT = 16 * MAX_MESSAGE
 HEARTBEAT = 30.0  # seconds between pings, so a browser that vanished is noticed
 PUBLISHED_SECONDS = 10.0  # a published page is rendered at most this often
 PAGE_SECONDS = 300  # how long browsers may keep the page before asking again
@@ -333,14 +336,21 @@ class WebDoor:
             return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,
-            max_msg_size=MAX_MESSAGE,
+            max_msg_size=READ_LIMIT,
             heartbeat=HEARTBEAT,
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
         local = request.transport.get_extra_info("sockname") if request.transport else None
         where = (address, peer[1] if peer else 0)
-        await carry(socket, socket.ws_protocol, self.telnet.connection(), where, local)
+        await carry(
+            socket,
+            socket.ws_protocol,
+            self.telnet.connection(),
+            where,
+            local,
+            max_message=MAX_MESSAGE,
+        )
         return socket
 
 

@@ -10,6 +10,7 @@
     const TERMINAL_TYPE = "xterm-256color";
     const OURS = new Set([BINARY, TTYPE, NAWS]);  // what we will do when asked
     const THEIRS = new Set([BINARY, ECHO, SGA]);  // what we let the door do
+    const TOO_BIG = 1009;  // the WebSocket's close code for a message over the door's limit
     const COLUMNS = 80, ROWS = 24;  // the door's screen: the terminal is never smaller
 
     const status = document.getElementById("status");
@@ -198,11 +199,15 @@
                 received(new Uint8Array(event.data));
             }
         };
-        socket.onclose = () => {
+        socket.onclose = (event) => {
             socket = null;
             const wasConnected = state === "connected";
             state = "closed";
-            say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
+            if (event.code === TOO_BIG) {
+                say("Cut off: that paste was more than the door takes at once (16 KB).", true);
+            } else {
+                say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
+            }
         };
     }
 
