@@ -214,7 +214,8 @@ def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{STYLE}</style></head><body>"
+        f'<title>{title}</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">'
+        f"<style>{STYLE}</style></head><body>"
         f'<h1>{title}</h1><p><a href="/">Play</a> · <a href="/scores.json">JSON</a></p>'
         + "".join(sections)
         + "<p><small>* has a game to resume. Hint: a hint was taken in the game. Practice "

@@ -184,6 +184,11 @@ async def test_the_page_names_the_pinned_xterm_with_its_integrity_hashes(web):
     for asset in PINNED:
         assert f'"{asset.url}" integrity="{asset.integrity}" crossorigin="anonymous"' in page
     assert "<title>The Canfield Door - Canfield</title>" in page
+    assert '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in page
+    icon = f"http://127.0.0.1:{web.web_port}/favicon.svg"
+    async with aiohttp.ClientSession() as session, session.get(icon) as response:
+        assert response.status == 200 and response.content_type == "image/svg+xml"
+        assert (await response.text()).startswith("<svg ")
     # The scoreboards open beside the call: following the link never hangs it up.
     assert '<a href="/scores" target="_blank" rel="noopener">' in page
 
@@ -262,6 +267,7 @@ async def test_scores_show_every_board_escaped_with_hint_marks_and_cache_headers
         async with session.get(f"{base}/scores.json") as response:
             document = await response.json()
     assert hostile not in page
+    assert '<link rel="icon" href="/favicon.svg"' in page
     assert "&lt;b&gt;Eve&lt;/b&gt;&amp;amp;" in page
     for level_entry in web.config.levels:
         assert level_entry.name in page

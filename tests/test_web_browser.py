@@ -122,6 +122,7 @@ def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
         "--window-size=1100,800",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # a 404 shows there
     service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
     driver = webdriver.Chrome(options=options, service=service)
     try:
@@ -214,6 +215,22 @@ def assert_board_shows(rows: list[str], game: Game, level_name: str) -> None:
         shown = rows[row - 1][:60].replace("►", " ")  # the mouse's pointer, beside a pile
         assert shown.rstrip() == expected.text_at(row)[:60].rstrip(), row
     assert re.search("[♥♦♣♠]", rows[CARD_ROW - 1])
+
+
+BOARD_BLACK = "rgb(46, 52, 54)"  # xterm.js's ANSI black, on which the door draws
+
+PAGE_COLOURS_JS = """
+const painted = [document.documentElement, document.body, document.getElementById("terminal"),
+                 document.querySelector(".xterm-scrollable-element")];
+return painted.map((element) => getComputedStyle(element).backgroundColor);
+"""
+
+
+def page_colours(driver) -> set[str]:
+    """The backgrounds of the page, its terminal's box and the terminal itself."""
+    return {
+        colour for colour in driver.execute_script(PAGE_COLOURS_JS) if colour != "rgba(0, 0, 0, 0)"
+    }
 
 
 def click_cells(driver, cells: list[tuple[int, int]]) -> None:
@@ -318,6 +335,13 @@ def test_the_terminal_follows_the_window_and_keeps_the_whole_board(browser, door
         shown = browser.find_element(By.CSS_SELECTOR, ".xterm-screen").size
         inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
         assert shown["width"] <= inner[0] and shown["height"] <= inner[1]
+        # The board in the middle, on the board's own black from edge to edge: no band.
+        left, right = browser.execute_script(
+            "const box = document.querySelector('.xterm-screen').getBoundingClientRect();"
+            "return [box.left, window.innerWidth - box.right]"
+        )
+        assert abs(left - right) <= 8, (left, right)
+        assert page_colours(browser) == {BOARD_BLACK}
         # The board is still whole, and plays on at the new size.
         assert_board_shows(screen(browser), game, level.name)
     type_keys(browser, "V")
@@ -365,11 +389,13 @@ def test_a_tab_closed_mid_game_resumes_and_a_cut_off_page_connects_again(browser
     wait_for(browser, "Your choice")
     type_keys(browser, "G")
     wait_status(browser, "Cut off")
+    assert browser.title == "Cut off - The Canfield Door - Canfield"
     again = browser.find_element(By.ID, "again")
     assert again.is_displayed()
     again.click()
     wait_status(browser, "Connected")
     wait_for(browser, "Your alias")
+    assert browser.title == "Connected - The Canfield Door - Canfield"
 
 
 def test_a_screenshot_of_the_page_in_play(browser, door, tmp_path):
@@ -399,6 +425,7 @@ def test_a_page_whose_xterm_did_not_load_says_so_and_offers_telnet(browser, door
     assert help_text.is_displayed()
     assert "could not load it from this board" in help_text.text
     assert f"telnet 127.0.0.1 {door.telnet_port}" in help_text.text
+    assert browser.title == "No terminal - The Canfield Door - Canfield"
     link = browser.find_element(By.ID, "telnet").get_attribute("href")
     assert link == f"telnet://127.0.0.1:{door.telnet_port}"
 
@@ -409,3 +436,20 @@ def test_a_paste_too_big_for_the_door_is_said_to_be_why_the_call_ended(browser, 
     wait_status(browser, "Cut off: that paste was more than the door takes at once (16 KB)")
     wait_for(browser, r"more than the door takes at once \(16 KB at most\)")
     assert browser.find_element(By.ID, "again").is_displayed()
+
+
+def test_the_page_has_an_icon_and_its_tab_says_how_the_call_stands(browser, door):
+    browser.get(door.url + "/")
+    wait_status(browser, "Connected")
+    assert browser.title == "Connected - The Canfield Door - Canfield"
+    browser.get(door.url + "/scores")
+    browser.find_element(By.TAG_NAME, "h1")
+    for page in ("/", "/scores"):
+        browser.get(door.url + page)
+        loaded = browser.execute_script(
+            "return fetch(document.querySelector('link[rel=icon]').href)"
+            ".then((response) => [response.status, response.headers.get('content-type')])"
+        )
+        assert loaded == [200, "image/svg+xml; charset=utf-8"]
+    missing = [entry for entry in browser.get_log("browser") if "404" in entry["message"]]
+    assert missing == []

@@ -219,6 +219,7 @@ class WebDoor:
         app.router.add_get("/telnet", self._telnet_only)
         app.router.add_get("/door.js", self._static("door.js", "text/javascript"))
         app.router.add_get("/door.css", self._static("door.css", "text/css"))
+        app.router.add_get("/favicon.svg", self._static("favicon.svg", "image/svg+xml"))
         app.router.add_get("/scores", self._scores("scores.html"))
         app.router.add_get("/scores.json", self._scores("scores.json"))
         if self.settings.assets is not None:
@@ -381,7 +382,8 @@ def _cached(
         headers[hdrs.LAST_MODIFIED] = format_datetime(modified, usegmt=True)
     if etag in request.headers.get(hdrs.IF_NONE_MATCH, ""):
         return web.Response(status=304, headers=headers)
-    charset = "utf-8" if content_type.startswith(("text/", "application/json")) else None
+    textual = content_type.startswith(("text/", "application/json", "image/svg"))
+    charset = "utf-8" if textual else None
     return web.Response(body=body, content_type=content_type, charset=charset, headers=headers)
 
 

@@ -13,6 +13,11 @@
     const TOO_BIG = 1009;  // the WebSocket's close code for a message over the door's limit
     const COLUMNS = 80, ROWS = 24;  // the door's screen: the terminal is never smaller
 
+    // The board's black (xterm.js's ANSI black, on which the door draws every screen) is
+    // the page's too: the space around the terminal is the board's own.
+    const BOARD_BLACK = "#2e3436";
+    const TITLE = document.title;
+    const TAB_WORDS = { connecting: "Connecting", connected: "Connected", closed: "Cut off" };
     const status = document.getElementById("status");
     const again = document.getElementById("again");
     const holder = document.getElementById("terminal");
@@ -28,6 +33,7 @@
         document.getElementById("unloaded").hidden = false;
         status.textContent = "Cannot show the terminal: xterm.js did not load.";
         document.body.dataset.state = "unloaded";
+        document.title = `No terminal - ${TITLE}`;
         return;
     }
     const terminal = new Terminal({
@@ -37,6 +43,7 @@
         fontSize: 16,
         scrollback: 0,
         cursorBlink: true,
+        theme: { background: BOARD_BLACK, black: BOARD_BLACK },
     });
     const fit = new FitAddon.FitAddon();
     terminal.loadAddon(fit);
@@ -51,6 +58,7 @@
         status.textContent = text;
         again.hidden = !cutOff;
         document.body.dataset.state = state;
+        document.title = `${TAB_WORDS[state]} - ${TITLE}`;
     }
 
     function send(bytes) {
@@ -148,7 +156,8 @@
     terminal.onBinary((text) => typed(Array.from(text, (c) => c.charCodeAt(0) & 255)));
     terminal.onResize(sendSize);
 
-    // The largest font at which the door's 80x24 screen fits, then the window filled.
+    // The largest font at which the door's 80x24 screen fits the window (centred by the
+    // stylesheet): the board is all the door draws, so the terminal is no bigger.
     function fitWindow() {
         const width = holder.clientWidth, height = holder.clientHeight;
         if (!width || !height) {
@@ -167,10 +176,6 @@
             }
             size = next;
             terminal.options.fontSize = size;
-        }
-        const proposed = fit.proposeDimensions();
-        if (proposed && proposed.cols && proposed.rows) {
-            terminal.resize(Math.max(COLUMNS, proposed.cols), Math.max(ROWS, proposed.rows));
         }
     }
     let fitting = null;
