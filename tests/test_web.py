@@ -13,7 +13,7 @@ import logging
 import re
 import ssl
 from base64 import b64encode
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import aiohttp
 import pytest
@@ -277,6 +277,13 @@ async def test_scores_show_every_board_escaped_with_hint_marks_and_cache_headers
     assert aliases[0] in (hostile, "Bob") and set(aliases) == {hostile, "Bob"}
     assert [row["assisted"] for row in level_two["high_scores"] if row["alias"] == "Bob"] == [True]
     assert "Carol" not in json.dumps(level_two) and "777" not in page
+    # Carol's game to resume is marked in a column of its own, not on her alias.
+    carol_row = re.search(r'<td data-label="Alias">Carol</td>.*?</tr>', page)
+    assert carol_row and '<td data-label="Saved">*</td>' in carol_row.group()
+    assert "Carol *" not in page and "Saved *: has a game to resume" in page
+    # Times carry their zone: callers may be anywhere.
+    zone = datetime.now().astimezone().strftime("%Z")
+    assert re.search(rf"Updated \d{{4}}-\d\d-\d\d \d\d:\d\d {re.escape(zone)}<", page)
     assert {row["alias"] for row in document["standings"]} >= {hostile, "Bob"}
     await playing.hang_up()
 
@@ -413,7 +420,8 @@ async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_clo
     assert "Contest: Winter Cup" in page and "3 deals, level 1" in page
     assert f"opened {opens.astimezone():%Y-%m-%d %H:%M}" in page and "open until" in page
     assert hostile not in page and "&lt;b&gt;Eve&lt;/b&gt;&amp;amp;" in page
-    assert "<td>Bob</td><td>Another Board</td><td>1 +1</td>" in page  # one deal begun
+    bob = '<td data-label="Alias">Bob</td><td data-label="Board">Another Board</td>'
+    assert bob + '<td data-label="Deals">1 +1</td>' in page  # one deal begun
     for deal in deals:
         assert deal.seal in page
     sent = page + json.dumps(document)
@@ -442,7 +450,8 @@ async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_clo
         (deal.deal, deal.salt, deal.seal) for deal in deals
     ]
     # Bob's unfinished deal counted as resigned at the close: two deals finished, none begun.
-    assert "<td>Bob</td><td>Another Board</td><td>2</td>" in page
+    bob = '<td data-label="Alias">Bob</td><td data-label="Board">Another Board</td>'
+    assert bob + '<td data-label="Deals">2</td>' in page
 
 
 async def test_scores_json_says_no_contest_before_one_opens(web):

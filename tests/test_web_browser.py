@@ -96,6 +96,25 @@ class Door:
 
         asyncio.run(start())
 
+    def won_game(self, alias: str, deal: int, level: int) -> None:
+        """A won scored game of ``alias`` (signed up here if new), finished in the door's
+        database as a visit finishes it."""
+
+        async def play() -> None:
+            config = load_config(self.config)
+            async with Store.open(config.server.database, create=False) as store:
+                user = await store.find_user(alias) or await store.create_user(alias, PASSWORD)
+                chosen = config.level(level)
+                game = Game.deal(chosen.variant, deal)
+                game_id = await store.start_game(user.id, chosen, game)
+                for command in winning_line(chosen.variant):
+                    game.play(command)
+                    if game.status == "won":
+                        break
+                await store.finish_game(game_id, game)
+
+        asyncio.run(play())
+
 
 @pytest.fixture(scope="module")
 def door() -> Iterator[Door]:
@@ -453,3 +472,18 @@ def test_the_page_has_an_icon_and_its_tab_says_how_the_call_stands(browser, door
         assert loaded == [200, "image/svg+xml; charset=utf-8"]
     missing = [entry for entry in browser.get_log("browser") if "404" in entry["message"]]
     assert missing == []
+
+
+def test_the_scores_page_fits_a_phone_s_narrow_screen(browser, door):
+    door.won_game("Narrow-Winner", WON_DEAL, WON_LEVEL)
+    door.scored_game("Narrow-Winner", WON_DEAL, WON_LEVEL)  # a game to resume: Saved *
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True},
+    )
+    browser.get(door.url + "/scores")
+    assert "Narrow-Winner" in browser.find_element(By.TAG_NAME, "body").text
+    widths = browser.execute_script(
+        "return [window.innerWidth, document.documentElement.scrollWidth]"
+    )
+    assert widths[0] == 360 and widths[1] <= 360, widths
