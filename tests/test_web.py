@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gzip
 import hashlib
 import ipaddress
 import json
@@ -193,6 +194,23 @@ async def test_the_page_names_the_pinned_xterm_with_its_integrity_hashes(web):
     assert '<a href="/scores" target="_blank" rel="noopener">' in page
 
 
+async def test_the_page_its_files_and_the_scores_go_gzipped_to_clients_that_accept_it(web):
+    base = f"http://127.0.0.1:{web.web_port}"
+    async with aiohttp.ClientSession(auto_decompress=False) as session:
+        for path in ("/", "/door.js", "/door.css", "/scores", "/scores.json"):
+            async with session.get(base + path, headers={"Accept-Encoding": "gzip"}) as zipped:
+                assert zipped.headers["Content-Encoding"] == "gzip", path
+                assert zipped.headers["Vary"] == "Accept-Encoding"
+                body = gzip.decompress(await zipped.read())
+            async with session.get(base + path, headers={"Accept-Encoding": "identity"}) as plain:
+                assert "Content-Encoding" not in plain.headers
+                assert await plain.read() == body
+                assert plain.headers["ETag"] != zipped.headers["ETag"]  # another representation
+            tag = {"Accept-Encoding": "gzip", "If-None-Match": zipped.headers["ETag"]}
+            async with session.get(base + path, headers=tag) as again:
+                assert again.status == 304
+
+
 async def test_the_page_offers_the_telnet_port_should_xterm_not_load(web):
     url = f"http://127.0.0.1:{web.web_port}/"
     async with aiohttp.ClientSession() as session, session.get(url) as response:
@@ -211,7 +229,7 @@ def test_the_pinned_integrity_hashes_are_those_of_the_npm_files():
 
 
 @pytest.mark.skipif(not ASSETS.is_dir(), reason="needs the pinned xterm.js: .ci/run fetches it")
-async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path):
+async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path, monkeypatch):
     door = await WebDoor.open(web_config(tmp_path, assets=ASSETS))
     try:
         async with aiohttp.ClientSession() as session:
@@ -225,6 +243,15 @@ async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path):
                 assert await response.read() == (ASSETS / "xterm/lib/xterm.js").read_bytes()
             async with session.get(f"{base}/assets/xterm/package.json") as response:
                 assert response.status == 404  # only the page's files, nothing else there
+            # Sent gzipped, compressed once as the door started: never again per request.
+            compressed = []
+            monkeypatch.setattr(gzip, "compress", lambda *a, **k: compressed.append(a))
+            for _ in range(2):
+                async with session.get(f"{base}/assets/xterm/lib/xterm.js") as response:
+                    assert response.headers["Content-Encoding"] == "gzip"
+                    assert int(response.headers["Content-Length"]) < 200_000
+                    assert await response.read() == (ASSETS / "xterm/lib/xterm.js").read_bytes()
+            assert compressed == []
     finally:
         await door.close()
 
