@@ -59,7 +59,8 @@ def _text(value: str | None) -> str:
 
 
 def _stamp(moment: datetime) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    """A time as the door's clock shows it, with its zone: callers may be anywhere."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").rstrip()
 
 
 def _table(
@@ -69,11 +70,19 @@ def _table(
     empty: str,
     after: str = "",
 ) -> str:
-    """A section: its caption, its table (or ``empty``), then ``after``."""
+    """A section: its caption, its table (or ``empty``), then ``after``. Each cell carries its
+    column's name, which a narrow screen shows beside it (each row a card of its own)."""
     if not rows:
         return f"<section><h2>{caption}</h2><p>{empty}</p>{after}</section>"
     header = "".join(f"<th>{cell}</th>" for cell in head)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td data-label="{label}">{cell}</td>' for label, cell in zip(head, row, strict=True)
+        )
+        + "</tr>"
+        for row in rows
+    )
     return (
         f"<section><h2>{caption}</h2><table><thead><tr>{header}</tr></thead>"
         f"<tbody>{body}</tbody></table>{after}</section>"
@@ -109,13 +118,14 @@ def _level_section(board: LevelBoard, boards: bool) -> str:
 
 
 def _standings_section(standings: Sequence[Standing], boards: bool) -> str:
-    head = ["#", "Alias", *(["Board"] if boards else []), "Games", "Wins", "Win %", "Best"]
-    head.append("Hints")
+    head = ["#", "Alias", *(["Board"] if boards else []), "Saved", "Games", "Wins", "Win %"]
+    head += ["Best", "Hints"]
     rows = [
         [
             str(rank),
-            _text(row.alias) + (" *" if row.unfinished else ""),
+            _text(row.alias),
             *([_text(row.bbs)] if boards else []),
+            "*" if row.unfinished else "",  # a column of its own: an alias may end in *
             str(row.games),
             str(row.wins),
             "-" if row.percentage is None else f"{row.percentage:.1f}",
@@ -195,9 +205,16 @@ _CONTEST_NOTE = (
 
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
-    "background:#111;color:#ddd}a{color:#8cf}h2{font-size:1.1em;margin-top:1.5em}"
+    "background:#111;color:#ddd;overflow-wrap:anywhere}a{color:#8cf}"
+    "h2{font-size:1.1em;margin-top:1.5em}code{word-break:break-all}"
     "table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.15em .6em;"
     "border-bottom:1px solid #333}small{color:#999;font-weight:normal}"
+    # A narrow screen: each row a card, each cell under its column's name, nothing sideways.
+    "@media (max-width:40em){body{padding:0 .5em}"
+    "table,tbody,tr,td{display:block}thead{position:absolute;width:1px;height:1px;"
+    "overflow:hidden;clip-path:inset(50%)}tr{border-bottom:1px solid #333;padding:.3em 0}"
+    "td{border:0;padding:.05em .3em;display:flex;gap:.75em}td:empty{display:none}"
+    "td::before{content:attr(data-label);flex:0 0 5.5em;color:#999}}"
 )
 
 
@@ -214,11 +231,12 @@ def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{STYLE}</style></head><body>"
+        f'<title>{title}</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">'
+        f"<style>{STYLE}</style></head><body>"
         f'<h1>{title}</h1><p><a href="/">Play</a> · <a href="/scores.json">JSON</a></p>'
         + "".join(sections)
-        + "<p><small>* has a game to resume. Hint: a hint was taken in the game. Practice "
-        "games are never on these lists.</small></p>"
+        + "<p><small>Saved *: has a game to resume. Hint: a hint was taken in the game. "
+        "Practice games are never on these lists.</small></p>"
         f"<p><small>Updated {_stamp(bulletin.generated)}</small></p></body></html>\n"
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 from door.config import Config, ConfigError, SolverConfig, WebConfig, load_config
 from door.engine.variant import Variant
 from door.levels import SHIPPED_LEVELS
+from door.xterm import ASSETS as PINNED_XTERM
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "sysop.toml"
@@ -389,8 +391,25 @@ def test_check_config_on_a_good_file(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
         f"{path} is good: 3 levels, port 2323, database {tmp_path / 'canfield.db'}\n"
+        "The web page loads xterm.js from cdn.jsdelivr.net: a caller whose network blocks "
+        "that site gets no terminal, only the telnet port offered instead. Name your own copy "
+        "in [web] assets to serve it from the door.\n"
     )
     assert result.stderr == ""
+
+
+def test_check_config_says_nothing_of_the_cdn_when_the_door_serves_xterm_itself(
+    tmp_path: Path,
+) -> None:
+    assets = tmp_path / "xterm-copy"
+    for asset in PINNED_XTERM:
+        (assets / asset.path).parent.mkdir(parents=True, exist_ok=True)
+        (assets / asset.path).write_text("// a copy\n")
+    for web in ("port = 8080\nassets = " + json.dumps(str(assets)), "# the web off"):
+        write(tmp_path, f"[web]\n{web}\n")
+        result = check_config(tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "is good" in result.stdout and "xterm" not in result.stdout
 
 
 def test_check_config_reads_sysop_toml_in_the_current_folder(tmp_path: Path) -> None:

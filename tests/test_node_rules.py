@@ -168,7 +168,7 @@ async def test_logging_in_again_takes_over_the_other_node_with_the_game_saved(
         await second.wait_for("Password", WAIT)
         await second.type("secret-one1")
         await second.wait_for("You are logged in on node 1 already", WAIT)
-        await second.type("Y")
+        await second.key("Y")  # one key, no Enter
         await first.wait_closed(WAIT)
         assert TAKEN_OVER_MESSAGE in first.text
         await logged(caplog, "node 1 (Twice): hang-up (taken over by a log-in on another node)")
@@ -188,7 +188,7 @@ async def test_declining_to_take_over_leaves_the_other_call_alone(tmp_path) -> N
         await second.wait_for("Password", WAIT)
         await second.type("secret-one1")
         await second.wait_for("Take over", WAIT)
-        await second.type("N")
+        await second.key("N")  # one key, no Enter
         await second.wait_closed(WAIT)
         await first.key("M")
         await first.wait_for("Your statistics", WAIT)

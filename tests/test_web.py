@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gzip
 import hashlib
 import ipaddress
 import json
@@ -13,7 +14,7 @@ import logging
 import re
 import ssl
 from base64 import b64encode
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import aiohttp
 import pytest
@@ -106,11 +107,16 @@ async def test_a_foreign_origin_is_refused_and_the_door_s_own_page_and_listed_si
 async def test_an_oversized_message_closes_that_connection_only(web):
     flooder = await web_caller(web.web_port)
     other = await web_caller(web.web_port)
-    for caller in (flooder, other):
+    huge = await web_caller(web.web_port)
+    for caller in (flooder, other, huge):
         await caller.wait_for("Your alias")
     flooder.writer.write(b"x" * 100_000)
     await flooder.wait_closed()
     assert flooder.reader.socket.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+    assert "more than the door takes at once (16 KB at most)" in flooder.text  # told why
+    huge.writer.write(b"x" * 1_000_000)  # not even read: closed as too big at once
+    await huge.wait_closed()
+    assert huge.reader.socket.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
     await other.type("NEW")
     await other.wait_for("alias would you like|Choose an alias|Sign up|new alias", timeout=10)
     assert [call.way for call in web.ways.nodes.calls] == ["web"]
@@ -179,6 +185,38 @@ async def test_the_page_names_the_pinned_xterm_with_its_integrity_hashes(web):
     for asset in PINNED:
         assert f'"{asset.url}" integrity="{asset.integrity}" crossorigin="anonymous"' in page
     assert "<title>The Canfield Door - Canfield</title>" in page
+    assert '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in page
+    icon = f"http://127.0.0.1:{web.web_port}/favicon.svg"
+    async with aiohttp.ClientSession() as session, session.get(icon) as response:
+        assert response.status == 200 and response.content_type == "image/svg+xml"
+        assert (await response.text()).startswith("<svg ")
+    # The scoreboards open beside the call: following the link never hangs it up.
+    assert '<a href="/scores" target="_blank" rel="noopener">' in page
+
+
+async def test_the_page_its_files_and_the_scores_go_gzipped_to_clients_that_accept_it(web):
+    base = f"http://127.0.0.1:{web.web_port}"
+    async with aiohttp.ClientSession(auto_decompress=False) as session:
+        for path in ("/", "/door.js", "/door.css", "/scores", "/scores.json"):
+            async with session.get(base + path, headers={"Accept-Encoding": "gzip"}) as zipped:
+                assert zipped.headers["Content-Encoding"] == "gzip", path
+                assert zipped.headers["Vary"] == "Accept-Encoding"
+                body = gzip.decompress(await zipped.read())
+            async with session.get(base + path, headers={"Accept-Encoding": "identity"}) as plain:
+                assert "Content-Encoding" not in plain.headers
+                assert await plain.read() == body
+                assert plain.headers["ETag"] != zipped.headers["ETag"]  # another representation
+            tag = {"Accept-Encoding": "gzip", "If-None-Match": zipped.headers["ETag"]}
+            async with session.get(base + path, headers=tag) as again:
+                assert again.status == 304
+
+
+async def test_the_page_offers_the_telnet_port_should_xterm_not_load(web):
+    url = f"http://127.0.0.1:{web.web_port}/"
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        page = await response.text()
+    assert f'data-telnet-port="{web.port}"' in page
+    assert '<section id="unloaded" hidden>' in page and "from cdn.jsdelivr.net:" in page
 
 
 @pytest.mark.skipif(not ASSETS.is_dir(), reason="needs the pinned xterm.js: .ci/run fetches it")
@@ -191,7 +229,7 @@ def test_the_pinned_integrity_hashes_are_those_of_the_npm_files():
 
 
 @pytest.mark.skipif(not ASSETS.is_dir(), reason="needs the pinned xterm.js: .ci/run fetches it")
-async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path):
+async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path, monkeypatch):
     door = await WebDoor.open(web_config(tmp_path, assets=ASSETS))
     try:
         async with aiohttp.ClientSession() as session:
@@ -199,11 +237,21 @@ async def test_a_local_copy_of_xterm_is_served_instead_of_the_cdn(tmp_path):
             async with session.get(f"{base}/") as response:
                 page = await response.text()
             assert "cdn.jsdelivr.net" not in page and "/assets/xterm/lib/xterm.js" in page
+            assert "could not load\n        it from this board:" in page
             async with session.get(f"{base}/assets/xterm/lib/xterm.js") as response:
                 assert response.status == 200
                 assert await response.read() == (ASSETS / "xterm/lib/xterm.js").read_bytes()
             async with session.get(f"{base}/assets/xterm/package.json") as response:
                 assert response.status == 404  # only the page's files, nothing else there
+            # Sent gzipped, compressed once as the door started: never again per request.
+            compressed = []
+            monkeypatch.setattr(gzip, "compress", lambda *a, **k: compressed.append(a))
+            for _ in range(2):
+                async with session.get(f"{base}/assets/xterm/lib/xterm.js") as response:
+                    assert response.headers["Content-Encoding"] == "gzip"
+                    assert int(response.headers["Content-Length"]) < 200_000
+                    assert await response.read() == (ASSETS / "xterm/lib/xterm.js").read_bytes()
+            assert compressed == []
     finally:
         await door.close()
 
@@ -246,6 +294,7 @@ async def test_scores_show_every_board_escaped_with_hint_marks_and_cache_headers
         async with session.get(f"{base}/scores.json") as response:
             document = await response.json()
     assert hostile not in page
+    assert '<link rel="icon" href="/favicon.svg"' in page
     assert "&lt;b&gt;Eve&lt;/b&gt;&amp;amp;" in page
     for level_entry in web.config.levels:
         assert level_entry.name in page
@@ -255,6 +304,13 @@ async def test_scores_show_every_board_escaped_with_hint_marks_and_cache_headers
     assert aliases[0] in (hostile, "Bob") and set(aliases) == {hostile, "Bob"}
     assert [row["assisted"] for row in level_two["high_scores"] if row["alias"] == "Bob"] == [True]
     assert "Carol" not in json.dumps(level_two) and "777" not in page
+    # Carol's game to resume is marked in a column of its own, not on her alias.
+    carol_row = re.search(r'<td data-label="Alias">Carol</td>.*?</tr>', page)
+    assert carol_row and '<td data-label="Saved">*</td>' in carol_row.group()
+    assert "Carol *" not in page and "Saved *: has a game to resume" in page
+    # Times carry their zone: callers may be anywhere.
+    zone = datetime.now().astimezone().strftime("%Z")
+    assert re.search(rf"Updated \d{{4}}-\d\d-\d\d \d\d:\d\d {re.escape(zone)}<", page)
     assert {row["alias"] for row in document["standings"]} >= {hostile, "Bob"}
     await playing.hang_up()
 
@@ -391,7 +447,8 @@ async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_clo
     assert "Contest: Winter Cup" in page and "3 deals, level 1" in page
     assert f"opened {opens.astimezone():%Y-%m-%d %H:%M}" in page and "open until" in page
     assert hostile not in page and "&lt;b&gt;Eve&lt;/b&gt;&amp;amp;" in page
-    assert "<td>Bob</td><td>Another Board</td><td>1 +1</td>" in page  # one deal begun
+    bob = '<td data-label="Alias">Bob</td><td data-label="Board">Another Board</td>'
+    assert bob + '<td data-label="Deals">1 +1</td>' in page  # one deal begun
     for deal in deals:
         assert deal.seal in page
     sent = page + json.dumps(document)
@@ -420,7 +477,8 @@ async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_clo
         (deal.deal, deal.salt, deal.seal) for deal in deals
     ]
     # Bob's unfinished deal counted as resigned at the close: two deals finished, none begun.
-    assert "<td>Bob</td><td>Another Board</td><td>2</td>" in page
+    bob = '<td data-label="Alias">Bob</td><td data-label="Board">Another Board</td>'
+    assert bob + '<td data-label="Deals">2</td>' in page
 
 
 async def test_scores_json_says_no_contest_before_one_opens(web):

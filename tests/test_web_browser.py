@@ -28,6 +28,7 @@ from ansi.screen import ScreenBuffer
 from door.config import load_config
 from door.engine import Game
 from door.engine.solver import solve
+from door.net.web import PUBLISHED_SECONDS
 from door.store import Store
 from door.views.board import CARD_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW, Look, draw_board
 from tests.support.door_log import DoorLog
@@ -75,6 +76,7 @@ class Door:
             assert self.process.poll() is None and time.monotonic() < deadline, self.logged()
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{found.group(1)}"
+        self.telnet_port = int(re.findall(r"listening on \S+ port (\d+)", self.logged())[0])
 
     def logged(self) -> str:
         return self.log.read_text()
@@ -95,6 +97,25 @@ class Door:
                 await store.start_game(user.id, chosen, Game.deal(chosen.variant, deal))
 
         asyncio.run(start())
+
+    def won_game(self, alias: str, deal: int, level: int) -> None:
+        """A won scored game of ``alias`` (signed up here if new), finished in the door's
+        database as a visit finishes it."""
+
+        async def play() -> None:
+            config = load_config(self.config)
+            async with Store.open(config.server.database, create=False) as store:
+                user = await store.find_user(alias) or await store.create_user(alias, PASSWORD)
+                chosen = config.level(level)
+                game = Game.deal(chosen.variant, deal)
+                game_id = await store.start_game(user.id, chosen, game)
+                for command in winning_line(chosen.variant):
+                    game.play(command)
+                    if game.status == "won":
+                        break
+                await store.finish_game(game_id, game)
+
+        asyncio.run(play())
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +150,7 @@ def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
         "--window-size=1100,800",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # a 404 shows there
     service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
     driver = webdriver.Chrome(options=options, service=service)
     try:
@@ -221,6 +243,22 @@ def assert_board_shows(rows: list[str], game: Game, level_name: str) -> None:
         shown = rows[row - 1][:60].replace("►", " ")  # the mouse's pointer, beside a pile
         assert shown.rstrip() == expected.text_at(row)[:60].rstrip(), row
     assert re.search("[♥♦♣♠]", rows[CARD_ROW - 1])
+
+
+BOARD_BLACK = "rgb(46, 52, 54)"  # xterm.js's ANSI black, on which the door draws
+
+PAGE_COLOURS_JS = """
+const painted = [document.documentElement, document.body, document.getElementById("terminal"),
+                 document.querySelector(".xterm-scrollable-element")];
+return painted.map((element) => getComputedStyle(element).backgroundColor);
+"""
+
+
+def page_colours(driver) -> set[str]:
+    """The backgrounds of the page, its terminal's box and the terminal itself."""
+    return {
+        colour for colour in driver.execute_script(PAGE_COLOURS_JS) if colour != "rgba(0, 0, 0, 0)"
+    }
 
 
 def click_cells(driver, cells: list[tuple[int, int]]) -> None:
@@ -325,6 +363,13 @@ def test_the_terminal_follows_the_window_and_keeps_the_whole_board(browser, door
         shown = browser.find_element(By.CSS_SELECTOR, ".xterm-screen").size
         inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
         assert shown["width"] <= inner[0] and shown["height"] <= inner[1]
+        # The board in the middle, on the board's own black from edge to edge: no band.
+        left, right = browser.execute_script(
+            "const box = document.querySelector('.xterm-screen').getBoundingClientRect();"
+            "return [box.left, window.innerWidth - box.right]"
+        )
+        assert abs(left - right) <= 8, (left, right)
+        assert page_colours(browser) == {BOARD_BLACK}
         # The board is still whole, and plays on at the new size.
         assert_board_shows(screen(browser), game, level.name)
     type_keys(browser, "V")
@@ -351,16 +396,34 @@ def test_a_tab_closed_mid_game_resumes_and_a_cut_off_page_connects_again(browser
     for _ in range(3):
         game.play("V")
     assert_board_shows(rows, game, level.name)
+    # The scoreboards open in a tab of their own: the call goes on in this one.
+    browser.find_element(By.LINK_TEXT, "Scoreboards").click()
+    deadline = time.monotonic() + WAIT
+    while len(browser.window_handles) < 2:
+        assert time.monotonic() < deadline, "the scoreboards did not open in a new tab"
+        time.sleep(0.05)
+    assert browser.current_window_handle == first
+    assert browser.current_url == door.url + "/"
+    wait_status(browser, "Connected")
+    [scores] = set(browser.window_handles) - {first}
+    browser.switch_to.window(scores)
+    browser.close()
+    browser.switch_to.window(first)
+    type_keys(browser, "V")
+    game.play("V")
+    wait_for(browser, r"Moves\s+4\b")
     # Leaving the door cuts the page off; its button calls again.
     type_keys(browser, "Q")
     wait_for(browser, "Your choice")
     type_keys(browser, "G")
     wait_status(browser, "Cut off")
+    assert browser.title == "Cut off - The Canfield Door - Canfield"
     again = browser.find_element(By.ID, "again")
     assert again.is_displayed()
     again.click()
     wait_status(browser, "Connected")
     wait_for(browser, "Your alias")
+    assert browser.title == "Connected - The Canfield Door - Canfield"
 
 
 def test_a_screenshot_of_the_page_in_play(browser, door, tmp_path):
@@ -378,3 +441,65 @@ def test_a_screenshot_of_the_page_in_play(browser, door, tmp_path):
         target = Path(__file__).resolve().parent.parent / "docs" / "web-play.png"
         target.parent.mkdir(exist_ok=True)
         shutil.copy(path, target)
+
+
+def test_a_page_whose_xterm_did_not_load_says_so_and_offers_telnet(browser, door):
+    """As a caller whose network blocks the CDN sees it: here the local copy is blocked."""
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/xterm.js*"]})
+    browser.get(door.url + "/")
+    wait_status(browser, "Cannot show the terminal: xterm.js did not load")
+    help_text = browser.find_element(By.ID, "unloaded")
+    assert help_text.is_displayed()
+    assert "could not load it from this board" in help_text.text
+    assert f"telnet 127.0.0.1 {door.telnet_port}" in help_text.text
+    assert browser.title == "No terminal - The Canfield Door - Canfield"
+    link = browser.find_element(By.ID, "telnet").get_attribute("href")
+    assert link == f"telnet://127.0.0.1:{door.telnet_port}"
+
+
+def test_a_paste_too_big_for_the_door_is_said_to_be_why_the_call_ended(browser, door):
+    open_page(browser, door)
+    browser.execute_script("window.door.terminal.paste('x'.repeat(20000))")
+    wait_status(browser, "Cut off: that paste was more than the door takes at once (16 KB)")
+    wait_for(browser, r"more than the door takes at once \(16 KB at most\)")
+    assert browser.find_element(By.ID, "again").is_displayed()
+
+
+def test_the_page_has_an_icon_and_its_tab_says_how_the_call_stands(browser, door):
+    browser.get(door.url + "/")
+    wait_status(browser, "Connected")
+    assert browser.title == "Connected - The Canfield Door - Canfield"
+    browser.get(door.url + "/scores")
+    browser.find_element(By.TAG_NAME, "h1")
+    for page in ("/", "/scores"):
+        browser.get(door.url + page)
+        loaded = browser.execute_script(
+            "return fetch(document.querySelector('link[rel=icon]').href)"
+            ".then((response) => [response.status, response.headers.get('content-type')])"
+        )
+        assert loaded == [200, "image/svg+xml; charset=utf-8"]
+    missing = [entry for entry in browser.get_log("browser") if "404" in entry["message"]]
+    assert missing == []
+
+
+def test_the_scores_page_fits_a_phone_s_narrow_screen(browser, door):
+    door.won_game("Narrow-Winner", WON_DEAL, WON_LEVEL)
+    door.scored_game("Narrow-Winner", WON_DEAL, WON_LEVEL)  # a game to resume: Saved *
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True},
+    )
+    # The page is rendered at most every PUBLISHED_SECONDS: another test's visit to it may
+    # have been the last render.
+    deadline = time.monotonic() + PUBLISHED_SECONDS + 5
+    while True:
+        browser.get(door.url + "/scores")
+        if "Narrow-Winner" in browser.find_element(By.TAG_NAME, "body").text:
+            break
+        assert time.monotonic() < deadline, "the winner never reached /scores"
+        time.sleep(1)
+    widths = browser.execute_script(
+        "return [window.innerWidth, document.documentElement.scrollWidth]"
+    )
+    assert widths[0] == 360 and widths[1] <= 360, widths

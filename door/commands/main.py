@@ -6,11 +6,13 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from door import __version__
 from door.commands import door as door_mode
 from door.commands import local, serve, sysop, users
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
+from door.xterm import CDN
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +58,12 @@ def check_config(args: argparse.Namespace) -> int:
         f"{args.config} is good: {count} level{'s' if count != 1 else ''}, "
         f"port {config.server.port}, database {config.server.database}"
     )
+    if config.web.port is not None and config.web.assets is None:
+        print(
+            f"The web page loads xterm.js from {urlsplit(CDN).hostname}: a caller whose "
+            "network blocks that site gets no terminal, only the telnet port offered instead. "
+            "Name your own copy in [web] assets to serve it from the door."
+        )
     return 0
 
 

@@ -6,21 +6,26 @@ aiohttp serves HTTP and WebSocket on ``[web] port``:
   WebSocket upgrade on ``/`` (where fTelnet and other web terminals connect) or on
   ``/telnet`` (where the page connects) carries a telnet call (:mod:`door.net.websocket`).
   ``/telnet`` refuses anything but an upgrade.
-- ``/assets/...``: the sysop's own copy of xterm.js, when ``[web] assets`` names one.
+- ``/assets/...``: the sysop's own copy of xterm.js, when ``[web] assets`` names one (read
+  once, as the door starts).
 - pages the running door publishes (the scoreboards): rendered by a function it gives,
   at most once every :data:`PUBLISHED_SECONDS`, with ``ETag`` and ``Cache-Control``.
+
+Every file and page is sent gzipped to a client that accepts it, compressed once when it is
+made (:class:`Payload`), never once per request: xterm.js alone is almost half a megabyte.
 
 A browser can be made to open a WebSocket to any site, so an upgrade is refused unless its
 ``Origin`` is the door's own page or one of ``[web] origins``; a client that is not a
 browser sends no ``Origin`` and is let in, as on telnet. Messages are limited to
-:data:`MAX_MESSAGE` bytes: a bigger one closes that connection only. Behind a reverse
-proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection comes
-from one of ``[web] proxies``, and only then.
+:data:`MAX_MESSAGE` bytes: a bigger one ends that call only, its caller told why. Behind a
+reverse proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection
+comes from one of ``[web] proxies``, and only then.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import hashlib
 import html
 import ipaddress
@@ -34,21 +39,26 @@ from email.utils import format_datetime
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from aiohttp import hdrs, web
 
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
 from door.net.websocket import SUBPROTOCOLS, carry
-from door.xterm import ASSETS
+from door.xterm import ASSETS, CDN
 
 log = logging.getLogger("door")
 
 MAX_MESSAGE = 16 * 1024  # bytes in one WebSocket message from a caller: far more than a paste
+# Bigger messages are read up to this, so that their caller can be told why the call ends;
+# past it, the WebSocket is closed at once (as too big, which the page tells its caller).
+READ_LIMIT = 16 * MAX_MESSAGE
 HEARTBEAT = 30.0  # seconds between pings, so a browser that vanished is noticed
 PUBLISHED_SECONDS = 10.0  # a published page is rendered at most this often
 PAGE_SECONDS = 300  # how long browsers may keep the page before asking again
 ASSET_SECONDS = 86400  # and the sysop's xterm.js files
+COMPRESS_FROM = 512  # bytes: a smaller body is sent as it is
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -82,10 +92,65 @@ Publisher = Callable[[], Awaitable[Mapping[str, Document]]]
 
 
 @dataclass(frozen=True, slots=True)
+class Payload:
+    """A body as it is sent: its type, its ETag, and its gzipped bytes (None when gzip
+    would gain nothing), compressed once, by :func:`payload`."""
+
+    body: bytes
+    content_type: str
+    etag: str
+    gzipped: bytes | None
+
+    @property
+    def gzipped_etag(self) -> str:
+        """The ETag of the gzipped bytes: another representation, another tag."""
+        return self.etag[:-1] + '-gzip"'
+
+
+def payload(body: bytes, content_type: str) -> Payload:
+    """``body`` ready to send, gzipped once here if that makes it smaller.
+
+    >>> small = payload(b"tiny", "text/plain")
+    >>> small.gzipped is None, small.etag == _etag(b"tiny")
+    (True, True)
+    >>> big = payload(b"a board of cards " * 100, "text/html")
+    >>> gzip.decompress(big.gzipped) == big.body, big.gzipped_etag.endswith('-gzip"')
+    (True, True)
+    """
+    gzipped = None
+    if len(body) >= COMPRESS_FROM:
+        gzipped = gzip.compress(body, compresslevel=9, mtime=0)
+        if len(gzipped) >= len(body):
+            gzipped = None
+    return Payload(body, content_type, _etag(body), gzipped)
+
+
+def accepts_gzip(header: str) -> bool:
+    """Whether an ``Accept-Encoding`` header lets a response be gzipped.
+
+    >>> accepts_gzip("gzip, deflate, br"), accepts_gzip("br, gzip;q=0"), accepts_gzip("")
+    (True, False, False)
+    >>> accepts_gzip("*;q=0.5"), accepts_gzip("identity")
+    (True, False)
+    """
+    for entry in header.lower().split(","):
+        coding, _, parameters = entry.partition(";")
+        if coding.strip() not in ("gzip", "*"):
+            continue
+        quality = parameters.strip()
+        if not quality.startswith("q="):
+            return True
+        try:
+            return float(quality[2:]) > 0
+        except ValueError:
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
 class _Published:
-    documents: Mapping[str, Document]
+    payloads: Mapping[str, Payload]
     made: datetime
-    etags: Mapping[str, str]
 
 
 def forwarded_address(peer: str, header: str | None, proxies: Sequence[IpNetwork]) -> str:
@@ -143,9 +208,10 @@ def origin_allowed(origin: str | None, host: str | None, origins: Sequence[str])
     return bool(host) and own == (host or "").strip().lower()
 
 
-def page_html(title: str, local_assets: bool) -> bytes:
+def page_html(title: str, local_assets: bool, telnet_port: int) -> bytes:
     """The page, naming the pinned xterm.js files: the CDN's with their integrity hashes,
-    or the sysop's own copy under /assets/."""
+    or the sysop's own copy under /assets/. Should they not load, the page says where they
+    were to come from and offers the door's telnet port instead."""
     tags = []
     for asset in ASSETS:
         if local_assets:
@@ -158,7 +224,13 @@ def page_html(title: str, local_assets: bool) -> bytes:
         else:
             tags.append(f'<script src="{source}"{checks}></script>')
     template = string.Template(_page_file("index.html").decode("utf-8"))
-    text = template.substitute(title=html.escape(title), xterm="\n    ".join(tags))
+    source = "this board" if local_assets else urlsplit(CDN).hostname or CDN
+    text = template.substitute(
+        title=html.escape(title),
+        xterm="\n    ".join(tags),
+        xterm_source=html.escape(source),
+        telnet_port=telnet_port,
+    )
     return text.encode("utf-8")
 
 
@@ -179,14 +251,17 @@ class WebDoor:
         telnet: DoorServer,
         title: Callable[[], str],
         publisher: Publisher | None = None,
+        telnet_port: int = 23,
     ) -> None:
         self.settings = settings
         self.telnet = telnet
         self._title = title
+        self._telnet_port = telnet_port
         self._publisher = publisher
         self._published: _Published | None = None
         self._publishing = asyncio.Lock()
-        self._page: tuple[str, bytes] | None = None  # (title, page)
+        self._page: tuple[str, Payload] | None = None  # (title, page)
+        self._assets: dict[str, Payload] = {}  # the sysop's xterm.js files, by path
         self._runner: web.AppRunner | None = None
         self._port = 0
         self._refusals = AddressLog()  # a line per address a minute: no flood fills the log
@@ -206,12 +281,21 @@ class WebDoor:
         app.router.add_get("/telnet", self._telnet_only)
         app.router.add_get("/door.js", self._static("door.js", "text/javascript"))
         app.router.add_get("/door.css", self._static("door.css", "text/css"))
+        app.router.add_get("/favicon.svg", self._static("favicon.svg", "image/svg+xml"))
         app.router.add_get("/scores", self._scores("scores.html"))
         app.router.add_get("/scores.json", self._scores("scores.json"))
         if self.settings.assets is not None:
             for asset in ASSETS:
                 app.router.add_get(f"/assets/{asset.path}", self._asset(asset.path))
         return app
+
+    def _read_assets(self) -> None:
+        """Read and compress the sysop's xterm.js files, once (in a thread: it takes a while)."""
+        assert self.settings.assets is not None
+        for asset in ASSETS:
+            kind = "text/css" if asset.file.endswith(".css") else "text/javascript"
+            body = (self.settings.assets / asset.path).read_bytes()
+            self._assets[asset.path] = payload(body, kind)
 
     async def listen(self, host: str) -> None:
         context = None
@@ -223,6 +307,8 @@ class WebDoor:
         self._runner = web.AppRunner(
             self.application(), access_log=None, handle_signals=False, shutdown_timeout=2.0
         )
+        if self.settings.assets is not None:
+            await asyncio.to_thread(self._read_assets)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, self.settings.port or 0, ssl_context=context)
         await site.start()
@@ -242,25 +328,22 @@ class WebDoor:
             return await self._websocket(request)
         title = self._title()
         if self._page is None or self._page[0] != title:
-            self._page = (title, page_html(title, self.settings.assets is not None))
-        return _cached(request, self._page[1], "text/html", PAGE_SECONDS)
+            local = self.settings.assets is not None
+            page = page_html(title, local, self._telnet_port)
+            self._page = (title, payload(page, "text/html"))
+        return _cached(request, self._page[1], PAGE_SECONDS)
 
     def _static(self, name: str, content_type: str) -> Callable[..., Awaitable[web.Response]]:
-        body = _page_file(name)
+        ready = payload(_page_file(name), content_type)
 
         async def handler(request: web.Request) -> web.Response:
-            return _cached(request, body, content_type, PAGE_SECONDS)
+            return _cached(request, ready, PAGE_SECONDS)
 
         return handler
 
-    def _asset(self, path: str) -> Callable[..., Awaitable[web.StreamResponse]]:
-        assert self.settings.assets is not None
-        file = self.settings.assets / path
-
-        async def handler(request: web.Request) -> web.StreamResponse:
-            response = web.FileResponse(file)
-            response.headers[hdrs.CACHE_CONTROL] = f"public, max-age={ASSET_SECONDS}"
-            return response
+    def _asset(self, path: str) -> Callable[..., Awaitable[web.Response]]:
+        async def handler(request: web.Request) -> web.Response:
+            return _cached(request, self._assets[path], ASSET_SECONDS)
 
         return handler
 
@@ -271,14 +354,8 @@ class WebDoor:
             if self._publisher is None:
                 raise web.HTTPNotFound()
             published = await self._publish()
-            document = published.documents[name]
             return _cached(
-                request,
-                document.body,
-                document.content_type,
-                int(PUBLISHED_SECONDS),
-                etag=published.etags[name],
-                modified=published.made,
+                request, published.payloads[name], int(PUBLISHED_SECONDS), modified=published.made
             )
 
         return handler
@@ -292,8 +369,11 @@ class WebDoor:
             if old is None or (now - old.made).total_seconds() >= PUBLISHED_SECONDS:
                 assert self._publisher is not None
                 documents = await self._publisher()
-                etags = {name: _etag(document.body) for name, document in documents.items()}
-                self._published = _Published(documents, now.replace(microsecond=0), etags)
+                payloads = {
+                    name: payload(document.body, document.content_type)
+                    for name, document in documents.items()
+                }
+                self._published = _Published(payloads, now.replace(microsecond=0))
             assert self._published is not None
             return self._published
 
@@ -322,14 +402,21 @@ class WebDoor:
             return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,
-            max_msg_size=MAX_MESSAGE,
+            max_msg_size=READ_LIMIT,
             heartbeat=HEARTBEAT,
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
         local = request.transport.get_extra_info("sockname") if request.transport else None
         where = (address, peer[1] if peer else 0)
-        await carry(socket, socket.ws_protocol, self.telnet.connection(), where, local)
+        await carry(
+            socket,
+            socket.ws_protocol,
+            self.telnet.connection(),
+            where,
+            local,
+            max_message=MAX_MESSAGE,
+        )
         return socket
 
 
@@ -345,23 +432,28 @@ def _clean(text: str | None) -> str:
 
 
 def _cached(
-    request: web.Request,
-    body: bytes,
-    content_type: str,
-    seconds: int,
-    *,
-    etag: str | None = None,
-    modified: datetime | None = None,
+    request: web.Request, ready: Payload, seconds: int, *, modified: datetime | None = None
 ) -> web.Response:
-    """``body`` with cache headers, or 304 Not Modified when the browser has it already."""
-    etag = etag or _etag(body)
+    """``ready`` with cache headers, gzipped when the client accepts it, or 304 Not Modified
+    when the browser has it already."""
+    accepted = accepts_gzip(request.headers.get(hdrs.ACCEPT_ENCODING, ""))
+    gzipped = ready.gzipped if accepted else None
+    etag = ready.etag if gzipped is None else ready.gzipped_etag
     headers = {hdrs.CACHE_CONTROL: f"public, max-age={seconds}", hdrs.ETAG: etag}
+    if ready.gzipped is not None:
+        headers[hdrs.VARY] = hdrs.ACCEPT_ENCODING
     if modified is not None:
         headers[hdrs.LAST_MODIFIED] = format_datetime(modified, usegmt=True)
     if etag in request.headers.get(hdrs.IF_NONE_MATCH, ""):
         return web.Response(status=304, headers=headers)
-    charset = "utf-8" if content_type.startswith(("text/", "application/json")) else None
-    return web.Response(body=body, content_type=content_type, charset=charset, headers=headers)
+    if gzipped is not None:
+        headers[hdrs.CONTENT_ENCODING] = "gzip"
+    body = ready.body if gzipped is None else gzipped
+    textual = ready.content_type.startswith(("text/", "application/json", "image/svg"))
+    charset = "utf-8" if textual else None
+    return web.Response(
+        body=body, content_type=ready.content_type, charset=charset, headers=headers
+    )
 
 
 async def start_web(
@@ -370,10 +462,12 @@ async def start_web(
     telnet: DoorServer,
     title: Callable[[], str],
     publisher: Publisher | None = None,
+    telnet_port: int = 23,
 ) -> WebDoor:
     """Listen for the page and telnet over WebSocket on ``host`` and ``settings.port``;
     ``telnet`` is a :class:`DoorServer` made with way ``web`` on the door's node table,
-    ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages."""
-    door = WebDoor(settings, telnet, title, publisher)
+    ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages,
+    ``telnet_port`` the door's telnet port, offered when the page cannot show its terminal."""
+    door = WebDoor(settings, telnet, title, publisher, telnet_port)
     await door.listen(host)
     return door

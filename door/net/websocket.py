@@ -30,7 +30,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import ClientWebSocketResponse, WSMsgType, web
+from aiohttp import ClientWebSocketResponse, WSCloseCode, WSMsgType, web
 
 log = logging.getLogger("door")
 
@@ -96,6 +96,7 @@ class WebSocketTransport(asyncio.Transport):
         self._pending = bytearray()
         self._queued = asyncio.Event()
         self._closing = False
+        self._close_code = WSCloseCode.OK
         self._paused = False  # the protocol has been asked to pause writing
         self.reading = asyncio.Event()
         self.reading.set()
@@ -155,6 +156,11 @@ class WebSocketTransport(asyncio.Transport):
             self._queued.set()
             self.reading.set()  # nothing more is read: the reading side must not wait
 
+    def close_with(self, code: WSCloseCode) -> None:
+        """Close as :meth:`close` does, the WebSocket closed with ``code``."""
+        self._close_code = code
+        self.close()
+
     def abort(self) -> None:
         """Close the WebSocket now, dropping what is queued."""
         self._pending.clear()
@@ -190,7 +196,7 @@ class WebSocketTransport(asyncio.Transport):
             self._closing = True
             self._pending.clear()
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await self._socket.close()
+                await self._socket.close(code=self._close_code)
 
 
 async def carry(
@@ -199,10 +205,15 @@ async def carry(
     protocol: asyncio.Protocol,
     peer: tuple[str, int],
     local: Any,
+    *,
+    max_message: int | None = None,
 ) -> None:
     """Run one telnet connection over an open WebSocket, whose agreed ``subprotocol`` says
     how the bytes ride, until either end closes it. ``protocol`` is the telnet end (the
-    door's server, or a client's), ``peer`` the address it is told the other end has."""
+    door's server, or a client's), ``peer`` the address it is told the other end has.
+
+    A message of more than ``max_message`` bytes (a paste far beyond any the door asks
+    for) ends the call: the other end is told why, and the WebSocket closed as too big."""
     codec = codec_for(subprotocol)
     transport = WebSocketTransport(socket, codec, peer, local)
     transport.set_protocol(protocol)
@@ -220,6 +231,16 @@ async def carry(
                 if message.type == WSMsgType.ERROR:
                     log.info("%s: WebSocket closed: %s", peer[0], message.data)
                 break
+            if max_message is not None and len(data) > max_message:
+                log.info(
+                    "hung up on %s: a WebSocket message of %d bytes, over %d",
+                    peer[0],
+                    len(data),
+                    max_message,
+                )
+                transport.write(too_big_notice(max_message))
+                transport.close_with(WSCloseCode.MESSAGE_TOO_BIG)
+                break
             if data and not transport.is_closing():
                 protocol.data_received(data)
     except ConnectionError as lost:
@@ -228,3 +249,13 @@ async def carry(
         transport.close()
         protocol.connection_lost(error)
         await transport.closed()
+
+
+def too_big_notice(max_message: int) -> bytes:
+    """What a caller is told as a message too big ends the call.
+
+    >>> too_big_notice(16384)
+    b'\\r\\n\\r\\nThat was more than the door takes at once (16 KB at most). Goodbye.\\r\\n'
+    """
+    text = f"That was more than the door takes at once ({max_message // 1024} KB at most). Goodbye."
+    return f"\r\n\r\n{text}\r\n".encode("ascii")

@@ -141,6 +141,7 @@ async def open_ways(
                 web_telnet,
                 lambda: app.config.bbs.name,
                 lambda: publish_scoreboards(store, app.config),
+                server.port,
             )
     except BaseException:
         await ways.close()

@@ -19,7 +19,7 @@ from door.views.pages import (
     welcome_lines,
 )
 from door.visit.context import Visit, caller_address
-from door.visit.screens import ask_line
+from door.visit.screens import ask_line, wait_key
 from door.visit.signup import ALIAS_LENGTH, PASSWORD_LENGTH, sign_up
 
 log = logging.getLogger("door")
@@ -94,14 +94,13 @@ async def claim_node(visit: Visit, user: User) -> bool:
     if nodes is None:
         return True
     while (other := nodes.holder(user.id, besides=visit.node)) is not None:
-        answer = await ask_line(
+        answer = await wait_key(  # one key answers it, as every other Y/N question
             visit,
             "Canfield",
             [Text(f"You are logged in on node {other.node} already."), ""],
             f"Take over your call on node {other.node}? (Y/N) ",
-            max_length=3,
         )
-        if answer.upper() not in ("Y", "YES"):
+        if answer != "Y":
             return False
         await nodes.take_over(other)
         log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other.node)

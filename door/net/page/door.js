@@ -10,11 +10,32 @@
     const TERMINAL_TYPE = "xterm-256color";
     const OURS = new Set([BINARY, TTYPE, NAWS]);  // what we will do when asked
     const THEIRS = new Set([BINARY, ECHO, SGA]);  // what we let the door do
+    const TOO_BIG = 1009;  // the WebSocket's close code for a message over the door's limit
     const COLUMNS = 80, ROWS = 24;  // the door's screen: the terminal is never smaller
 
+    // The board's black (xterm.js's ANSI black, on which the door draws every screen) is
+    // the page's too: the space around the terminal is the board's own.
+    const BOARD_BLACK = "#2e3436";
+    const TITLE = document.title;
+    const TAB_WORDS = { connecting: "Connecting", connected: "Connected", closed: "Cut off" };
     const status = document.getElementById("status");
     const again = document.getElementById("again");
     const holder = document.getElementById("terminal");
+
+    // xterm.js did not load (a blocked CDN, say): say so, and where else the door answers.
+    if (window.Terminal === undefined || window.FitAddon === undefined) {
+        const host = location.hostname || "localhost";
+        const port = document.body.dataset.telnetPort;
+        const link = document.getElementById("telnet");
+        link.href = `telnet://${host}:${port}`;
+        link.querySelector("code").textContent = `telnet ${host.replace(/^\[(.*)\]$/, "$1")} ${port}`;
+        holder.hidden = true;
+        document.getElementById("unloaded").hidden = false;
+        status.textContent = "Cannot show the terminal: xterm.js did not load.";
+        document.body.dataset.state = "unloaded";
+        document.title = `No terminal - ${TITLE}`;
+        return;
+    }
     const terminal = new Terminal({
         cols: COLUMNS,
         rows: ROWS,
@@ -22,6 +43,7 @@
         fontSize: 16,
         scrollback: 0,
         cursorBlink: true,
+        theme: { background: BOARD_BLACK, black: BOARD_BLACK },
     });
     const fit = new FitAddon.FitAddon();
     terminal.loadAddon(fit);
@@ -36,6 +58,7 @@
         status.textContent = text;
         again.hidden = !cutOff;
         document.body.dataset.state = state;
+        document.title = `${TAB_WORDS[state]} - ${TITLE}`;
     }
 
     function send(bytes) {
@@ -133,7 +156,8 @@
     terminal.onBinary((text) => typed(Array.from(text, (c) => c.charCodeAt(0) & 255)));
     terminal.onResize(sendSize);
 
-    // The largest font at which the door's 80x24 screen fits, then the window filled.
+    // The largest font at which the door's 80x24 screen fits the window (centred by the
+    // stylesheet): the board is all the door draws, so the terminal is no bigger.
     function fitWindow() {
         const width = holder.clientWidth, height = holder.clientHeight;
         if (!width || !height) {
@@ -152,10 +176,6 @@
             }
             size = next;
             terminal.options.fontSize = size;
-        }
-        const proposed = fit.proposeDimensions();
-        if (proposed && proposed.cols && proposed.rows) {
-            terminal.resize(Math.max(COLUMNS, proposed.cols), Math.max(ROWS, proposed.rows));
         }
     }
     let fitting = null;
@@ -184,11 +204,15 @@
                 received(new Uint8Array(event.data));
             }
         };
-        socket.onclose = () => {
+        socket.onclose = (event) => {
             socket = null;
             const wasConnected = state === "connected";
             state = "closed";
-            say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
+            if (event.code === TOO_BIG) {
+                say("Cut off: that paste was more than the door takes at once (16 KB).", true);
+            } else {
+                say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
+            }
         };
     }
 
