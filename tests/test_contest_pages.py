@@ -67,6 +67,13 @@ async def test_the_callers_own_row_is_marked_and_one_move_is_one_move(tmp_path) 
         await bob.key("C")
         await bob.wait_for(r"Contest - Winter Cup[\s\S]*Your choice")
         await start(bob, 1)
+        # The help says what N does in a contest: no new deal, and not counted as lost.
+        await bob.type("?")
+        page = await bob.wait_for("Press Enter to return to the game")
+        assert "resign this deal: it counts with its score as it stands" in page
+        assert "deal a new one" not in page and "counts as lost" not in page
+        await bob.type("")
+        await bob.wait_for(r"Command \(\? for help\)")
         await bob.type("V")
         await bob.wait_for(r"Command \(\? for help\)")
         await resign(bob)

@@ -52,6 +52,13 @@ async def test_one_deal_a_day_for_everyone_played_once(tmp_path) -> None:
         assert "Game " in alice.row(1) and "Deal of the day" in alice.row(1)
         assert str(number) not in alice.display()
         await play(alice, "V", 1)
+        # Its help says what N does here: the day's deal is played once, no new one is dealt.
+        await alice.type("?")
+        page = await alice.wait_for("Press Enter to return to the game")
+        assert "resign today's deal: your result goes on today's board" in page
+        assert "deal a new one" not in page
+        await alice.type("")
+        await alice.wait_for("Command \\(\\? for help\\)")
         await alice.type("Q")
         await alice.wait_for("Your game of today's deal is saved")
         assert "playing" in board_row(alice, "Alice")
@@ -59,7 +66,7 @@ async def test_one_deal_a_day_for_everyone_played_once(tmp_path) -> None:
         await alice.key("P")
         await alice.wait_for("Welcome back")
         await alice.type("N")
-        await alice.wait_for("Resign this game")
+        await alice.wait_for("Resign today's deal\\? Your result goes on today's board")
         await alice.key("Y")
         await alice.wait_for("Game resigned, score")
         # The game is over: the board shows its deal.

@@ -115,7 +115,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "resign",
         keys=("N",),
-        help=(("N", "resign this game (it counts as lost) and deal a new one"),),
+        help=(("N", "{resign}"),),
     ),
 )
 

@@ -73,21 +73,28 @@ HINT_KINDS: dict[str, str] = {
 HINT_NOTE = "A game in which you take a hint is marked (hint) on the scoreboards."
 
 
-def command_lines(hints: str = "") -> list[PageLine]:
+# What N does in an ordinary game (a contest's deal, or the day's, says what it does there).
+RESIGN_HELP = "resign this game (it counts as lost) and deal a new one"
+
+
+def command_lines(hints: str = "", resign: str = RESIGN_HELP) -> list[PageLine]:
     """The commands of ``COMMANDS``, a row each (two joined by ``/`` where one ``joins``),
-    then those a level with hints adds, at a level whose ``hints`` offers them.
+    then those a level with hints adds, at a level whose ``hints`` offers them; ``resign``
+    says what N does in this game.
 
     >>> [line.term for line in command_lines()][-4:]
     ['C / L n', 'ANSI', 'Q', 'N']
     >>> command_lines("solver")[-1].text
     'a hint: the next play of a line the solver has proved wins'
+    >>> command_lines(resign="resign this deal")[-1].text
+    'resign this deal'
     """
     every_level = [command for command in COMMANDS if not command.hints]
     offered = [command for command in COMMANDS if command.hints] if hints in HINT_KINDS else []
     rows: list[tuple[str, str]] = []
     for command in every_level + offered:
         for index, (keys, text) in enumerate(command.help):
-            text = text.format(hints=HINT_KINDS.get(hints, ""))
+            text = text.format(hints=HINT_KINDS.get(hints, ""), resign=resign)
             if index == 0 and command.joins and rows:
                 above_keys, above_text = rows.pop()
                 keys, text = f"{above_keys} / {keys}", f"{above_text} / {text}"
@@ -95,9 +102,10 @@ def command_lines(hints: str = "") -> list[PageLine]:
     return [Term(keys, text) for keys, text in rows]
 
 
-def help_lines(hints: Hints) -> list[PageLine]:
-    """The in-game help for a level whose ``hints`` setting is ``hints``."""
-    lines = [*command_lines(hints), "", SPELLING, HELP_NOTE]
+def help_lines(hints: Hints, resign: str = RESIGN_HELP) -> list[PageLine]:
+    """The in-game help for a level whose ``hints`` setting is ``hints``, in a game where N
+    does what ``resign`` says."""
+    lines = [*command_lines(hints, resign), "", SPELLING, HELP_NOTE]
     if hints in HINT_KINDS:
         lines.append(HINT_NOTE)
     return lines

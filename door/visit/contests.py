@@ -154,6 +154,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         closes=contest.closes,
         closed="The contest is over",
         resign=RESIGN,
+        resign_help="resign this deal: it counts with its score as it stands",
         won="It is on the contest's table.",
     )
     shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)

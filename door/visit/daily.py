@@ -22,7 +22,7 @@ from door.views.daily import board_lines, day_list_lines
 from door.views.pages import Entry, PageLine, Text
 from door.visit.context import Visit
 from door.visit.faults import fault_words, log_fault
-from door.visit.play import play_game
+from door.visit.play import GameTerms, play_game
 from door.visit.screens import wait_key, whole_number
 
 TITLE = "Deal of the day"
@@ -37,6 +37,11 @@ OUTCOMES = {
     Status.RESIGNED: "Game resigned. Your result is on today's board.",
 }
 SAVED = "Your game is saved: P resumes it."
+# The day's deal is played once: N ends it, and deals no other.
+TERMS = GameTerms(
+    resign="Resign today's deal? Your result goes on today's board. (Y/N) ",
+    resign_help="resign today's deal: your result goes on today's board",
+)
 
 
 async def deal_of_the_day(visit: Visit) -> str:
@@ -113,7 +118,7 @@ async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str
         except StoreError:  # begun meanwhile in another session
             return ALREADY_PLAYED
     # The game screen's title says which game this is.
-    outcome = await play_game(visit, dataclasses.replace(level, name=TITLE), game_id, game)
+    outcome = await play_game(visit, dataclasses.replace(level, name=TITLE), game_id, game, TERMS)
     return OUTCOMES.get(outcome.status, SAVED)
 
 

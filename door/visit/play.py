@@ -46,7 +46,7 @@ from door.views.board import (
 from door.views.commands import PLAY, command_of, spelled
 from door.views.pointer import draw_pointer, reminder_lines
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
-from door.views.texts import help_lines
+from door.views.texts import RESIGN_HELP, help_lines
 from door.visit.advice import Hinter, was_it_winnable
 from door.visit.context import Visit
 from door.visit.faults import fault_words, log_fault
@@ -84,7 +84,8 @@ class GameTerms:
       must stay secret still ("" shows the deal and salt at the end);
     - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
       caller is told then (as a deal of the day's game ends with its day);
-    - ``resign``: the question that confirms N;
+    - ``resign``: the question that confirms N, and ``resign_help`` what the help says N
+      does;
     - ``won``: what a win says in place of its place on the level's high scores.
     """
 
@@ -93,6 +94,7 @@ class GameTerms:
     closes: datetime | None = None
     closed: str = ""
     resign: str = RESIGN_FOR_NEW
+    resign_help: str = RESIGN_HELP
     won: str = ""
 
 
@@ -873,7 +875,8 @@ async def _help(
 ) -> GameExit | None:
     terminal = visit.terminal
     terminal.report_mouse(False)  # a page of text: clicks mean nothing here
-    lines = help_lines(screen.level.hints)  # the keys are on the board, and in the rules
+    # The keys are on the board, and in the rules.
+    lines = help_lines(screen.level.hints, screen.terms.resign_help)
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
     visit.presence.replay = screen.replay  # a watching sysop sees the board again
