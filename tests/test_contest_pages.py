@@ -89,3 +89,48 @@ async def test_the_callers_own_row_is_marked_and_one_move_is_one_move(tmp_path) 
         await carol.hang_up()
     finally:
         await door.close()
+
+
+async def test_the_main_menu_tells_of_the_contest_and_resumes_its_saved_game(tmp_path) -> None:
+    door = await open_contest_door(tmp_path)
+    try:
+        now = door.clock.now
+        await door.store.declare_contest(
+            "Winter Cup", door.config.level(1), 3, now, now + timedelta(days=1)
+        )
+        dora = await sign_up(door.telnet, "Dora")
+        menu = dora.display()
+        assert re.search(r"C\s+Contests: Winter Cup, open until \d{4}-\d\d-\d\d \d\d:\d\d", menu)
+        assert "Resume" not in menu
+        await dora.key("C")
+        await dora.wait_for(r"Contest - Winter Cup[\s\S]*Your choice")
+        await start(dora, 2)
+        await dora.type("Q")  # the game is saved; back on the contest's page, then the menu
+        await dora.wait_for("Your game is saved: its number resumes it")
+        await dora.key("Q")
+        menu = await dora.wait_for(r"Contests: Winter Cup, your deal 2 is saved")
+        assert "R  Resume your saved game (Winter Cup, deal 2)" in menu
+        await dora.key("R")
+        await dora.wait_for(r"Command \(\? for help\)")
+        assert "Winter Cup, deal 2" in dora.row(1)
+        await dora.type("Q")
+        await dora.wait_for("Your game is saved: its number resumes it")
+        # A saved game at a level besides: R asks which.
+        await dora.key("Q")
+        await dora.wait_for(r"Hello, Dora")
+        await dora.key("P")
+        await dora.wait_for("Level:")
+        await dora.key("2")
+        await dora.wait_for(r"Command \(\? for help\)")
+        await dora.type("Q")
+        menu = await dora.wait_for(
+            r"Resume one of your saved games \(level 2 and Winter Cup, deal 2\)"
+        )
+        await dora.key("R")
+        await dora.wait_for("Which saved game will you resume?")
+        await dora.key("C")
+        await dora.wait_for(r"Command \(\? for help\)")
+        assert "Winter Cup, deal 2" in dora.row(1)
+        await dora.hang_up()
+    finally:
+        await door.close()

@@ -172,6 +172,26 @@ async def _why_not_started(visit: Visit, contest: Contest, number: int) -> str:
     return NOT_STARTED.format(number=number)
 
 
+async def saved_deal(visit: Visit, contest: Contest | None) -> tuple[Contest, int] | None:
+    """The contest and the place of the deal the caller has a saved game of, while the
+    contest is open (the first, if several)."""
+    if contest is None or visit.user is None:
+        return None
+    if contest.state(visit.store.now()) != ContestState.OPEN:
+        return None
+    plays = await visit.store.contest_plays(visit.user.id, contest.id)
+    saved = sorted(number for number, play in plays.items() if play.status == Status.PLAYING)
+    return (contest, saved[0]) if saved else None
+
+
+async def resume_deal(visit: Visit, contest: Contest, number: int) -> str:
+    """Resume the caller's saved game of deal ``number``, from the main menu: judged as its
+    key on the contest's page is, by where the contest stands now."""
+    if await keep_contests_on_time(visit.store):
+        visit.game_ended()
+    return await _play(visit, contest, number)
+
+
 def _me(visit: Visit) -> str | None:
     """The caller's alias as the table shows a caller of this door (one a board sent over
     RLOGIN shows under that board, and is not marked)."""

@@ -6,6 +6,8 @@ rules. Games are in :mod:`door.visit.games`, the deal of the day in
 from __future__ import annotations
 
 from ansi.text import sanitize
+from door.store.contests import Contest, ContestState
+from door.views.contests import when
 from door.views.pages import (
     Entry,
     PageLine,
@@ -15,7 +17,7 @@ from door.views.pages import (
     statistics_lines,
 )
 from door.views.texts import rules_lines
-from door.visit.contests import contests, latest_table
+from door.visit.contests import contests, latest_table, resume_deal, saved_deal
 from door.visit.context import Visit
 from door.visit.daily import deal_of_the_day
 from door.visit.games import choose_and_play, level_numbered, numbered_deal, resume
@@ -29,20 +31,27 @@ async def main_menu(visit: Visit, message: str = "") -> None:
         visit.refresh()
         visit.doing("main menu")
         saved = await visit.store.unfinished_levels(visit.user.id)
+        contest = await visit.store.contest_now()
+        in_contest = await saved_deal(visit, contest)
         entries: list[PageLine] = [
             Text(f"Hello, {sanitize(visit.user.alias)}."),
             "",
             Entry("P", "Play a game"),
         ]
-        if len(saved) == 1:
-            entries.append(Entry("R", f"Resume your saved game (level {saved[0]})"))
-        elif saved:
-            names = ", ".join(map(str, saved[:-1])) + f" and {saved[-1]}"
-            entries.append(Entry("R", f"Resume one of your saved games (levels {names})"))
+        parts = []
+        if saved:
+            listed = ", ".join(map(str, saved[:-1])) + f" and {saved[-1]}"
+            parts.append(f"level {saved[0]}" if len(saved) == 1 else f"levels {listed}")
+        if in_contest is not None:
+            parts.append(f"{sanitize(in_contest[0].name)}, deal {in_contest[1]}")
+        if len(saved) + (in_contest is not None) == 1:
+            entries.append(Entry("R", f"Resume your saved game ({parts[0]})"))
+        elif parts:
+            entries.append(Entry("R", f"Resume one of your saved games ({' and '.join(parts)})"))
         if visit.solving is not None:
             entries.append(Entry("D", "Deal of the day"))
         entries += [
-            Entry("C", "Contests"),
+            Entry("C", contest_entry(visit, contest, in_contest)),
             Entry("#", "Play a numbered deal"),
             Entry("S", "Scoreboards"),
             Entry("M", "My statistics"),
@@ -57,6 +66,10 @@ async def main_menu(visit: Visit, message: str = "") -> None:
             return
         if key == "P":
             message = await choose_and_play(visit)
+        elif key == "R" and in_contest is not None and not saved:
+            message = await resume_deal(visit, *in_contest)
+        elif key == "R" and in_contest is not None:
+            message = await _resume_either(visit, saved, in_contest)
         elif key == "R" and saved:
             message = await resume(visit, saved)
         elif key == "#":
@@ -79,6 +92,44 @@ async def main_menu(visit: Visit, message: str = "") -> None:
             await settings(visit)
         else:
             message = "Press one of the keys shown."
+
+
+def contest_entry(
+    visit: Visit, contest: Contest | None, in_contest: tuple[Contest, int] | None
+) -> str:
+    """The main menu's line for contests: the one open (or coming) and when it closes (or
+    opens), or the caller's saved game of it."""
+    if contest is None:
+        return "Contests"
+    name = sanitize(contest.name)
+    if in_contest is not None:
+        return f"Contests: {name}, your deal {in_contest[1]} is saved"
+    state = contest.state(visit.store.now())
+    if state == ContestState.OPEN:
+        return f"Contests: {name}, open until {when(contest.closes)}"
+    if state == ContestState.COMING:
+        return f"Contests: {name}, opens {when(contest.opens)}"
+    return "Contests"
+
+
+async def _resume_either(visit: Visit, saved: list[int], in_contest: tuple[Contest, int]) -> str:
+    """A game at a level, or the contest's: the caller says which."""
+    contest, number = in_contest
+    levels = " and ".join(map(str, saved))
+    lines: list[PageLine] = [
+        Entry(
+            "L", f"Your game at level {levels}" if len(saved) == 1 else f"A game (levels {levels})"
+        ),
+        Entry("C", f"{sanitize(contest.name)}, deal {number}"),
+        "",
+        Entry("Q", "Back to the menu"),
+    ]
+    key = await wait_key(visit, "Which saved game will you resume?", lines, "Your choice: ")
+    if key == "L":
+        return await resume(visit, saved)
+    if key == "C":
+        return await resume_deal(visit, contest, number)
+    return ""
 
 
 async def scoreboards(visit: Visit) -> None:
