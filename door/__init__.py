@@ -6,7 +6,11 @@ each screen shows), :mod:`door.store` (SQLite), :mod:`door.solving` (the solver 
 :mod:`door.running` (the door as ``serve`` runs it) and :mod:`door.commands` (the command
 line); beside them, the modules several rooms share:
 
+- :mod:`door.app`: the door's one application object: its services, handed to every visit
 - :mod:`door.config`: sysop.toml, read and checked into frozen dataclasses
+- :mod:`door.levels`: the levels of the main menu, and what the door adds to their rules
+- :mod:`door.linked_board`: a board whose callers come over RLOGIN, as sysop.toml names it
+- :mod:`door.xterm`: the pinned xterm.js the web page draws its terminal with
 - :mod:`door.fairness`: secret deal numbers, seals, the deal of the day's secret start
 - :mod:`door.contests`: contests opened and closed on time, and a contest's table as data
 - :mod:`door.bulletin`: the scoreboards as bulletin files (ANSI, ASCII, JSON)

@@ -1,5 +1,6 @@
 """What each screen shows, drawn with ``ansi`` into a screen buffer:
 
+- :mod:`~door.views.commands`: the game's commands in one table: keys, words, help, reminder
 - :mod:`~door.views.board`: the game board, and the painter that draws again only what changed
 - :mod:`~door.views.pointer`: where the piles are on the board: the pointer, held cards, clicks
 - :mod:`~door.views.terse`: the game in words, a line per play
