@@ -48,7 +48,9 @@ class WebSocketLine:
                 if self.protocol == "base64":
                     return base64.b64decode(message.data)
                 return message.data.encode("latin-1")
-            await self.session.close()  # the door hung up: nothing more comes
+            # The door hung up: nothing more comes, and nothing more can be sent.
+            self._sender.cancel()
+            await self.session.close()
             return b""
 
     # -- as an asyncio.StreamWriter ------------------------------------------------------------
@@ -64,7 +66,10 @@ class WebSocketLine:
 
     async def wait_closed(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._sender, 5)
+            await asyncio.wait_for(asyncio.shield(self._sender), 5)
+        self._sender.cancel()  # one still sending after that is given up, not left pending
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._sender
         await self.session.close()
 
     def get_extra_info(self, name: str, default: object = None) -> object:
