@@ -20,7 +20,7 @@ from door.views.board import Look, plain_lines
 class Visit:
     """One caller's visit on the door's ``app``. ``bbs`` is the BBS that sent the caller:
     a drop file's, or the linked board's. ``presence`` is what the sysop sees of the call:
-    its node's record, or in door mode one of the visit's own that nobody reads."""
+    its node's record, or in door mode the call's own (:func:`~door.visit.session.run_visit`)."""
 
     terminal: Terminal
     app: App
