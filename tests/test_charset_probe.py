@@ -97,7 +97,7 @@ def test_door_mode_behind_a_bbs_that_reencodes_cp437_as_utf8_shows_a_suit_on_eve
         call.send("T")
         call.wait_for("Character set:")
         shown = call.display()
-        assert "Suits drawn as: letters" in shown and "10H  KS  AD  7C" in shown
+        assert "Suits drawn as: letters" in shown and " 10H    KS    AD    7C" in shown
         call.send("Q")
         call.wait_for("Your choice:")
         call.send("G")
@@ -194,8 +194,12 @@ def test_io_connect_needs_a_port(tmp_path):
 async def test_a_callers_own_charset_choice_wins_over_the_probe(door):
     caller = await sign_up(door)  # a UTF-8 screen: the probe says UTF-8
     await caller.key("T")
-    await caller.wait_for("Character set: utf-8")
+    await caller.wait_for("Character set: automatic \\(this call: utf-8\\)")
     await caller.key("S")
+    await caller.wait_for("Plain ASCII")
+    await caller.key("P")
+    await caller.wait_for("Keep this")
+    await caller.key("Y")
     await caller.wait_for("Character set: ascii")  # the caller's choice, kept
     await caller.hang_up()
     again = await log_in(door)

@@ -256,21 +256,32 @@ async def test_log_in_after_sign_up_still_works(door):
 async def test_the_settings_page_previews_the_cards_as_the_board_draws_them(door):
     caller = await sign_up(door)  # a UTF-8 terminal
     await caller.key("T")
-    await caller.wait_for("Character set: utf-8")
-    assert "10♥  K♠  A♦  7♣" in caller.display()
+    await caller.wait_for("Character set: automatic \\(this call: utf-8\\)")
+    assert " 10♥    K♠    A♦    7♣" in caller.display()
     await caller.key("S")  # on to ASCII: no suit symbols there, and the page says so
+    await caller.key("P")
+    await caller.wait_for("Keep this")
+    await caller.key("Y")
     await caller.wait_for("Character set: ascii")
     shown = caller.display()
-    assert "10H  KS  AD  7C" in shown
+    assert " 10H    KS    AD    7C" in shown
     assert "Suits drawn as: symbols (letters in plain text and ASCII)" in shown
     await caller.key("S")  # on to CP437, which this UTF-8 screen can't show: 10 and nothing
+    await caller.key("C")
+    await caller.wait_for("Keep this")
+    await caller.key("Y")
     await caller.wait_for("Character set: cp437")
     assert "10♥" not in caller.display() and "If a suit is missing" in caller.display()
     await caller.key("S")
+    await caller.key("U")
+    await caller.wait_for("Keep this")
+    await caller.key("Y")
     await caller.wait_for("Character set: utf-8")
     await caller.key("L")
+    await caller.wait_for("Keep this")
+    await caller.key("Y")
     await caller.wait_for("Suits drawn as: letters")
-    assert "10H  KS  AD  7C" in caller.display()
+    assert " 10H    KS    AD    7C" in caller.display()
     await caller.hang_up()
 
 

@@ -227,6 +227,8 @@ async def test_the_rules_and_settings_pages(door):
     await caller.key("T")
     await caller.wait_for("Terminal settings")
     await caller.key("L")
+    await caller.wait_for("Keep this")
+    await caller.key("Y")
     await caller.wait_for("Suits drawn as: letters")
     await caller.key("Q")
     await caller.wait_for("Your choice")

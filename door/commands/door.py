@@ -10,6 +10,8 @@ two boards' "Bob" are two users.
 The drop file says whether the caller has ANSI (CP437 then, the BBS convention; plain ASCII
 otherwise; a choice the caller saved wins) and how long they have left, with the warnings of
 the telnet time limit. The visit is guarded as a telnet caller's is (:func:`guard_visit`).
+While it lasts, the sysop's ``who``, ``send``, ``kick`` and ``watch`` reach it as node ``D``
+and the BBS's node, on a control socket of its own (:mod:`door.running.door_calls`).
 
 Exit status: 0 when the visit ended (goodbye, carrier lost, time up, idle), 1 for a bad
 sysop.toml or a fault during the visit, 2 for a drop file that can't be used: then a line on
@@ -42,8 +44,10 @@ from door.net.detection import DETECT_TIMEOUT, TerminalInfo, screen_size
 from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
 from door.net.listening import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
+from door.net.nodes import Call, Way
 from door.net.presence import Presence
 from door.net.terminal import Terminal
+from door.running.door_calls import within_reach
 from door.solving.pool import Solving
 from door.store import Store
 from door.visit.session import board_user, run_visit
@@ -297,6 +301,7 @@ async def door(
             real_name=drop.real_name,
             signals=DOOR_SIGNALS,
             probe=charset == DoorCharset.AUTO,
+            reachable=True,
         )
 
 
@@ -310,10 +315,12 @@ async def known_caller_visit(
     real_name: str | None,
     signals: Mapping[signal.Signals, SignalEnding],
     probe: bool = False,
+    reachable: bool = False,
 ) -> int:
     """The main menu for a caller the BBS (or the console) vouches for, guarded as a telnet
     visit is; each of ``signals`` ends it, telling the caller its farewell and logging its
-    ending. The exit status.
+    ending. ``reachable``: the sysop's who, send, kick and watch reach the call, on a
+    control socket of its own (:mod:`door.running.door_calls`). The exit status.
     """
     terminal.logged_in = True  # the BBS vouches for its caller
     presence = Presence(alias=alias)  # for the log, before the store is even open
@@ -330,7 +337,7 @@ async def known_caller_visit(
             solving = Solving(store, config)
             try:
                 app = App(store, SteadyDoor(config), solving)
-                await run_visit(app, terminal, node, user, bbs=bbs)
+                await run_visit(app, terminal, node, user, bbs=bbs, presence=presence)
             finally:
                 await solving.close()
         if terminal.ansi:  # leave the BBS's screen as the door found it
@@ -344,10 +351,12 @@ async def known_caller_visit(
             terminal,
             presence,
             visit,
-            on_cancel=lambda: stopped[0].farewell,
-            cancelled=lambda: stopped[0].ending,
+            # The sysop's kick says its own farewell; a signal, the signal's.
+            on_cancel=lambda: call.farewell or stopped[0].farewell,
+            cancelled=lambda: call.ending or stopped[0].ending,
         )
     )
+    call = Call(node, Way.DOOR, bbs, task, terminal, presence=presence)
 
     def stop(signum: signal.Signals, ending: SignalEnding) -> None:
         log.info("node %d: %s received: %s", node, signum.name, ending.ending)
@@ -358,7 +367,11 @@ async def known_caller_visit(
     for signum, ending in signals.items():
         loop.add_signal_handler(signum, stop, signum, ending)
     try:
-        await asyncio.wait([task])
+        if reachable:
+            async with within_reach(call, config.server.database, config.bbs.sysop):
+                await asyncio.wait([task])
+        else:
+            await asyncio.wait([task])
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)

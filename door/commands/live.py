@@ -1,9 +1,11 @@
 """``canfield-door sysop who|send|kick|watch|status|reload``: the sysop's live view of the
-running door, over its control socket (:mod:`door.running.control`).
+running door, over its control socket (:mod:`door.running.control`), and of the door-mode
+calls a BBS runs, over each call's own (:mod:`door.running.door_calls`).
 
-They find the socket beside the database that sysop.toml (or ``--database``) names, and
-work only for the user the door runs as (or root). A door that is not running is reported
-plainly, with exit status 1.
+They find the sockets beside the database that sysop.toml (or ``--database``) names, and
+work only for the user the door runs as (or root). ``who``, ``send``, ``kick`` and ``watch``
+reach the callers of both: a door-mode call is named by its BBS's node, ``D3``. A door that
+is not running, with no door-mode call either, is reported plainly, with exit status 1.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import termios
 import tty
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +28,12 @@ from ansi.text import sanitize
 from door.commands.cli import AdminError, Column, read_context, table
 from door.config import ConfigError
 from door.net.nodes import Way
-from door.running.control import control_path
+from door.running.control import calls_folder, control_path
+from door.running.door_calls import gone
 
 ANSWER_TIMEOUT = 30.0  # seconds to wait for the door's answer, even under load
+CALL_TIMEOUT = 5.0  # seconds a door-mode call has to say who it is (a stopped one never does)
+DOOR_NODE = "D"  # before a door-mode call's node: D3 is node 3 of the BBS
 WAYS = {
     Way.TELNET: "telnet",
     Way.SSH: "SSH",
@@ -36,7 +42,40 @@ WAYS = {
     Way.DOOR: "door mode",
 }
 
-Run = Callable[[argparse.Namespace, Path], int]
+
+@dataclass(frozen=True, slots=True)
+class Sockets:
+    """Where the sysop's commands find the door: the running door's ``control`` socket, and
+    the ``calls`` folder of the door-mode calls' sockets."""
+
+    control: Path
+    calls: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A node as the sysop names it: the running door's ``3``, or a door-mode call's ``D3``."""
+
+    number: int
+    door_mode: bool = False
+
+    def __str__(self) -> str:
+        return f"{DOOR_NODE if self.door_mode else ''}{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class DoorModeCall:
+    """A door-mode call that answered: its socket, and what it said of itself to ``who``."""
+
+    socket: Path
+    listed: dict[str, Any]
+
+    @property
+    def node(self) -> int:
+        return int(self.listed["node"])
+
+
+Run = Callable[[argparse.Namespace, Sockets], int]
 
 
 def add_subcommands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -59,7 +98,9 @@ def add_subcommands(commands: argparse._SubParsersAction, common: argparse.Argum
         "Show a line on a caller's message line (in a game) or under their prompt, without "
         "disturbing what they are typing.",
     )
-    send.add_argument("node", metavar="NODE|all", help="the node number (see who), or all")
+    send.add_argument(
+        "node", metavar="NODE|all", help="the node (see who: 3, or D3 for a door-mode call), or all"
+    )
     send.add_argument("text", nargs="+", metavar="TEXT", help="what to say")
     kick = _command(
         commands,
@@ -115,10 +156,17 @@ def _command(
     return parser
 
 
-def _node(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a node number (see: sysop who)")
-    return int(text)
+def _node(text: str) -> Node:
+    """A node as the sysop types it.
+
+    >>> _node("3"), _node("d3")
+    (Node(number=3, door_mode=False), Node(number=3, door_mode=True))
+    """
+    door_mode = text[:1].upper() == DOOR_NODE
+    number = text[1:] if door_mode else text
+    if not number.isdigit() or int(number) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a node (see: sysop who)")
+    return Node(int(number), door_mode)
 
 
 def _runner(command: Run) -> Callable[[argparse.Namespace], int]:
@@ -127,7 +175,8 @@ def _runner(command: Run) -> Callable[[argparse.Namespace], int]:
             sys.stdout.reconfigure(errors="replace")
         try:
             context = read_context(args)
-            return command(args, control_path(context.database))
+            sockets = Sockets(control_path(context.database), calls_folder(context.database))
+            return command(args, sockets)
         except (AdminError, ConfigError) as error:
             print(f"canfield-door sysop: {error}", file=sys.stderr)
             return 1
@@ -140,17 +189,26 @@ def _runner(command: Run) -> Callable[[argparse.Namespace], int]:
 # -- talking to the door -----------------------------------------------------------------------
 
 
-def _connect(path: Path) -> socket.socket:
+class NotRunning(AdminError):
+    """Nobody answers on a control socket."""
+
+
+def _not_running(path: Path, *, nor_door_mode: bool = False) -> NotRunning:
+    nor = ", nor is any caller in it from a BBS's doors menu" if nor_door_mode else ""
+    return NotRunning(
+        f"the door is not running (nobody answers on {path}){nor}; start it with "
+        "canfield-door serve, or give the --config or --database it runs with"
+    )
+
+
+def _connect(path: Path, timeout: float = ANSWER_TIMEOUT) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(ANSWER_TIMEOUT)
+    sock.settimeout(timeout)
     try:
         sock.connect(str(path))
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
-        raise AdminError(
-            f"the door is not running (nobody answers on {path}); start it with "
-            "canfield-door serve, or give the --config or --database it runs with"
-        ) from None
+        raise _not_running(path) from None
     except PermissionError:
         sock.close()
         raise AdminError(
@@ -174,7 +232,7 @@ def _ask(sock: socket.socket, request: dict[str, Any]) -> tuple[dict[str, Any], 
                 break
             received += chunk
     except TimeoutError:
-        raise AdminError(f"the door did not answer within {ANSWER_TIMEOUT:g} seconds") from None
+        raise AdminError(f"the door did not answer within {sock.gettimeout():g} seconds") from None
     except OSError as error:
         raise AdminError(f"the door closed the connection: {error.strerror or error}") from None
     line, _, rest = received.partition(b"\n")
@@ -187,18 +245,73 @@ def _ask(sock: socket.socket, request: dict[str, Any]) -> tuple[dict[str, Any], 
     return answer, rest
 
 
-def request(path: Path, request: dict[str, Any]) -> dict[str, Any]:
+def request(path: Path, request: dict[str, Any], timeout: float = ANSWER_TIMEOUT) -> dict[str, Any]:
     """One request to the door at ``path``, and its answer; AdminError if it fails."""
-    with _connect(path) as sock:
+    with _connect(path, timeout) as sock:
         return _ask(sock, request)[0]
+
+
+def _running_door(path: Path, question: dict[str, Any]) -> dict[str, Any] | None:
+    """The running door's answer to ``question``; None if it is not running."""
+    try:
+        return request(path, question)
+    except NotRunning:
+        return None
+
+
+def door_mode_calls(folder: Path) -> list[DoorModeCall]:
+    """The door-mode calls on now, by node, each asked who it is. A socket left by a call
+    whose process has ended is removed; a call that does not answer is passed over, and
+    said so on stderr."""
+    try:
+        sockets = [path for path in folder.iterdir() if path.name.isdigit()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except PermissionError:
+        raise AdminError(
+            f"{folder}: permission denied; only the user the door runs as (or root) may use it"
+        ) from None
+    calls = []
+    for path in sockets:
+        try:
+            answer = request(path, {"command": "who"}, CALL_TIMEOUT)
+        except NotRunning:
+            if gone(path):
+                path.unlink(missing_ok=True)
+            continue
+        except AdminError as error:
+            print(f"canfield-door sysop: {path}: {error}", file=sys.stderr)
+            continue
+        calls += [DoorModeCall(path, listed) for listed in answer["calls"]]
+    return sorted(calls, key=lambda call: (call.node, call.socket.name))
+
+
+def _on_node(sockets: Sockets, node: Node) -> DoorModeCall:
+    """The door-mode call on ``node``; AdminError if none is, or more than one (two BBSes
+    sharing the database, each with a caller on that node)."""
+    found = [call for call in door_mode_calls(sockets.calls) if call.node == node.number]
+    if not found:
+        raise AdminError(f"nobody is on node {node}")
+    if len(found) > 1:
+        names = ", ".join(
+            f"{sanitize(call.listed['alias'])} from {sanitize(call.listed['address'])}"
+            for call in found
+        )
+        raise AdminError(f"{len(found)} door-mode calls are on node {node} ({names})")
+    return found[0]
 
 
 # -- the commands --------------------------------------------------------------------------
 
 
-def _who(args: argparse.Namespace, path: Path) -> int:
-    calls = request(path, {"command": "who"})["calls"]
-    if not calls:
+def _who(args: argparse.Namespace, sockets: Sockets) -> int:
+    running = _running_door(sockets.control, {"command": "who"})
+    door_mode = door_mode_calls(sockets.calls)
+    if running is None and not door_mode:
+        raise _not_running(sockets.control, nor_door_mode=True)
+    listed = [(Node(call["node"]), call) for call in (running or {}).get("calls", [])]
+    listed += [(Node(call.node, door_mode=True), call.listed) for call in door_mode]
+    if not listed:
         print("Nobody is on.")
         return 0
     columns = [
@@ -212,7 +325,7 @@ def _who(args: argparse.Namespace, path: Path) -> int:
     ]
     rows = [
         [
-            str(call["node"]),
+            str(node),
             sanitize(call["alias"]) or "-",
             WAYS.get(call["way"], sanitize(call["way"])),
             sanitize(call["address"]),
@@ -220,46 +333,66 @@ def _who(args: argparse.Namespace, path: Path) -> int:
             duration(call["idle"]),
             duration(call["on"]),
         ]
-        for call in calls
+        for node, call in listed
     ]
     for line in table(columns, rows):
         print(line)
     return 0
 
 
-def _send(args: argparse.Namespace, path: Path) -> int:
-    if args.node.lower() == "all":
-        node: int | str = "all"
-    else:
-        node = _node_or_error(args.node)
+def _send(args: argparse.Namespace, sockets: Sockets) -> int:
     text = " ".join(args.text)
+    everyone = args.node.lower() == "all"
+    target = None if everyone else _node_or_error(args.node)
     if not sanitize(text):
         raise AdminError("nothing to send: the text is empty")
-    reached = request(path, {"command": "send", "node": node, "text": text})["nodes"]
+    reached: list[Node] = []
+    if target is None:
+        answer = _running_door(sockets.control, {"command": "send", "node": "all", "text": text})
+        door_mode = door_mode_calls(sockets.calls)
+        if answer is None and not door_mode:
+            raise _not_running(sockets.control, nor_door_mode=True)
+        reached += [Node(node) for node in (answer or {}).get("nodes", [])]
+        for call in door_mode:
+            request(call.socket, {"command": "send", "node": call.node, "text": text})
+            reached.append(Node(call.node, door_mode=True))
+    elif target.door_mode:
+        call = _on_node(sockets, target)
+        request(call.socket, {"command": "send", "node": target.number, "text": text})
+        reached.append(target)
+    else:
+        request(sockets.control, {"command": "send", "node": target.number, "text": text})
+        reached.append(target)
     if not reached:
         print("Nobody is on.")
     else:
-        nodes = ", ".join(str(n) for n in reached)
+        nodes = ", ".join(str(node) for node in reached)
         print(f"Sent to node{'s' if len(reached) > 1 else ''} {nodes}.")
     return 0
 
 
-def _node_or_error(text: str) -> int:
+def _node_or_error(text: str) -> Node:
     try:
         return _node(text)
     except argparse.ArgumentTypeError as error:
         raise AdminError(str(error)) from None
 
 
-def _kick(args: argparse.Namespace, path: Path) -> int:
+def _reaching(sockets: Sockets, node: Node) -> Path:
+    """The socket that reaches ``node``: the running door's, or its door-mode call's."""
+    return _on_node(sockets, node).socket if node.door_mode else sockets.control
+
+
+def _kick(args: argparse.Namespace, sockets: Sockets) -> int:
     reason = " ".join(args.reason)
-    request(path, {"command": "kick", "node": args.node, "reason": reason})
-    print(f"Ended the call on node {args.node}; the caller's game is saved.")
+    node: Node = args.node
+    request(_reaching(sockets, node), {"command": "kick", "node": node.number, "reason": reason})
+    print(f"Ended the call on node {node}; the caller's game is saved.")
     return 0
 
 
-def _status(args: argparse.Namespace, path: Path) -> int:
-    status = request(path, {"command": "status"})
+def _status(args: argparse.Namespace, sockets: Sockets) -> int:
+    status = request(sockets.control, {"command": "status"})
     for line in status_lines(status):
         print(line)
     return 0
@@ -299,8 +432,8 @@ def status_lines(status: dict[str, Any]) -> list[str]:
     ]
 
 
-def _reload(args: argparse.Namespace, path: Path) -> int:
-    answer = request(path, {"command": "reload"})
+def _reload(args: argparse.Namespace, sockets: Sockets) -> int:
+    answer = request(sockets.control, {"command": "reload"})
     changes, restart = answer["changes"], answer["restart"]
     print("The door has read its settings again." if changes else "Read again: nothing changed.")
     for change in changes:
@@ -310,9 +443,10 @@ def _reload(args: argparse.Namespace, path: Path) -> int:
     return 0
 
 
-def _watch(args: argparse.Namespace, path: Path) -> int:
-    with _connect(path) as sock:
-        answer, screen = _ask(sock, {"command": "watch", "node": args.node})
+def _watch(args: argparse.Namespace, sockets: Sockets) -> int:
+    node: Node = args.node
+    with _connect(_reaching(sockets, node)) as sock:
+        answer, screen = _ask(sock, {"command": "watch", "node": node.number})
         alias = sanitize(answer.get("alias", "")) or "a caller not yet logged in"
         print(f"Watching node {args.node} ({alias}); press any key to stop.", file=sys.stderr)
         out = sys.stdout.fileno()

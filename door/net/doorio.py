@@ -127,7 +127,12 @@ class FdReader:
 
 
 class FdWriter:
-    """``write`` and ``async drain`` to a non-blocking file descriptor, which stays open."""
+    """``write`` and ``async drain`` to a non-blocking file descriptor, which stays open.
+
+    As a socket's transport does, ``write`` sends at once what the descriptor takes, so that
+    what is written between drains (the sysop's message to a caller waiting at a prompt)
+    reaches the caller without waiting for the visit's next drain.
+    """
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
@@ -135,6 +140,11 @@ class FdWriter:
 
     def write(self, data: bytes) -> None:
         self._pending += data
+        try:
+            written = os.write(self._fd, self._pending)
+        except OSError:  # full (the rest waits for drain), or gone (drain says so)
+            return
+        del self._pending[:written]
 
     async def drain(self) -> None:
         """Send everything written; OSError (EIO, EPIPE) once the caller has gone."""

@@ -3,7 +3,8 @@
 The visit writes a :class:`Presence` (:class:`~door.visit.context.Visit`); the sysop's tools
 read it through the node table (:class:`~door.net.nodes.Call`): ``sysop who`` the alias and
 the activity, ``sysop watch`` the screen as it stands and then every chunk the caller is
-sent. In door mode there is no node table and nobody reads it.
+sent. In door mode there is no node table: the call's own control socket reads it
+(:mod:`door.running.door_calls`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The sysop's control channel: a Unix socket beside the database, for the running door.
+"""The sysop's control channel: a Unix socket beside the database, for the running door,
+and one for each door-mode call in a folder beside it (:mod:`door.running.door_calls`).
 
 Only the door's own user (and root) can use it: the socket is made owner-only (0600), and
 each connection's peer is checked again (``SO_PEERCRED``), which also covers the moment
@@ -17,7 +18,8 @@ The protocol is one JSON object a line. The client sends one request::
 
 and gets one answer, ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``. After the
 answer to ``watch``, the caller's screen follows as it is sent, UTF-8, until the call ends or
-the client closes the connection.
+the client closes the connection. A door-mode call's socket answers ``who``, ``send``, ``kick``
+and ``watch`` for its one caller, and refuses the others: they are for the running door.
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ import struct
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from ansi.charset import decode
+from ansi.text import sanitize
 from door.files import PRIVATE_FILE
 from door.net.nodes import Call
+from door.views.layout import wrap
 
 log = logging.getLogger("door")
 
@@ -45,6 +49,8 @@ REQUEST_LIMIT = 16384  # bytes of one request line
 REQUEST_TIMEOUT = 10.0  # seconds a client has to send its request
 WATCH_BACKLOG = 512  # chunks of screen a slow watcher may fall behind before being dropped
 SOCKET_PATH_LIMIT = 107  # bytes in a Unix socket's path (sun_path, less the final NUL)
+MESSAGE_WIDTH = 76  # a sysop's message fits the game's message line
+REASON_LIMIT = 60
 
 Answer = dict[str, Any]
 
@@ -58,13 +64,29 @@ def control_path(database: Path) -> Path:
     return database.with_name(database.name + ".control")
 
 
-class Controlled(Protocol):
-    """What the control channel asks of the running door."""
+def calls_folder(database: Path) -> Path:
+    """The folder of the door-mode calls' sockets, one a call, for the door on ``database``.
+
+    >>> calls_folder(Path("/srv/canfield/canfield.db"))
+    PosixPath('/srv/canfield/canfield.db.calls')
+    """
+    return database.with_name(database.name + ".calls")
+
+
+class Reachable(Protocol):
+    """What the control channel asks of whatever holds calls: the running door, or one
+    door-mode call."""
 
     def who(self) -> list[dict[str, Any]]: ...
     def send(self, node: int | None, text: str) -> list[int]: ...
     def kick(self, node: int, reason: str) -> bool: ...
     def call(self, node: int) -> Call | None: ...
+
+
+@runtime_checkable
+class Controlled(Reachable, Protocol):
+    """What the control channel asks of the running door besides its calls."""
+
     async def status(self) -> dict[str, Any]: ...
     def reload(self) -> Answer: ...
     async def settle_contests(self) -> Answer: ...
@@ -77,7 +99,7 @@ class ControlError(Exception):
 class ControlServer:
     """Listens on the control socket and answers the sysop's requests."""
 
-    def __init__(self, path: Path, door: Controlled) -> None:
+    def __init__(self, path: Path, door: Reachable) -> None:
         self.path = path
         self._door = door
         self._server: asyncio.Server | None = None
@@ -153,13 +175,18 @@ class ControlServer:
     ) -> None:
         command = request.get("command")
         door = self._door
-        if command == "who":
+        if command in ("status", "reload", "contests") and not isinstance(door, Controlled):
+            await _answer(writer, {"ok": False, "error": f"{command} is for the running door"})
+        elif command == "who":
             await _answer(writer, {"ok": True, "calls": door.who()})
         elif command == "status":
+            assert isinstance(door, Controlled)
             await _answer(writer, {"ok": True, **(await door.status())})
         elif command == "reload":
+            assert isinstance(door, Controlled)
             await _answer(writer, door.reload())
         elif command == "contests":
+            assert isinstance(door, Controlled)
             await _answer(writer, await door.settle_contests())
         elif command == "send":
             node = request.get("node")
@@ -225,6 +252,52 @@ async def _request(reader: asyncio.StreamReader) -> dict[str, Any] | None:
 async def _answer(writer: asyncio.StreamWriter, answer: Answer) -> None:
     writer.write(json.dumps(answer).encode() + b"\n")
     await writer.drain()
+
+
+# --- what the sysop says ----------------------------------------------------------------
+
+
+def one_line(text: str, width: int) -> str:
+    """``text`` cleaned, on one line of at most ``width`` characters, cut between words.
+
+    >>> one_line("Back in \\x1b[31mfive\\r\\n minutes", 40), one_line("one two three", 11)
+    ('Back in five minutes', 'one two ...')
+    """
+    lines = wrap(sanitize(text), width)
+    if len(lines) == 1:
+        return lines[0]
+    return wrap(sanitize(text), width - 4)[0] + " ..."
+
+
+def sysop_message(sysop: str, text: str) -> str:
+    """What a caller is shown of the sysop's message: cleaned, and cut between words to fit
+    the game's message line.
+
+    >>> sysop_message("Sysop", "Back in \\x1b[31mfive\\r\\n minutes")
+    'Sysop: Back in five minutes'
+    >>> len(sysop_message("Sysop", "word " * 40)) <= MESSAGE_WIDTH
+    True
+    """
+    return one_line(f"{sanitize(sysop, 40)}: {sanitize(text)}", MESSAGE_WIDTH)
+
+
+def kick_farewell(reason: str) -> str:
+    """What a caller the sysop sends off is told.
+
+    >>> kick_farewell("Maintenance")
+    'The sysop has ended your call: Maintenance. Your game is saved.'
+    """
+    said = f": {reason.rstrip('.')}" if reason else ""
+    return f"The sysop has ended your call{said}. Your game is saved."
+
+
+def kick_reason(reason: str) -> str:
+    """The sysop's reason for ending a call, cleaned to a line; empty if there is none.
+
+    >>> kick_reason("Maintenance\\r\\n"), kick_reason("\\x1b[2J")
+    ('Maintenance', '')
+    """
+    return one_line(reason, REASON_LIMIT) if sanitize(reason) else ""
 
 
 # --- watching a caller ----------------------------------------------------------------

@@ -41,19 +41,23 @@ from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import Call, Nodes
 from door.net.telnet import DoorServer
 from door.running.collector import CollectorWatch
-from door.running.control import ControlError, ControlServer, control_path
+from door.running.control import (
+    MESSAGE_WIDTH,
+    ControlError,
+    ControlServer,
+    control_path,
+    kick_farewell,
+    kick_reason,
+    sysop_message,
+)
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from door.tasks import close_in_order
-from door.views.layout import wrap
 
 log = logging.getLogger("door")
-
-MESSAGE_WIDTH = 76  # a sysop's message fits the game's message line
-REASON_LIMIT = 60
 
 
 class Service:
@@ -301,7 +305,7 @@ class Service:
         call = self.nodes.call(node)
         if call is None:
             return False
-        cleaned = one_line(reason, REASON_LIMIT) if sanitize(reason) else ""
+        cleaned = kick_reason(reason)
         log.info(
             "node %d%s: the sysop ends the call%s",
             node,
@@ -356,37 +360,3 @@ def _extend(call: Call, old: ServerConfig, new: ServerConfig) -> None:
             clocks.deadline = None
         elif new.time_limit > old.time_limit:
             clocks.deadline = call.since + 60 * new.time_limit
-
-
-def one_line(text: str, width: int) -> str:
-    """``text`` cleaned, on one line of at most ``width`` characters, cut between words.
-
-    >>> one_line("Back in \\x1b[31mfive\\r\\n minutes", 40), one_line("one two three", 11)
-    ('Back in five minutes', 'one two ...')
-    """
-    lines = wrap(sanitize(text), width)
-    if len(lines) == 1:
-        return lines[0]
-    return wrap(sanitize(text), width - 4)[0] + " ..."
-
-
-def sysop_message(sysop: str, text: str) -> str:
-    """What a caller is shown of the sysop's message: cleaned, and cut between words to fit
-    the game's message line.
-
-    >>> sysop_message("Sysop", "Back in \\x1b[31mfive\\r\\n minutes")
-    'Sysop: Back in five minutes'
-    >>> len(sysop_message("Sysop", "word " * 40)) <= MESSAGE_WIDTH
-    True
-    """
-    return one_line(f"{sanitize(sysop, 40)}: {sanitize(text)}", MESSAGE_WIDTH)
-
-
-def kick_farewell(reason: str) -> str:
-    """What a caller the sysop sends off is told.
-
-    >>> kick_farewell("Maintenance")
-    'The sysop has ended your call: Maintenance. Your game is saved.'
-    """
-    said = f": {reason.rstrip('.')}" if reason else ""
-    return f"The sysop has ended your call{said}. Your game is saved."

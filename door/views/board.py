@@ -304,6 +304,24 @@ def _column_slots(look: Look) -> tuple[Row, ...]:
     return tuple(before + cards + after for cards in drawn)
 
 
+def column_sample(cards: Sequence[Card], look: Look) -> tuple[list[tuple[str, Style]], str]:
+    """``cards`` as a row of the board's columns draws them, in the board's slots and
+    colours (text and style, piece by piece); and a row of marks under them, three under
+    each card, that a card drawn a cell short (a suit the line lost) no longer stands over.
+
+    >>> pieces, marks = column_sample([Card.parse("TH"), Card.parse("KS")], Look())
+    >>> "".join(text for text, _ in pieces), marks
+    (' 10♥    K♠  ', ' ^^^   ^^^  ')
+    >>> pieces[1][1] == RED_CARD, pieces[4][1] == BLACK_CARD
+    (True, True)
+    """
+    before, after = " ", " " * (COLUMN_WIDTH - 4)
+    pieces: list[tuple[str, Style]] = []
+    for card in cards:
+        pieces += [(before, PLAIN), (card_text(card, look), card_style(card, look)), (after, PLAIN)]
+    return pieces, (before + "^^^" + after) * len(cards)
+
+
 def _columns(screen: ScreenBuffer, game: Game, look: Look, rows: range) -> None:
     """The column rows ``rows``, whole, as far as the columns reach across."""
     slots = _column_slots(look)

@@ -70,7 +70,15 @@ class Term:
     width: int = 10
 
 
-PageLine = Entry | Text | Term | str
+@dataclass(frozen=True, slots=True)
+class Styled:
+    """A line of pieces, each in a style of its own, one after the other (cards in the
+    board's colours); never wrapped, so keep it within the page's width."""
+
+    pieces: tuple[tuple[str, Style], ...]
+
+
+PageLine = Entry | Text | Term | Styled | str
 
 # A row of a laid-out page: pieces of text, each at a column in a style. () is a blank row.
 Piece = tuple[int, str, Style]
@@ -110,6 +118,12 @@ def lay_out(lines: Sequence[PageLine], look: Look) -> list[ScreenRow]:
                 rows += _beside(TEXT_COL + line.width, None, line.text, styled(INFO))
         elif isinstance(line, Text):
             rows += _beside(TEXT_COL, None, line.text, styled(line.style))
+        elif isinstance(line, Styled):
+            pieces, col = [], TEXT_COL
+            for text, style in line.pieces:
+                pieces.append((col, text, styled(style)))
+                col += len(text)
+            rows.append(tuple(pieces))
         else:
             rows += _beside(TEXT_COL, None, line, styled(INFO))
     return rows

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from ansi.screen import ScreenBuffer
 from door.app import App
 from door.config import Config
+from door.net.detection import TerminalInfo
 from door.net.nodes import Nodes, address_key
 from door.net.presence import Presence
 from door.net.terminal import Terminal
@@ -20,7 +21,7 @@ from door.views.board import Look, plain_lines
 class Visit:
     """One caller's visit on the door's ``app``. ``bbs`` is the BBS that sent the caller:
     a drop file's, or the linked board's. ``presence`` is what the sysop sees of the call:
-    its node's record, or in door mode one of the visit's own that nobody reads."""
+    its node's record, or in door mode the call's own (:func:`~door.visit.session.run_visit`)."""
 
     terminal: Terminal
     app: App
@@ -35,8 +36,12 @@ class Visit:
     #: The game shown a line per play instead of as the board.
     terse: bool = field(init=False)
     presence: Presence = field(init=False)
+    #: The caller's terminal as the door found it by itself this call (its ANSI, charset
+    #: and suits), before their saved choices: what "automatic" gives them.
+    detected: TerminalInfo = field(init=False)
 
     def __post_init__(self) -> None:
+        self.detected = self.terminal.info
         self.config = self.app.config
         self.terse = not self.terminal.ansi
         call = self.nodes.call(self.node) if self.nodes is not None else None
@@ -89,6 +94,7 @@ class Visit:
         suits are letters when their screen showed none.
         """
         self.user = user
+        self.detected = self.terminal.info
         self.presence.alias = user.alias
         self.terminal.logged_in = True
         letters = user.suit_letters
@@ -140,6 +146,22 @@ class Visit:
         if self.user is not None:
             self.user = await self.store.save_preferences(
                 self.user.id, self.terminal.ansi, self.terminal.charset, letters
+            )
+
+    @property
+    def charset_chosen(self) -> bool:
+        """Whether the caller chose their charset, rather than leave it to the door's own
+        check at each call (a stored charset of None: automatic)."""
+        return self.user is not None and self.user.charset is not None
+
+    async def find_charset_by_itself(self) -> None:
+        """Leave the charset and suits to the door's own check of the caller's screen: this
+        call's finding from now on, and the check's at each call after."""
+        self.terminal.charset = self.detected.charset
+        self._see(self.detected.suit_letters)
+        if self.user is not None:
+            self.user = await self.store.save_preferences(
+                self.user.id, self.terminal.ansi, None, False
             )
 
     async def set_game_view(self, *, terse: bool) -> None:

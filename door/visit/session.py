@@ -20,6 +20,7 @@ from ansi.sequences import clear_to_end_of_line, move, reset, show_cursor
 from ansi.text import sanitize
 from door.app import App
 from door.contests import keep_contests_on_time
+from door.net.presence import Presence
 from door.net.terminal import Terminal
 from door.solving.daily import close_past_days
 from door.store import Store
@@ -111,11 +112,21 @@ async def board_user(
 
 
 async def run_visit(
-    app: App, terminal: Terminal, node: int, user: User, *, bbs: str | None = None
+    app: App,
+    terminal: Terminal,
+    node: int,
+    user: User,
+    *,
+    bbs: str | None = None,
+    presence: Presence | None = None,
 ) -> None:
     """The main menu for ``user``, whom the BBS ``bbs`` (a drop file's, or a linked
-    board) vouches for, until they say goodbye."""
-    await _known_visit(Visit(terminal, app, node, bbs=bbs), user)
+    board) vouches for, until they say goodbye. ``presence``: where the sysop sees the
+    call, when it holds no node of the app's (a door-mode call)."""
+    visit = Visit(terminal, app, node, bbs=bbs)
+    if presence is not None:
+        visit.presence = presence
+    await _known_visit(visit, user)
 
 
 async def _known_visit(visit: Visit, user: User) -> None:

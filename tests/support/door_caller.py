@@ -49,6 +49,18 @@ def door_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "door", *args]
 
 
+def sysop_command(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``canfield-door sysop ARGS`` run to its end, as the sysop types it in a shell."""
+    return subprocess.run(
+        door_command("sysop", "--config", str(config), *args),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=2 * WAIT,
+        check=False,
+    )
+
+
 class DoorCall:
     """A door process and the caller's end of its line, with what the caller sees."""
 
