@@ -40,7 +40,7 @@ from door.config import Config
 from door.contests import ContestBoard, board_json, contest_board
 from door.store import HighScore, Standing, Store
 from door.store.contests import ContestStanding, ContestState
-from door.views.layout import wrap
+from door.views.layout import counted, wrap
 from door.views.pages import board_cell
 
 FORMATS = ("ansi", "ascii", "json")
@@ -271,9 +271,8 @@ def _contest_title(board: ContestBoard) -> str:
         when = f"closed {_stamp(contest.closes)}"
     else:
         when = f"open until {_stamp(contest.closes)}"
-    return (
-        f"Contest: {sanitize(contest.name)} ({contest.deals} deals, level {contest.level}, {when})"
-    )
+    deals = counted(contest.deals, "deal")
+    return f"Contest: {sanitize(contest.name)} ({deals}, level {contest.level}, {when})"
 
 
 def _contest_notes(board: ContestBoard) -> list[str]:

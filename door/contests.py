@@ -20,6 +20,7 @@ from ansi.text import sanitize
 from door.store import Store
 from door.store.contests import Contest, ContestDeal, ContestStanding, ContestState
 from door.tasks import Supervised
+from door.views.layout import counted
 
 log = logging.getLogger("door")
 
@@ -48,10 +49,9 @@ async def keep_contests_on_time(store: Store) -> bool:
             )
         else:
             log.info(
-                "contest %s has closed (%d unfinished games count as resigned); its deals "
-                "are shown",
+                "contest %s has closed (%s resigned by the close); its deals are shown",
                 name,
-                change.resigned,
+                counted(change.resigned, "unfinished game"),
             )
     return bool(changes)
 

@@ -30,6 +30,7 @@ from door.engine.status import Status
 from door.store import Store
 from door.store.contests import ContestStanding, ContestState
 from door.store.records import DailyResult, HighScore, Standing
+from door.views.layout import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +182,8 @@ def _contest_section(board: ContestBoard, boards: bool) -> str:
     closed = board.state == ContestState.CLOSED
     when = f"{'closed' if closed else 'open until'} {_stamp(contest.closes)}"
     caption = (
-        f"Contest: {_text(contest.name)} <small>{contest.deals} deals, level {contest.level}, "
+        f"Contest: {_text(contest.name)} <small>{counted(contest.deals, 'deal')}, "
+        f"level {contest.level}, "
         f"opened {_stamp(contest.opens)}, {when}</small>"
     )
     if board.deals:

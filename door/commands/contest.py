@@ -33,6 +33,7 @@ from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.running.control import control_path
 from door.store import NotFound, Store
 from door.store.contests import MAX_DEALS, MAX_LEAD, MAX_LENGTH, Contest, ContestState
+from door.views.layout import counted
 from door.views.pages import board_cell
 
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
@@ -140,7 +141,7 @@ def opening(text: str, now: datetime) -> datetime:
     moment = moment.astimezone() if moment.tzinfo is None else moment
     if moment < now:
         raise AdminError(
-            f"--opens {sanitize(text)!r} has passed (it is {when(now)}): give \"now\" to open "
+            f'--opens {sanitize(text)!r} has passed (it is {when(now)}): give "now" to open '
             "the contest at once, or a time to come"
         )
     if moment - now > MAX_LEAD:
@@ -177,7 +178,8 @@ async def _declare(args: argparse.Namespace, context: Context, store: Store) -> 
     contest = await store.declare_contest(args.name, level, args.deals, opens, opens + args.length)
     await _settle(context, store)
     print(
-        f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "
+        f"Contest {sanitize(contest.name)!r}: {counted(contest.deals, 'deal')} "
+        f"at level {contest.level}, "
         f"open {when(contest.opens)} to {when(contest.closes)}. Its deals are drawn and "
         "sealed; their seals are shown when it opens."
     )
@@ -264,7 +266,8 @@ def _heading(board: ContestBoard) -> list[str]:
         ContestState.CLOSED: "closed; it ran from",
     }[board.state]
     text = (
-        f"Contest {sanitize(contest.name)!r}: {contest.deals} deals at level {contest.level}, "
+        f"Contest {sanitize(contest.name)!r}: {counted(contest.deals, 'deal')} "
+        f"at level {contest.level}, "
         f"{words} {when(contest.opens)} to {when(contest.closes)}"
     )
     return textwrap.wrap(text, WIDTH)

@@ -43,6 +43,7 @@ from door.fairness import seal
 from door.files import replace_file
 from door.replay import replay
 from door.store import GameRecord, NotFound, Store
+from door.views.layout import counted
 
 
 def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
@@ -190,7 +191,10 @@ async def _backup(args: argparse.Namespace, context: Context, store: Store) -> i
         await store.backup(target)
     except (OSError, sqlite3.Error) as error:
         raise AdminError(f"{target}: can't be written: {error}") from None
-    print(f"Backed up {users} users and {games} games to {target} (integrity checked)")
+    print(
+        f"Backed up {counted(users, 'user')} and {counted(games, 'game')} to {target} "
+        "(integrity checked)"
+    )
     return 0
 
 
@@ -212,7 +216,7 @@ async def _game(args: argparse.Namespace, context: Context, store: Store) -> int
     lines = [
         f"Game {record.id}: {who(user)}, level {record.level}, {kind}",
         f"Rules: {' '.join(f'{key}={value}' for key, value in sorted(knobs.items()))}",
-        f"Result: {record.status}, score {record.score}, {record.moves} moves, "
+        f"Result: {record.status}, score {record.score}, {counted(record.moves, 'move')}, "
         f"{record.cards_up} cards up" + (", a hint was taken" if record.assisted else ""),
         f"Started {when(record.started)}"
         + (f", finished {when(record.finished)}" if record.finished else ""),

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from door.engine import Card, Game, PlayResult
 from door.engine.moves import FOUNDATION, RESERVE, TURN, UNDO, WASTE
 from door.views.board import Look, card_text, rank_word, waste_shown
+from door.views.layout import counted
 
 # Pile keys a caller can ask about with L, besides column numbers.
 DECK = "V"
@@ -136,5 +137,5 @@ def status_text(game: Game) -> str:
     passes = f"pass {game.passes_started}"
     if game.variant.passes:
         passes += f" of {game.variant.passes}"
-    moves = "1 move" if game.moves == 1 else f"{game.moves} moves"
+    moves = counted(game.moves, "move")
     return f"Score {game.score}, {moves}, {game.cards_on_foundations} of 52 up, {passes}."

@@ -19,6 +19,7 @@ from door.levels import Level
 from door.solving.daily import close_past_days
 from door.store import DailyDeal, StoreError, StoreFault
 from door.views.daily import board_lines, day_list_lines
+from door.views.layout import counted
 from door.views.pages import Entry, PageLine, Text
 from door.visit.context import Visit
 from door.visit.faults import fault_words, log_fault
@@ -108,7 +109,7 @@ async def _play(visit: Visit, deal: DailyDeal, level: Level, today: date) -> str
     else:
         limit = visit.config.daily_games
         if limit and await store.games_started_today(visit.user.id) >= limit:
-            return f"You have played your {limit} games for today. Come back tomorrow!"
+            return f"You have played your {counted(limit, 'game')} for today. Come back tomorrow!"
         game = Game.deal(level.variant, deal.deal)
         try:
             game_id = await store.start_game(visit.user.id, level, game, day=deal.day)
@@ -149,7 +150,7 @@ async def _earlier_days(visit: Visit, today: date) -> None:
 
 
 def _result(game: Game) -> str:
-    return f"{game.status}, score {game.score} in {game.moves} moves"
+    return f"{game.status}, score {game.score} in {counted(game.moves, 'move')}"
 
 
 async def _page(

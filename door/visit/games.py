@@ -14,6 +14,7 @@ from door.engine.status import Status
 from door.fairness import secret_deal_number
 from door.levels import Level
 from door.store import StoreError, StoreFault
+from door.views.layout import counted
 from door.views.pages import (
     Entry,
     PageLine,
@@ -68,7 +69,7 @@ async def _daily_limit_reached(visit: Visit) -> str:
     limit = visit.config.daily_games
     assert visit.user is not None
     if limit and await visit.store.games_started_today(visit.user.id) >= limit:
-        return f"You have played your {limit} games for today. Come back tomorrow!"
+        return f"You have played your {counted(limit, 'game')} for today. Come back tomorrow!"
     return ""
 
 
