@@ -45,6 +45,14 @@ from aiohttp import hdrs, web
 
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
+from door.net.web_guard import (
+    KEEPALIVE_SECONDS,
+    AcceptFailures,
+    WebConnections,
+    connection_cap,
+    guarded,
+    open_file_limit,
+)
 from door.net.websocket import SUBPROTOCOLS, carry
 from door.xterm import ASSETS, CDN
 
@@ -265,6 +273,13 @@ class WebDoor:
         self._runner: web.AppRunner | None = None
         self._port = 0
         self._refusals = AddressLog()  # a line per address a minute: no flood fills the log
+        limits = telnet.nodes.limits
+        self.connections = WebConnections(
+            lambda: limits.max_per_address,
+            lambda: connection_cap(open_file_limit(), limits.max_nodes),
+            lambda peer: _within(peer, self.settings.proxies),
+        )
+        self._accept_failures: AcceptFailures | None = None
 
     @property
     def port(self) -> int:
@@ -276,7 +291,11 @@ class WebDoor:
         return "https" if self.settings.certificate is not None else "http"
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=4096, handler_args={"max_field_size": 8190})
+        app = web.Application(
+            client_max_size=4096,
+            handler_args={"max_field_size": 8190},
+            middlewares=[_counted_in(self.connections)],
+        )
         app.router.add_get("/", self._root)
         app.router.add_get("/telnet", self._telnet_only)
         app.router.add_get("/door.js", self._static("door.js", "text/javascript"))
@@ -305,14 +324,19 @@ class WebDoor:
         # By the time the runner stops, every visit has ended (close() ends them first):
         # what is left are connections still negotiating, cut after a moment.
         self._runner = web.AppRunner(
-            self.application(), access_log=None, handle_signals=False, shutdown_timeout=2.0
+            self.application(),
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=2.0,
+            keepalive_timeout=KEEPALIVE_SECONDS,
         )
         if self.settings.assets is not None:
             await asyncio.to_thread(self._read_assets)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, self.settings.port or 0, ssl_context=context)
+        site = GuardedSite(self._runner, host, self.settings.port or 0, context, self.connections)
         await site.start()
-        self._port = int(self._runner.addresses[0][1])
+        self._port = site.port
+        self._accept_failures = AcceptFailures(asyncio.get_running_loop())
         log.info("listening for web on %s port %d (%s)", host, self._port, self.scheme)
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
@@ -320,6 +344,8 @@ class WebDoor:
         await self.telnet.close(reason, grace=grace)
         if self._runner is not None:
             await self._runner.cleanup()
+        if self._accept_failures is not None:
+            self._accept_failures.remove()
 
     # --- the page and its files -----------------------------------------------------------
 
@@ -394,6 +420,7 @@ class WebDoor:
         address = forwarded_address(
             direct, request.headers.get("X-Forwarded-For"), self.settings.proxies
         )
+        connection = self.connections.of(request.transport)
         origin = request.headers.get(hdrs.ORIGIN)
         if not origin_allowed(origin, request.host, self.settings.origins):
             self._refusals.note(
@@ -407,6 +434,8 @@ class WebDoor:
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
+        if connection is not None:
+            connection.upgrade()
         local = request.transport.get_extra_info("sockname") if request.transport else None
         where = (address, peer[1] if peer else 0)
         await carry(
@@ -418,6 +447,74 @@ class WebDoor:
             max_message=MAX_MESSAGE,
         )
         return socket
+
+
+class GuardedSite(web.BaseSite):
+    """aiohttp's TCP site, each connection guarded (:mod:`door.net.web_guard`) before
+    aiohttp's handler sees it."""
+
+    def __init__(
+        self,
+        runner: web.AppRunner,
+        host: str,
+        port: int,
+        ssl_context: ssl.SSLContext | None,
+        table: WebConnections,
+    ) -> None:
+        super().__init__(runner, ssl_context=ssl_context)
+        self._web_runner = runner
+        self._host, self._wanted_port, self._context = host, port, ssl_context
+        self._table = table
+        self._listening: asyncio.Server | None = None
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the real one when 0 was asked for)."""
+        assert self._listening is not None and self._listening.sockets
+        return int(self._listening.sockets[0].getsockname()[1])
+
+    @property
+    def name(self) -> str:
+        scheme = "https" if self._context is not None else "http"
+        return f"{scheme}://{self._host}:{self._wanted_port}"
+
+    async def start(self) -> None:
+        await super().start()
+        server = self._web_runner.server
+        assert server is not None
+        self._listening = await asyncio.get_running_loop().create_server(
+            guarded(server, self._table),
+            self._host,
+            self._wanted_port,
+            ssl=self._context,
+            reuse_address=True,
+        )
+
+    async def stop(self) -> None:
+        if self._listening is not None:
+            self._listening.close()
+        await super().stop()
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _counted_in(connections: WebConnections) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """A middleware counting each request on its connection, which is not ended to make
+    room for another meanwhile."""
+
+    @web.middleware
+    async def counted(request: web.Request, handler: Handler) -> web.StreamResponse:
+        connection = connections.of(request.transport)
+        if connection is not None:
+            connection.requests += 1
+        try:
+            return await handler(request)
+        finally:
+            if connection is not None:
+                connection.requests -= 1
+
+    return counted
 
 
 def _is_upgrade(request: web.Request) -> bool:

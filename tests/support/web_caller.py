@@ -48,7 +48,8 @@ class WebSocketLine:
                 if self.protocol == "base64":
                     return base64.b64decode(message.data)
                 return message.data.encode("latin-1")
-            await self.session.close()  # the door hung up: nothing more comes
+            self.close()  # the door hung up: nothing more comes, the sender ends
+            await self.session.close()
             return b""
 
     # -- as an asyncio.StreamWriter ------------------------------------------------------------
