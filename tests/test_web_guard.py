@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import logging
 
+import aiohttp
 import pytest
 
 from door.net import web as web_module
@@ -135,3 +136,48 @@ async def test_accept_failures_are_logged_once_a_minute_with_a_count(caplog):
     assert "Too many open files" in lines[0].getMessage()
     with contextlib.suppress(AttributeError):
         assert lines[0].exc_info is None
+
+
+async def open_socket(port: int, protocol: str = "binary"):
+    session = aiohttp.ClientSession()
+    socket = await session.ws_connect(f"http://127.0.0.1:{port}/telnet", protocols=(protocol,))
+    return session, socket
+
+
+async def ended_within(socket: aiohttp.ClientWebSocketResponse, seconds: float) -> None:
+    async with asyncio.timeout(seconds):
+        while not socket.closed:
+            message = await socket.receive()
+            if message.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+                break
+
+
+@pytest.mark.parametrize("frame", ["empty", "not base64", "ping", "pong"])
+async def test_every_frame_costs_the_caller_s_allowance_and_a_flood_ends_the_call(
+    web, frame, caplog
+):
+    caplog.set_level(logging.INFO, logger="door")
+    session, socket = await open_socket(web.web_port, "base64")
+    try:
+        sent = 0
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            for _ in range(5000):
+                if frame == "empty":
+                    await socket.send_bytes(b"")
+                elif frame == "not base64":
+                    await socket.send_str("!!")
+                elif frame == "ping":
+                    await socket.ping()
+                else:
+                    await socket.pong()
+                sent += 1
+                if sent % 100 == 0:
+                    await asyncio.sleep(0)
+        await ended_within(socket, 5)
+        assert socket.closed
+    finally:
+        await session.close()
+    assert any("a flood of input" in r.getMessage() for r in caplog.records)
+    await asyncio.sleep(0.2)
+    assert web.ways.nodes.calls == []
+    await telnet_answers(web)

@@ -421,6 +421,8 @@ class WebDoor:
             direct, request.headers.get("X-Forwarded-For"), self.settings.proxies
         )
         connection = self.connections.of(request.transport)
+        if connection is not None:
+            connection.address = address
         origin = request.headers.get(hdrs.ORIGIN)
         if not origin_allowed(origin, request.host, self.settings.origins):
             self._refusals.note(

@@ -18,7 +18,13 @@ it arrives, in a :class:`GuardedConnection` before aiohttp sees it:
 - a request's head (its request line and headers) must arrive within
   :data:`HEADER_SECONDS` of its first byte, or of the connection's start;
 - between requests, aiohttp's keep-alive ends a connection idle for
-  :data:`KEEPALIVE_SECONDS`.
+  :data:`KEEPALIVE_SECONDS`;
+- once a request has asked for a WebSocket, every frame that follows is read here first, by
+  its header alone: each one, a message, a fragment, a ping or a pong, empty or not, costs
+  the connection one of :data:`FRAME_RATE` a second (after a first :data:`FRAME_BURST`), and
+  a connection past that is hung up as a telnet caller sending a flood of input is; a frame
+  a client did not mask (RFC 6455 says every frame from a client is) ends it too. The bytes
+  a message carries are paid for besides, from the telnet call's own input allowance.
 
 A failure to accept a connection (the process out of file descriptors, EMFILE) is logged
 once a minute with a count (:class:`AcceptFailures`), instead of asyncio's traceback a
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import resource
 import time
 from collections.abc import Callable
@@ -36,6 +43,7 @@ from typing import Any
 
 from door.net.listening import AddressLog
 from door.net.nodes import TOO_MANY_MESSAGE, address_key
+from door.net.telnet_guard import TokenBucket
 
 log = logging.getLogger("door")
 
@@ -43,6 +51,13 @@ HEADER_SECONDS = 10.0  # a request's head must have arrived this long after its 
 KEEPALIVE_SECONDS = 5.0  # an idle connection between requests is closed after this
 FILE_ROOM = 256  # file descriptors left for telnet, SSH, the database, the log and the sysop
 MOST_CONNECTIONS = 1024  # web connections at most, whatever the open-file limit
+# WebSocket frames a second a connection may send, after a first burst: a person types 15
+# keys a second, holds an arrow key at 30, and a paste is one message; a browser answers a
+# ping a minute. Each frame costs the door a little work whatever it carries.
+FRAME_RATE = 64
+FRAME_BURST = 256
+HEAD_KEPT = 16 * 1024  # bytes of a request's head kept to see whether it asks for a WebSocket
+_UPGRADE = re.compile(rb"^upgrade:[ \t]*websocket", re.IGNORECASE | re.MULTILINE)
 BUSY_MESSAGE = "The door has too many web connections just now. Please try again in a minute."
 _HEAD_END = (b"\r\n\r\n", b"\n\n")
 
@@ -160,7 +175,10 @@ class GuardedConnection(asyncio.Protocol):
         self._admitted = False
         self._reading_head = True  # the connection's start counts as the start of a head
         self._tail = b""  # the last bytes of what came, for a head's end split across reads
+        self._head = bytearray()  # the request's head so far (its first HEAD_KEPT bytes)
         self._timer: asyncio.TimerHandle | None = None
+        self.address = "unknown"  # the caller's, once a WebSocket's request names it
+        self._frames: FrameWalker | None = None  # once a request asked for a WebSocket
 
     @property
     def idle(self) -> bool:
@@ -183,7 +201,7 @@ class GuardedConnection(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         peer = transport.get_extra_info("peername")
-        self.peer = str(peer[0]) if peer else "unknown"
+        self.peer = self.address = str(peer[0]) if peer else "unknown"
         refusal = self.table.admit(self)
         if refusal is not None:
             self.table.refusals.note(self.peer, f"refused WEB from {self.peer}: {refusal}")
@@ -198,8 +216,18 @@ class GuardedConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if not self._admitted:
             return
-        if not self.upgraded:
-            self._watch_heads(data)
+        if self._frames is None:
+            start = self._watch_heads(data)
+            if self._frames is not None and start < len(data):
+                fault = self._frames.walk(data, start)
+            else:
+                fault = None
+        else:
+            fault = self._frames.walk(data, 0)
+        if fault is not None:
+            self.table.refusals.note(self.address, f"hung up on {self.address}: {fault}")
+            self.end(fault)
+            return
         self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
@@ -223,20 +251,30 @@ class GuardedConnection(asyncio.Protocol):
 
     # --- request heads --------------------------------------------------------------------
 
-    def _watch_heads(self, data: bytes) -> None:
-        """Time each request's head from its first byte to its blank line."""
+    def _watch_heads(self, data: bytes) -> int:
+        """Time each request's head from its first byte to its blank line; where in ``data``
+        the bytes after a head that asked for a WebSocket begin (its frames), or past its end."""
         seen = self._tail + data
         if not self._reading_head and data:
             self._reading_head = True
             self._start_head_timer()
-        if any(end in seen for end in _HEAD_END):
-            # A head ended (what follows, a body or the next request, is the next head's
-            # start only once more comes: a short request's body is never timed).
-            self._reading_head = False
-            self._stop_head_timer()
-            self._tail = b""
-        else:
+        found = [(at, len(end)) for end in _HEAD_END if (at := seen.find(end)) >= 0]
+        if not found:
             self._tail = seen[-3:]
+            if len(self._head) < HEAD_KEPT:
+                self._head += data[: HEAD_KEPT - len(self._head)]
+            return len(data)
+        # A head ended (what follows, a body or the next request, is the next head's start
+        # only once more comes: a short request's body is never timed).
+        at, length = min(found)
+        after = at + length - len(self._tail)
+        head = bytes(self._head) + data[: min(after, HEAD_KEPT)]
+        self._reading_head = False
+        self._stop_head_timer()
+        self._tail, self._head = b"", bytearray()
+        if _UPGRADE.search(head):
+            self._frames = FrameWalker(asyncio.get_running_loop().time())
+        return after
 
     def upgrade(self) -> None:
         """The request became a WebSocket: no heads any more; the call's own rules hold."""
@@ -262,6 +300,60 @@ class GuardedConnection(asyncio.Protocol):
                 f"hung up on WEB from {self.peer}: no whole request within {HEADER_SECONDS:g} s",
             )
             self.end("sent no whole request in time")
+
+
+class FrameWalker:
+    """Reads WebSocket frames from a client by their headers only, charging each one."""
+
+    __slots__ = ("_budget", "_header", "_skip")
+
+    def __init__(self, now: float) -> None:
+        self._budget = TokenBucket(FRAME_RATE, FRAME_BURST, now)
+        self._header = bytearray()
+        self._skip = 0  # bytes of the current frame's payload still to come
+
+    def walk(self, data: bytes, start: int) -> str | None:
+        """Charge the frames in ``data[start:]``; what is wrong, if the connection must end."""
+        now = asyncio.get_running_loop().time()
+        at, size = start, len(data)
+        while at < size:
+            if self._skip:
+                step = min(self._skip, size - at)
+                self._skip -= step
+                at += step
+                continue
+            wanted = _header_length(self._header)
+            take = min(wanted - len(self._header), size - at)
+            self._header += data[at : at + take]
+            at += take
+            if len(self._header) < _header_length(self._header):
+                continue
+            header = self._header
+            if not header[1] & 0x80:
+                return "a WebSocket frame it did not mask"
+            self._skip = _payload_length(header)
+            self._header = bytearray()
+            if not self._budget.take(1, now):
+                return "a flood of input (WebSocket frames)"
+        return None
+
+
+def _header_length(header: bytearray) -> int:
+    """How long a frame's header is, as far as its first bytes tell (2 until they are in)."""
+    if len(header) < 2:
+        return 2
+    short = header[1] & 0x7F
+    extended = 2 if short == 126 else 8 if short == 127 else 0
+    return 2 + extended + (4 if header[1] & 0x80 else 0)
+
+
+def _payload_length(header: bytearray) -> int:
+    short = header[1] & 0x7F
+    if short == 126:
+        return int.from_bytes(header[2:4], "big")
+    if short == 127:
+        return int.from_bytes(header[2:10], "big")
+    return short
 
 
 def guarded(make: Callable[[], Any], table: WebConnections) -> Callable[[], GuardedConnection]:
