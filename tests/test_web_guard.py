@@ -181,3 +181,28 @@ async def test_every_frame_costs_the_caller_s_allowance_and_a_flood_ends_the_cal
     await asyncio.sleep(0.2)
     assert web.ways.nodes.calls == []
     await telnet_answers(web)
+
+
+MALFORMED = {
+    "a header with no colon": b"GET / HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
+    "a bad version": b"GET / HTTP/9.Z\r\nHost: x\r\n\r\n",
+    "a bad Content-Length": b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+    "a bare LF": b"GET / HTTP/1.1\nHost: x\n\n",
+    "a NUL": b"GET / HTTP/1.1\r\nHost: x\x00y\r\n\r\n",
+}
+
+
+async def test_malformed_requests_are_refused_in_a_line_a_minute_without_a_traceback(web, caplog):
+    caplog.set_level(logging.DEBUG)
+    for _ in range(20):
+        for request in MALFORMED.values():
+            reader, writer = await connect(web.web_port)
+            writer.write(request)
+            answer = await closed_within(reader, 5)
+            assert answer.startswith((b"HTTP/1.1 400 ", b"HTTP/1.0 400 "))
+            writer.close()
+    lines = [r for r in caplog.records if r.levelno >= logging.INFO]
+    refused = [r for r in lines if "could not be read" in r.getMessage()]
+    assert len(refused) == 1
+    assert not [r for r in lines if r.exc_info or r.levelno >= logging.ERROR]
+    assert sum(len(r.getMessage()) for r in lines) < 2000

@@ -48,6 +48,7 @@ from door.net.telnet import DoorServer
 from door.net.web_guard import (
     KEEPALIVE_SECONDS,
     AcceptFailures,
+    HttpFaultLog,
     WebConnections,
     connection_cap,
     guarded,
@@ -329,6 +330,7 @@ class WebDoor:
             handle_signals=False,
             shutdown_timeout=2.0,
             keepalive_timeout=KEEPALIVE_SECONDS,
+            logger=HttpFaultLog(self.connections.refusals),
         )
         if self.settings.assets is not None:
             await asyncio.to_thread(self._read_assets)

@@ -26,6 +26,11 @@ it arrives, in a :class:`GuardedConnection` before aiohttp sees it:
   a client did not mask (RFC 6455 says every frame from a client is) ends it too. The bytes
   a message carries are paid for besides, from the telnet call's own input allowance.
 
+A request aiohttp cannot read (a header with no colon, a bad version or Content-Length, a
+bare LF, a NUL) is refused with ``400`` and logged as telnet's refusals are, a line a minute
+per address and then a count, with no traceback (:class:`HttpFaultLog`); aiohttp would log
+each one as an ERROR with its traceback.
+
 A failure to accept a connection (the process out of file descriptors, EMFILE) is logged
 once a minute with a count (:class:`AcceptFailures`), instead of asyncio's traceback a
 second.
@@ -37,9 +42,12 @@ import asyncio
 import logging
 import re
 import resource
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from aiohttp.http import HttpProcessingError
 
 from door.net.listening import AddressLog
 from door.net.nodes import TOO_MANY_MESSAGE, address_key
@@ -363,6 +371,30 @@ def guarded(make: Callable[[], Any], table: WebConnections) -> Callable[[], Guar
         return GuardedConnection(make(), table)
 
     return factory
+
+
+class HttpFaultLog:
+    """What aiohttp's request handlers log through (their ``logger``): a request that could
+    not be read becomes a line a minute per address in ``refusals``, without a traceback;
+    anything else goes on to aiohttp's own ``aiohttp.server`` logger as it was."""
+
+    def __init__(self, refusals: AddressLog) -> None:
+        self._refusals = refusals
+        self._logger = logging.getLogger("aiohttp.server")
+
+    def exception(self, msg: str, *args: object, exc_info: Any = True, **kwargs: Any) -> None:
+        error = exc_info if isinstance(exc_info, BaseException) else sys.exc_info()[1]
+        if isinstance(error, HttpProcessingError):
+            address = str(args[0]) if args else "unknown"
+            why = " ".join(str(error.message or type(error).__name__).split())[:80]
+            self._refusals.note(
+                address, f"refused WEB from {address}: a request that could not be read ({why})"
+            )
+            return
+        self._logger.exception(msg, *args, exc_info=exc_info, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._logger, name)  # debug, warning and the rest, as they were
 
 
 class AcceptFailures:
