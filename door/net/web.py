@@ -15,8 +15,11 @@ Every file and page is sent gzipped to a client that accepts it, compressed once
 made (:class:`Payload`), never once per request: xterm.js alone is almost half a megabyte.
 
 A browser can be made to open a WebSocket to any site, so an upgrade is refused unless its
-``Origin`` is the door's own page or one of ``[web] origins``; a client that is not a
-browser sends no ``Origin`` and is let in, as on telnet. Messages are limited to
+``Origin`` is the door's own page, on a name the door knows it is reached by (never the
+``Host`` the request names, which a page of a name made to point at the door names too), or
+one of ``[web] origins`` (:class:`Origins`); a client that is not a browser sends no
+``Origin`` and is let in, as on telnet. The refusal is a WebSocket closed at once with a
+reason, which the page shows. Messages are limited to
 :data:`MAX_MESSAGE` bytes: a bigger one ends that call only, its caller told why. Behind a
 reverse proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection
 comes from one of ``[web] proxies``, and only then.
@@ -30,6 +33,7 @@ import hashlib
 import html
 import ipaddress
 import logging
+import socket
 import ssl
 import string
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -41,7 +45,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from aiohttp import hdrs, web
+from aiohttp import WSCloseCode, hdrs, web
 
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
@@ -197,24 +201,90 @@ def _within(address: str, networks: Sequence[IpNetwork]) -> bool:
     return any(parsed in network for network in networks)
 
 
-def origin_allowed(origin: str | None, host: str | None, origins: Sequence[str]) -> bool:
-    """Whether a WebSocket upgrade with this ``Origin`` may go on: none (not a browser),
-    the door's own page (the same host and port as asked for), or one the sysop lists.
+DEFAULT_PORTS = {"http": 80, "https": 443}
+WILDCARDS = frozenset({"", "0.0.0.0", "::", "*"})
+REFUSED_ORIGIN = "This door's WebSocket is not for pages of that site."
 
-    >>> origin_allowed("http://bbs.example:8080", "bbs.example:8080", ())
-    True
-    >>> origin_allowed("https://evil.example", "bbs.example:8080", ())
-    False
-    >>> origin_allowed("https://evil.example", "bbs.example", ("https://evil.example",))
-    True
+
+def parsed_origin(origin: str) -> tuple[str, str, int] | None:
+    """An ``Origin``'s scheme, host and port (the scheme's own when left out); None for one
+    that is not a web page's (``null``, ``chrome-extension://...``).
+
+    >>> parsed_origin("HTTP://BBS.example:8080/"), parsed_origin("https://[::1]")
+    (('http', 'bbs.example', 8080), ('https', '::1', 443))
+    >>> parsed_origin("chrome-extension://bbs.example:8080"), parsed_origin("null")
+    (None, None)
     """
-    if origin is None:
-        return True
-    origin = origin.strip().lower().rstrip("/")
-    if origin in origins:
-        return True
-    own = origin.partition("://")[2]
-    return bool(host) and own == (host or "").strip().lower()
+    try:
+        parts = urlsplit(origin.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or DEFAULT_PORTS[parts.scheme]
+
+
+@dataclass(frozen=True, slots=True)
+class Origins:
+    """The pages that may open the door's WebSocket: the door's own, on the names it is
+    reached by (``names``: its host settings, the addresses it listens on, the machine's
+    name, ``localhost``) with its ``scheme`` and ``port``, or on the very address a browser
+    connected to; and the sites of ``[web] origins`` (``listed``). Never the ``Host`` a
+    request names: a page of a name made to point at the door (DNS rebinding) names its own.
+
+    >>> door = Origins("http", 8080, frozenset({"bbs.example", "127.0.0.1"}),
+    ...                frozenset({("https", "fans.example", 443)}))
+    >>> door.allow("http://bbs.example:8080", "10.0.0.5"), door.allow(None, "10.0.0.5")
+    (True, True)
+    >>> door.allow("http://rebound.example:8080", "10.0.0.5")  # its Host says the same
+    False
+    >>> door.allow("https://bbs.example:8080", "10.0.0.5")  # another scheme
+    False
+    >>> door.allow("chrome-extension://bbs.example:8080", "10.0.0.5")
+    False
+    >>> door.allow("http://10.0.0.5:8080", "10.0.0.5"), door.allow("https://fans.example", "")
+    (True, True)
+    """
+
+    scheme: str
+    port: int
+    names: frozenset[str]
+    listed: frozenset[tuple[str, str, int]]
+
+    def allow(self, origin: str | None, local: str) -> bool:
+        """Whether a WebSocket with this ``Origin`` (None: not a browser) may go on, on a
+        connection made to the door's address ``local``."""
+        if origin is None:
+            return True
+        parsed = parsed_origin(origin)
+        if parsed is None:
+            return False
+        if parsed in self.listed:
+            return True
+        scheme, host, port = parsed
+        if (scheme, port) != (self.scheme, self.port):
+            return False
+        return host in self.names or _same_address(host, local)
+
+
+def _same_address(host: str, local: str) -> bool:
+    try:
+        one = ipaddress.ip_address(host)
+        other = ipaddress.ip_address(local.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(other, "ipv4_mapped", None)
+    return one == (mapped or other)
+
+
+def door_names(hosts: Sequence[str], listening: Sequence[str]) -> frozenset[str]:
+    """The names a browser may reach the door by: ``hosts`` (its host settings, but the
+    wildcards), the addresses it listens on, the machine's own name, and the loopback's."""
+    names = {"localhost", "127.0.0.1", "::1", socket.gethostname(), socket.getfqdn()}
+    names.update(hosts)
+    names.update(listening)
+    return frozenset(name.lower() for name in names if name.lower() not in WILDCARDS)
 
 
 def page_html(title: str, local_assets: bool, telnet_port: int) -> bytes:
@@ -281,6 +351,7 @@ class WebDoor:
             lambda peer: _within(peer, self.settings.proxies),
         )
         self._accept_failures: AcceptFailures | None = None
+        self.origins = Origins(self.scheme, 0, frozenset(), frozenset())
 
     @property
     def port(self) -> int:
@@ -338,6 +409,13 @@ class WebDoor:
         site = GuardedSite(self._runner, host, self.settings.port or 0, context, self.connections)
         await site.start()
         self._port = site.port
+        listed = (parsed_origin(origin) for origin in self.settings.origins)
+        self.origins = Origins(
+            self.scheme,
+            self._port,
+            door_names([host], site.addresses),
+            frozenset(origin for origin in listed if origin is not None),
+        )
         self._accept_failures = AcceptFailures(asyncio.get_running_loop())
         log.info("listening for web on %s port %d (%s)", host, self._port, self.scheme)
 
@@ -426,11 +504,14 @@ class WebDoor:
         if connection is not None:
             connection.address = address
         origin = request.headers.get(hdrs.ORIGIN)
-        if not origin_allowed(origin, request.host, self.settings.origins):
+        local = request.transport.get_extra_info("sockname") if request.transport else None
+        if not self.origins.allow(origin, str(local[0]) if local else ""):
             self._refusals.note(
-                address, f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)}"
+                address,
+                f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)} "
+                "(not the door's own, nor in [web] origins)",
             )
-            return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
+            return await _refuse_websocket(request)
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,
             max_msg_size=READ_LIMIT,
@@ -440,7 +521,6 @@ class WebDoor:
         await socket.prepare(request)
         if connection is not None:
             connection.upgrade()
-        local = request.transport.get_extra_info("sockname") if request.transport else None
         where = (address, peer[1] if peer else 0)
         await carry(
             socket,
@@ -478,6 +558,12 @@ class GuardedSite(web.BaseSite):
         return int(self._listening.sockets[0].getsockname()[1])
 
     @property
+    def addresses(self) -> list[str]:
+        """The addresses listened on."""
+        assert self._listening is not None
+        return [str(sock.getsockname()[0]) for sock in self._listening.sockets]
+
+    @property
     def name(self) -> str:
         scheme = "https" if self._context is not None else "http"
         return f"{scheme}://{self._host}:{self._wanted_port}"
@@ -498,6 +584,16 @@ class GuardedSite(web.BaseSite):
         if self._listening is not None:
             self._listening.close()
         await super().stop()
+
+
+async def _refuse_websocket(request: web.Request) -> web.StreamResponse:
+    """Take the WebSocket only to close it at once, as a policy violation, saying why: a
+    browser's page sees the close code and its reason, where a refused handshake would look
+    to it like a door that never answered. Nothing of it is read."""
+    refused = web.WebSocketResponse(protocols=SUBPROTOCOLS, compress=False)
+    await refused.prepare(request)
+    await refused.close(code=WSCloseCode.POLICY_VIOLATION, message=REFUSED_ORIGIN.encode())
+    return refused
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
