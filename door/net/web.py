@@ -497,9 +497,10 @@ class WebDoor:
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         peer = request.transport.get_extra_info("peername") if request.transport else None
         direct = str(peer[0]) if peer else "unknown"
-        address = forwarded_address(
-            direct, request.headers.get("X-Forwarded-For"), self.settings.proxies
-        )
+        # Every X-Forwarded-For header, as one list: a proxy may add its own header rather
+        # than append to the caller's, which must not be the one believed.
+        forwarded = ",".join(request.headers.getall("X-Forwarded-For", [])) or None
+        address = forwarded_address(direct, forwarded, self.settings.proxies)
         connection = self.connections.of(request.transport)
         if connection is not None:
             connection.address = address
