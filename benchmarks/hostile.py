@@ -24,6 +24,17 @@ door tells apart:
   not logged in, each typing a letter every 10 s and never logging in, calling again when
   hung up; this phase lasts at least 30 s (the door's log-in time is 30 s here, so a silent
   call may be ended for a new caller after 10 s);
+- ``web-idle``: 8 addresses opening 50 connections each to the web port and sending
+  nothing (or half a request head), opening another as soon as one is closed;
+- ``web-frames``: 4 addresses, each a WebSocket sending empty binary messages, texts that
+  are not base64 and pings as fast as it can, calling again when hung up;
+- ``web-malformed``: 8 addresses sending malformed HTTP requests (a header with no colon, a
+  bad version, a bad Content-Length, a bare LF, a NUL) on connection after connection;
+- ``web-rebinding``: 4 addresses opening WebSockets from a page of another site (a DNS
+  rebinding page), and with frames they did not mask, over and over;
+- ``crowd``: 7 addresses with 4 telnet connections each, answering at the alias prompt and
+  typing a letter every 10 s, calling again when hung up (every node open to callers not
+  logged in held by callers who answer; at least 30 s, as ``slow-logins``);
 - ``settle``: nothing again, to see the memory come back.
 
 For each phase: the plays' median, 95th percentile and worst latency (a play with no answer
@@ -37,7 +48,9 @@ goes to 127.0.0.1, is bounded in time, and stops by itself.
 
 Targets: a new caller welcomed within 2 s under the malformed flood, the log growing by less
 than 1 MB, the player's p95 under 100 ms while connections flood in, and the memory after
-the floods within 10% of where it was before them.
+the floods within 10% of where it was before them. Under each web flood, and the
+crowd, the player's p95 under 250 ms, the log growing by less than 100 KB, and every new
+caller welcomed.
 """
 
 from __future__ import annotations
@@ -95,9 +108,31 @@ PHASES = (
     "keys",
     "subnegotiation",
     "slow-logins",
+    "web-idle",
+    "web-frames",
+    "web-malformed",
+    "web-rebinding",
+    "crowd",
     "settle",
 )
 FLOODS = frozenset(PHASES) - {"quiet", "settle"}
+
+WEB_IDLE_ADDRESSES = [f"127.0.7.{n}" for n in range(1, 9)]
+WEB_FRAMES_ADDRESSES = [f"127.0.8.{n}" for n in range(1, 5)]
+WEB_MALFORMED_ADDRESSES = [f"127.0.9.{n}" for n in range(1, 9)]
+WEB_REBINDING_ADDRESSES = [f"127.0.10.{n}" for n in range(1, 5)]
+CROWD_ADDRESSES = [f"127.0.11.{n}" for n in range(1, 8) for _ in range(4)]  # 7 x 4
+MALFORMED_REQUESTS = (
+    b"GET / HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
+    b"GET / HTTP/9.Z\r\nHost: x\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+    b"GET / HTTP/1.1\nHost: x\n\n",
+    b"GET / HTTP/1.1\r\nHost: x\x00y\r\n\r\n",
+)
+UPGRADE = (
+    b"GET /telnet HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+)
 
 PLAY_EVERY = 0.2  # seconds between the player's plays
 WELCOME_EVERY = 1.0  # seconds between new callers
@@ -262,6 +297,13 @@ async def _subnegotiation(caller: TelnetCaller, end: float) -> int:
     return sent
 
 
+async def _answering(caller: TelnetCaller, end: float) -> int:
+    """An alias at the prompt, then a letter every 10 s, never logged in, until hung up."""
+    await caller.expect(ALIAS_PROMPT, 10)
+    caller.send(b"Somebody\r\n")
+    return 10 + await _slow(caller, end)
+
+
 async def _slow(caller: TelnetCaller, end: float) -> int:
     """A letter every 10 s, never an Enter, until hung up."""
     sent = 0
@@ -274,10 +316,127 @@ async def _slow(caller: TelnetCaller, end: float) -> int:
     return sent
 
 
+async def _web_idle(port: int, seconds: float) -> dict[str, int]:
+    """Connections to the web port that send nothing or half a head, held until closed."""
+    counts = {"connections": 0, "closed by the door": 0}
+    end = time.monotonic() + seconds
+
+    async def holder(address: str, index: int) -> None:
+        while time.monotonic() < end:
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 5
+                )
+            except (OSError, TimeoutError):
+                await asyncio.sleep(0.5)
+                continue
+            counts["connections"] += 1
+            if index % 2:
+                writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            with contextlib.suppress(OSError, TimeoutError):
+                await asyncio.wait_for(reader.read(), max(0.1, end - time.monotonic()))
+                counts["closed by the door"] += 1
+            writer.transport.abort()
+            await asyncio.sleep(0.05)
+
+    await asyncio.gather(
+        *(holder(address, n) for address in WEB_IDLE_ADDRESSES for n in range(50))
+    )
+    return counts
+
+
+async def _web_frames(port: int, seconds: float) -> dict[str, int]:
+    import aiohttp
+
+    counts = {"calls": 0, "frames": 0}
+    end = time.monotonic() + seconds
+
+    async def flooder(address: str) -> None:
+        while time.monotonic() < end:
+            connector = aiohttp.TCPConnector(local_addr=(address, 0))
+            async with aiohttp.ClientSession(connector=connector) as session:
+                try:
+                    socket = await session.ws_connect(
+                        f"http://127.0.0.1:{port}/telnet", protocols=("base64",)
+                    )
+                except (aiohttp.ClientError, OSError):
+                    await asyncio.sleep(0.5)
+                    continue
+                counts["calls"] += 1
+                with contextlib.suppress(ConnectionError, RuntimeError, aiohttp.ClientError):
+                    while time.monotonic() < end and not socket.closed:
+                        await socket.send_bytes(b"")
+                        await socket.send_str("!!")
+                        await socket.ping()
+                        counts["frames"] += 3
+                        await asyncio.sleep(0)
+            await asyncio.sleep(0.2)
+
+    await asyncio.gather(*(flooder(address) for address in WEB_FRAMES_ADDRESSES))
+    return counts
+
+
+async def _web_requests(
+    port: int, seconds: float, addresses: list[str], requests: list[bytes]
+) -> dict[str, int]:
+    """Each request of ``requests`` in turn, on a connection of its own, from each address."""
+    counts = {"requests": 0}
+    end = time.monotonic() + seconds
+
+    async def sender(address: str) -> None:
+        index = 0
+        while time.monotonic() < end:
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 5
+                )
+            except (OSError, TimeoutError):
+                await asyncio.sleep(0.2)
+                continue
+            writer.write(requests[index % len(requests)])
+            index += 1
+            counts["requests"] += 1
+            with contextlib.suppress(OSError, TimeoutError):
+                await asyncio.wait_for(reader.read(), 2)
+            writer.transport.abort()
+            await asyncio.sleep(0.01)
+
+    await asyncio.gather(*(sender(address) for address in addresses))
+    return counts
+
+
+def _rebinding_requests(port: int) -> list[bytes]:
+    host = f"rebound.example:{port}".encode()
+    upgrade = UPGRADE.replace(b"{host}", host)
+    foreign = upgrade + b"Origin: http://" + host + b"\r\n\r\n"
+    unmasked = upgrade + b"\r\n" + b"\x82\x01a" * 64
+    return [foreign, unmasked]
+
+
 def _flood(
-    kind: str, port: int, seconds: float, rate: int, sources: int, results: multiprocessing.Queue
+    kind: str,
+    ports: tuple[int, int],
+    seconds: float,
+    rate: int,
+    sources: int,
+    results: multiprocessing.Queue,
 ) -> None:
-    if kind == "malformed":
+    port, web_port = ports  # telnet's and the web's
+    if kind == "web-idle":
+        counts = asyncio.run(_web_idle(web_port, seconds))
+    elif kind == "web-frames":
+        counts = asyncio.run(_web_frames(web_port, seconds))
+    elif kind == "web-malformed":
+        counts = asyncio.run(
+            _web_requests(web_port, seconds, WEB_MALFORMED_ADDRESSES, list(MALFORMED_REQUESTS))
+        )
+    elif kind == "web-rebinding":
+        counts = asyncio.run(
+            _web_requests(web_port, seconds, WEB_REBINDING_ADDRESSES, _rebinding_requests(web_port))
+        )
+    elif kind == "crowd":
+        counts = asyncio.run(_keep_sending(port, CROWD_ADDRESSES, seconds, _answering))
+    elif kind == "malformed":
         counts = asyncio.run(_malformed(port, seconds))
     elif kind == "connections":
         counts = asyncio.run(_connections(port, seconds, rate, sources))
@@ -391,10 +550,12 @@ async def run(seconds: float, rate: int, sources: int) -> list[Phase]:
                 flood = None
                 spawning = multiprocessing.get_context("spawn")
                 results: multiprocessing.Queue = spawning.Queue()
-                length = max(seconds, SLOW_PHASE) if name == "slow-logins" else seconds
+                slow = name in ("slow-logins", "crowd")
+                length = max(seconds, SLOW_PHASE) if slow else seconds
                 if name in FLOODS:
+                    ports = (server.port, server.web_port())
                     flood = spawning.Process(
-                        target=_flood, args=(name, server.port, length, rate, sources, results)
+                        target=_flood, args=(name, ports, length, rate, sources, results)
                     )
                     flood.start()
                 end = time.monotonic() + length

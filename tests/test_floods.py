@@ -245,3 +245,30 @@ async def test_busy_nodes_are_counted_truly(small_door: RunningDoor) -> None:
     assert b"All 6 nodes" not in said
     for raw in answering:
         raw.reset()
+
+
+async def test_addresses_filling_the_nodes_make_room_for_a_caller_from_another(
+    small_door: RunningDoor, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Four answering callers from one address hold every node open to callers not logged
+    in; a caller from another address gets one of theirs, and they cannot take it back."""
+
+    async def guest(address: str, delay: float) -> Raw:
+        await asyncio.sleep(delay)
+        raw = await Raw.connect(small_door.port, address)
+        await raw.read_until(ALIAS_PROMPT)
+        await raw.send(b"Somebody\r\n")
+        await raw.read_until(b"Sign up?")
+        return raw
+
+    crowd = await asyncio.gather(*(guest("127.0.11.1", 0.1 * n) for n in range(4)))
+    newcomer = await guest("127.0.11.2", 0)  # welcomed, not refused
+    ended = await crowd[0].read_to_end()
+    assert ended.endswith(b"A new caller needed your node. Goodbye.\r\n")
+    again = await Raw.connect(small_door.port, "127.0.11.1")
+    assert b"nodes for callers not yet logged in are busy" in await again.read_to_end()
+    assert sorted(call.address for call in small_door.server.nodes.calls) == [
+        "127.0.11.1", "127.0.11.1", "127.0.11.1", "127.0.11.2"
+    ]
+    for raw in (*crowd[1:], newcomer):
+        raw.reset()

@@ -21,6 +21,7 @@ import pytest
 
 from door.engine import Game
 from door.net.nodes import TOO_MANY_MESSAGE
+from door.net.web import MAX_MESSAGE
 from door.xterm import ASSETS as PINNED
 from tests.support.visits import sign_up as telnet_sign_up
 from tests.support.visits import sign_up_on
@@ -92,16 +93,58 @@ async def test_a_foreign_origin_is_refused_and_the_door_s_own_page_and_listed_si
     door = await WebDoor.open(web_config(tmp_path, origins=("https://bbs.example.org",)))
     try:
         port = door.web_port
-        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-            await web_caller(port, headers={"Origin": "https://evil.example.com"})
-        assert refused.value.status == 403
-        assert door.ways.nodes.calls == []
-        for origin in (f"http://127.0.0.1:{port}", "https://bbs.example.org"):
+        for foreign in (
+            "https://evil.example.com",
+            f"http://rebound.example:{port}",  # DNS rebinding: its Host says the same
+            f"https://127.0.0.1:{port}",  # the door's host and port, another scheme
+            f"chrome-extension://127.0.0.1:{port}",
+        ):
+            host = foreign.split("://")[1]
+            refused = await web_caller(port, headers={"Origin": foreign, "Host": host})
+            await refused.wait_closed()
+            # Closed at once with a reason the page shows, no call made.
+            assert refused.reader.socket.close_code == aiohttp.WSCloseCode.POLICY_VIOLATION
+            assert door.ways.nodes.calls == []
+        for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", "https://bbs.example.org"):
             caller = await web_caller(port, headers={"Origin": origin})
             await caller.wait_for("Your alias")
             await caller.hang_up()
     finally:
         await door.close()
+
+
+async def test_a_message_of_exactly_16_kb_is_taken_and_one_byte_more_is_not(web):
+    caller = await web_caller(web.web_port)
+    await caller.wait_for("Your alias")
+    caller.writer.write(b"x\x7f" * (MAX_MESSAGE // 2))  # a letter and its rubbing out
+    await caller.type("\r")
+    await caller.wait_for("alias", timeout=10)
+    await asyncio.sleep(0.5)
+    assert not caller.reader.socket.closed
+    await caller.hang_up()
+    over = await web_caller(web.web_port)
+    await over.wait_for("Your alias")
+    over.writer.write(b"x" * (MAX_MESSAGE + 1))
+    await over.wait_closed()
+    assert over.reader.socket.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+
+
+async def test_a_frame_the_client_did_not_mask_ends_the_call(web, caplog):
+    caplog.set_level(logging.INFO, logger="door")
+    reader, writer = await asyncio.open_connection("127.0.0.1", web.web_port)
+    writer.write(
+        b"GET /telnet HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101 ")
+    writer.write(b"\x82\x01a")  # a binary frame of one byte, not masked
+    async with asyncio.timeout(5):
+        while await reader.read(4096):
+            pass
+    writer.close()
+    assert any("did not mask" in r.getMessage() for r in caplog.records)
+    await asyncio.sleep(0.2)
+    assert web.ways.nodes.calls == []
 
 
 async def test_an_oversized_message_closes_that_connection_only(web):

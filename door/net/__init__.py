@@ -9,6 +9,8 @@ Which visit each way hands its callers to is wired by the running door (:mod:`do
 - :mod:`~door.net.web`: the web page, the WebSocket and published pages, on aiohttp (the
   page's HTML, CSS and script are in ``page/``; the xterm.js it loads is :mod:`door.xterm`)
 - :mod:`~door.net.websocket`: a telnet connection carried in WebSocket messages
+- :mod:`~door.net.web_guard`: the web port held as telnet is: every connection counted and
+  timed, every WebSocket frame paid for, refusals logged without flooding the log
 - :mod:`~door.net.library_internals`: every reach into telnetlib3's or asyncio's private
   state, one function each, each checked by ``tests/test_library_internals.py``
 - :mod:`~door.net.listening`: what every listener shares: admission, a call's terminal, its

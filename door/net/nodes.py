@@ -14,6 +14,9 @@ The rules that keep one hostile caller from holding the door, for every way in a
 - when a new caller finds the other nodes all held by callers not logged in, the oldest call
   that has answered nothing in a third of ``login_timeout`` (at most :data:`ANSWER_GRACE`)
   is ended to make room: slow connections that never log in cannot keep callers out;
+- when those are all held by callers who answer, a new caller from an address holding at
+  least two fewer of them than the address holding the most ends that address's oldest
+  such call: a few addresses filling the nodes make room for callers from others;
 - an address may hold ``max_per_address`` nodes at once (connections still logging in
   before they take a node, as over SSH, count as nodes: :meth:`Nodes.arriving`), and
   connect at most ``connections_per_minute`` times in any minute; an IPv6 address counts as
@@ -186,7 +189,11 @@ class Nodes:
         staying = [call for call in self._calls.values() if call.farewell is None]
         guests = [call for call in staying if not call.logged_in]
         open_to_guests = max(1, nodes - self.limits.reserved_nodes)
-        if not logged_in and len(guests) >= open_to_guests and self._make_room(guests):
+        if (
+            not logged_in
+            and len(guests) >= open_to_guests
+            and (self._make_room(guests) or self._share_room(key, guests))
+        ):
             return None
         if len(staying) >= nodes:
             busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
@@ -211,6 +218,31 @@ class Nodes:
             "node %d: answered nothing in %d s; ended for a new caller",
             oldest.node,
             now - oldest.since,
+        )
+        oldest.end(MADE_ROOM_MESSAGE, "ended for a new caller")
+        return True
+
+    def _share_room(self, key: str, guests: list[Call]) -> bool:
+        """End the oldest call not logged in of the address holding the most such calls, for
+        a new caller whose address (``key``) holds at least two fewer; False if none does.
+
+        So a few addresses that fill every node open to callers not yet logged in, answering
+        enough never to be ended as silent, give way to callers from other addresses, one
+        node each, while they would only take nodes from each other.
+        """
+        held = Counter(address_key(call.address) for call in guests)
+        crowded, most = held.most_common(1)[0]
+        if most < held[key] + 2:
+            return False
+        oldest = min(
+            (call for call in guests if address_key(call.address) == crowded),
+            key=lambda call: call.since,
+        )
+        log.info(
+            "node %d: ended for a caller from another address (%s held %d nodes not logged in)",
+            oldest.node,
+            sanitize(oldest.address, 60),
+            most,
         )
         oldest.end(MADE_ROOM_MESSAGE, "ended for a new caller")
         return True

@@ -75,7 +75,7 @@ NEGOTIATE_TIMEOUT = 2.0  # seconds to wait for answers to telnet negotiation
 # in Python, and every key costs the door some work, so one caller flooding would otherwise
 # take the event loop from everyone else.
 INPUT_RATE = 512
-INPUT_BURST = 16384
+INPUT_BURST = 16384 + 1024  # a whole 16 KB paste, besides a client's answers at connect
 _PIECE = 2 * SUBNEGOTIATION_LIMIT  # bytes handed to telnetlib3 at a time
 
 

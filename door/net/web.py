@@ -15,8 +15,11 @@ Every file and page is sent gzipped to a client that accepts it, compressed once
 made (:class:`Payload`), never once per request: xterm.js alone is almost half a megabyte.
 
 A browser can be made to open a WebSocket to any site, so an upgrade is refused unless its
-``Origin`` is the door's own page or one of ``[web] origins``; a client that is not a
-browser sends no ``Origin`` and is let in, as on telnet. Messages are limited to
+``Origin`` is the door's own page, on a name the door knows it is reached by (never the
+``Host`` the request names, which a page of a name made to point at the door names too), or
+one of ``[web] origins`` (:class:`Origins`); a client that is not a browser sends no
+``Origin`` and is let in, as on telnet. The refusal is a WebSocket closed at once with a
+reason, which the page shows. Messages are limited to
 :data:`MAX_MESSAGE` bytes: a bigger one ends that call only, its caller told why. Behind a
 reverse proxy, the caller's address is taken from ``X-Forwarded-For`` when the connection
 comes from one of ``[web] proxies``, and only then.
@@ -30,6 +33,7 @@ import hashlib
 import html
 import ipaddress
 import logging
+import socket
 import ssl
 import string
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -41,10 +45,19 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from aiohttp import hdrs, web
+from aiohttp import WSCloseCode, hdrs, web
 
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.telnet import DoorServer
+from door.net.web_guard import (
+    KEEPALIVE_SECONDS,
+    AcceptFailures,
+    HttpFaultLog,
+    WebConnections,
+    connection_cap,
+    guarded,
+    open_file_limit,
+)
 from door.net.websocket import SUBPROTOCOLS, carry
 from door.xterm import ASSETS, CDN
 
@@ -188,24 +201,90 @@ def _within(address: str, networks: Sequence[IpNetwork]) -> bool:
     return any(parsed in network for network in networks)
 
 
-def origin_allowed(origin: str | None, host: str | None, origins: Sequence[str]) -> bool:
-    """Whether a WebSocket upgrade with this ``Origin`` may go on: none (not a browser),
-    the door's own page (the same host and port as asked for), or one the sysop lists.
+DEFAULT_PORTS = {"http": 80, "https": 443}
+WILDCARDS = frozenset({"", "0.0.0.0", "::", "*"})
+REFUSED_ORIGIN = "This door's WebSocket is not for pages of that site."
 
-    >>> origin_allowed("http://bbs.example:8080", "bbs.example:8080", ())
-    True
-    >>> origin_allowed("https://evil.example", "bbs.example:8080", ())
-    False
-    >>> origin_allowed("https://evil.example", "bbs.example", ("https://evil.example",))
-    True
+
+def parsed_origin(origin: str) -> tuple[str, str, int] | None:
+    """An ``Origin``'s scheme, host and port (the scheme's own when left out); None for one
+    that is not a web page's (``null``, ``chrome-extension://...``).
+
+    >>> parsed_origin("HTTP://BBS.example:8080/"), parsed_origin("https://[::1]")
+    (('http', 'bbs.example', 8080), ('https', '::1', 443))
+    >>> parsed_origin("chrome-extension://bbs.example:8080"), parsed_origin("null")
+    (None, None)
     """
-    if origin is None:
-        return True
-    origin = origin.strip().lower().rstrip("/")
-    if origin in origins:
-        return True
-    own = origin.partition("://")[2]
-    return bool(host) and own == (host or "").strip().lower()
+    try:
+        parts = urlsplit(origin.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or DEFAULT_PORTS[parts.scheme]
+
+
+@dataclass(frozen=True, slots=True)
+class Origins:
+    """The pages that may open the door's WebSocket: the door's own, on the names it is
+    reached by (``names``: its host settings, the addresses it listens on, the machine's
+    name, ``localhost``) with its ``scheme`` and ``port``, or on the very address a browser
+    connected to; and the sites of ``[web] origins`` (``listed``). Never the ``Host`` a
+    request names: a page of a name made to point at the door (DNS rebinding) names its own.
+
+    >>> door = Origins("http", 8080, frozenset({"bbs.example", "127.0.0.1"}),
+    ...                frozenset({("https", "fans.example", 443)}))
+    >>> door.allow("http://bbs.example:8080", "10.0.0.5"), door.allow(None, "10.0.0.5")
+    (True, True)
+    >>> door.allow("http://rebound.example:8080", "10.0.0.5")  # its Host says the same
+    False
+    >>> door.allow("https://bbs.example:8080", "10.0.0.5")  # another scheme
+    False
+    >>> door.allow("chrome-extension://bbs.example:8080", "10.0.0.5")
+    False
+    >>> door.allow("http://10.0.0.5:8080", "10.0.0.5"), door.allow("https://fans.example", "")
+    (True, True)
+    """
+
+    scheme: str
+    port: int
+    names: frozenset[str]
+    listed: frozenset[tuple[str, str, int]]
+
+    def allow(self, origin: str | None, local: str) -> bool:
+        """Whether a WebSocket with this ``Origin`` (None: not a browser) may go on, on a
+        connection made to the door's address ``local``."""
+        if origin is None:
+            return True
+        parsed = parsed_origin(origin)
+        if parsed is None:
+            return False
+        if parsed in self.listed:
+            return True
+        scheme, host, port = parsed
+        if (scheme, port) != (self.scheme, self.port):
+            return False
+        return host in self.names or _same_address(host, local)
+
+
+def _same_address(host: str, local: str) -> bool:
+    try:
+        one = ipaddress.ip_address(host)
+        other = ipaddress.ip_address(local.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(other, "ipv4_mapped", None)
+    return one == (mapped or other)
+
+
+def door_names(hosts: Sequence[str], listening: Sequence[str]) -> frozenset[str]:
+    """The names a browser may reach the door by: ``hosts`` (its host settings, but the
+    wildcards), the addresses it listens on, the machine's own name, and the loopback's."""
+    names = {"localhost", "127.0.0.1", "::1", socket.gethostname(), socket.getfqdn()}
+    names.update(hosts)
+    names.update(listening)
+    return frozenset(name.lower() for name in names if name.lower() not in WILDCARDS)
 
 
 def page_html(title: str, local_assets: bool, telnet_port: int) -> bytes:
@@ -265,6 +344,14 @@ class WebDoor:
         self._runner: web.AppRunner | None = None
         self._port = 0
         self._refusals = AddressLog()  # a line per address a minute: no flood fills the log
+        limits = telnet.nodes.limits
+        self.connections = WebConnections(
+            lambda: limits.max_per_address,
+            lambda: connection_cap(open_file_limit(), limits.max_nodes),
+            lambda peer: _within(peer, self.settings.proxies),
+        )
+        self._accept_failures: AcceptFailures | None = None
+        self.origins = Origins(self.scheme, 0, frozenset(), frozenset())
 
     @property
     def port(self) -> int:
@@ -276,7 +363,11 @@ class WebDoor:
         return "https" if self.settings.certificate is not None else "http"
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=4096, handler_args={"max_field_size": 8190})
+        app = web.Application(
+            client_max_size=4096,
+            handler_args={"max_field_size": 8190},
+            middlewares=[_counted_in(self.connections)],
+        )
         app.router.add_get("/", self._root)
         app.router.add_get("/telnet", self._telnet_only)
         app.router.add_get("/door.js", self._static("door.js", "text/javascript"))
@@ -305,14 +396,27 @@ class WebDoor:
         # By the time the runner stops, every visit has ended (close() ends them first):
         # what is left are connections still negotiating, cut after a moment.
         self._runner = web.AppRunner(
-            self.application(), access_log=None, handle_signals=False, shutdown_timeout=2.0
+            self.application(),
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=2.0,
+            keepalive_timeout=KEEPALIVE_SECONDS,
+            logger=HttpFaultLog(self.connections.refusals),
         )
         if self.settings.assets is not None:
             await asyncio.to_thread(self._read_assets)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, self.settings.port or 0, ssl_context=context)
+        site = GuardedSite(self._runner, host, self.settings.port or 0, context, self.connections)
         await site.start()
-        self._port = int(self._runner.addresses[0][1])
+        self._port = site.port
+        listed = (parsed_origin(origin) for origin in self.settings.origins)
+        self.origins = Origins(
+            self.scheme,
+            self._port,
+            door_names([host], site.addresses),
+            frozenset(origin for origin in listed if origin is not None),
+        )
+        self._accept_failures = AcceptFailures(asyncio.get_running_loop())
         log.info("listening for web on %s port %d (%s)", host, self._port, self.scheme)
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
@@ -320,6 +424,8 @@ class WebDoor:
         await self.telnet.close(reason, grace=grace)
         if self._runner is not None:
             await self._runner.cleanup()
+        if self._accept_failures is not None:
+            self._accept_failures.remove()
 
     # --- the page and its files -----------------------------------------------------------
 
@@ -391,15 +497,22 @@ class WebDoor:
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         peer = request.transport.get_extra_info("peername") if request.transport else None
         direct = str(peer[0]) if peer else "unknown"
-        address = forwarded_address(
-            direct, request.headers.get("X-Forwarded-For"), self.settings.proxies
-        )
+        # Every X-Forwarded-For header, as one list: a proxy may add its own header rather
+        # than append to the caller's, which must not be the one believed.
+        forwarded = ",".join(request.headers.getall("X-Forwarded-For", [])) or None
+        address = forwarded_address(direct, forwarded, self.settings.proxies)
+        connection = self.connections.of(request.transport)
+        if connection is not None:
+            connection.address = address
         origin = request.headers.get(hdrs.ORIGIN)
-        if not origin_allowed(origin, request.host, self.settings.origins):
+        local = request.transport.get_extra_info("sockname") if request.transport else None
+        if not self.origins.allow(origin, str(local[0]) if local else ""):
             self._refusals.note(
-                address, f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)}"
+                address,
+                f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)} "
+                "(not the door's own, nor in [web] origins)",
             )
-            return web.Response(status=403, text="This door's WebSocket is not for that site.\n")
+            return await _refuse_websocket(request)
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,
             max_msg_size=READ_LIMIT,
@@ -407,7 +520,8 @@ class WebDoor:
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
-        local = request.transport.get_extra_info("sockname") if request.transport else None
+        if connection is not None:
+            connection.upgrade()
         where = (address, peer[1] if peer else 0)
         await carry(
             socket,
@@ -418,6 +532,90 @@ class WebDoor:
             max_message=MAX_MESSAGE,
         )
         return socket
+
+
+class GuardedSite(web.BaseSite):
+    """aiohttp's TCP site, each connection guarded (:mod:`door.net.web_guard`) before
+    aiohttp's handler sees it."""
+
+    def __init__(
+        self,
+        runner: web.AppRunner,
+        host: str,
+        port: int,
+        ssl_context: ssl.SSLContext | None,
+        table: WebConnections,
+    ) -> None:
+        super().__init__(runner, ssl_context=ssl_context)
+        self._web_runner = runner
+        self._host, self._wanted_port, self._context = host, port, ssl_context
+        self._table = table
+        self._listening: asyncio.Server | None = None
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the real one when 0 was asked for)."""
+        assert self._listening is not None and self._listening.sockets
+        return int(self._listening.sockets[0].getsockname()[1])
+
+    @property
+    def addresses(self) -> list[str]:
+        """The addresses listened on."""
+        assert self._listening is not None
+        return [str(sock.getsockname()[0]) for sock in self._listening.sockets]
+
+    @property
+    def name(self) -> str:
+        scheme = "https" if self._context is not None else "http"
+        return f"{scheme}://{self._host}:{self._wanted_port}"
+
+    async def start(self) -> None:
+        await super().start()
+        server = self._web_runner.server
+        assert server is not None
+        self._listening = await asyncio.get_running_loop().create_server(
+            guarded(server, self._table),
+            self._host,
+            self._wanted_port,
+            ssl=self._context,
+            reuse_address=True,
+        )
+
+    async def stop(self) -> None:
+        if self._listening is not None:
+            self._listening.close()
+        await super().stop()
+
+
+async def _refuse_websocket(request: web.Request) -> web.StreamResponse:
+    """Take the WebSocket only to close it at once, as a policy violation, saying why: a
+    browser's page sees the close code and its reason, where a refused handshake would look
+    to it like a door that never answered. Nothing of it is read."""
+    refused = web.WebSocketResponse(protocols=SUBPROTOCOLS, compress=False)
+    await refused.prepare(request)
+    await refused.close(code=WSCloseCode.POLICY_VIOLATION, message=REFUSED_ORIGIN.encode())
+    return refused
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _counted_in(connections: WebConnections) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """A middleware counting each request on its connection, which is not ended to make
+    room for another meanwhile."""
+
+    @web.middleware
+    async def counted(request: web.Request, handler: Handler) -> web.StreamResponse:
+        connection = connections.of(request.transport)
+        if connection is not None:
+            connection.requests += 1
+        try:
+            return await handler(request)
+        finally:
+            if connection is not None:
+                connection.requests -= 1
+
+    return counted
 
 
 def _is_upgrade(request: web.Request) -> bool:

@@ -101,8 +101,12 @@ class Raw:
     writer: asyncio.StreamWriter
 
     @classmethod
-    async def connect(cls, port: int) -> Raw:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), WAIT)
+    async def connect(cls, port: int, address: str | None = None) -> Raw:
+        """A connection to ``port``, from ``address`` in 127.0.0.0/8 if given."""
+        local = (address, 0) if address is not None else None
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection("127.0.0.1", port, local_addr=local), WAIT
+        )
         return cls(reader, writer)
 
     async def send(self, data: bytes) -> None:

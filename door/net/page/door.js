@@ -11,6 +11,7 @@
     const OURS = new Set([BINARY, TTYPE, NAWS]);  // what we will do when asked
     const THEIRS = new Set([BINARY, ECHO, SGA]);  // what we let the door do
     const TOO_BIG = 1009;  // the WebSocket's close code for a message over the door's limit
+    const REFUSED = 1008;  // and for a page the door does not take calls from, with a reason
     const COLUMNS = 80, ROWS = 24;  // the door's screen: the terminal is never smaller
 
     // The board's black (xterm.js's ANSI black, on which the door draws every screen) is
@@ -210,6 +211,8 @@
             state = "closed";
             if (event.code === TOO_BIG) {
                 say("Cut off: that paste was more than the door takes at once (16 KB).", true);
+            } else if (event.code === REFUSED) {
+                say(`Refused: ${event.reason || "the door takes no calls from this page."}`, true);
             } else {
                 say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
             }
