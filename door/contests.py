@@ -137,8 +137,9 @@ async def contest_board(
     return ContestBoard(
         contest=contest,
         state=state,
-        seals=() if state == ContestState.COMING else tuple(deal.seal for deal in deals),
-        deals=tuple(deals) if contest.revealed else (),
+        seals=() if state == ContestState.COMING else tuple(await store.contest_seals(contest)),
+        # A member's copy of a league contest shows its deals once the hub has shown them.
+        deals=tuple(deal for deal in deals if deal.salt) if contest.revealed else (),
         rows=tuple(rows),
     )
 
