@@ -38,8 +38,8 @@ async def keep_contests_on_time(store: Store) -> bool:
     for change in changes:
         name = sanitize(change.contest.name)
         if change.what == "opened":
-            deals = await store.contest_deals(change.contest.id)
-            seals = ", ".join(f"{deal.number}. {deal.seal}" for deal in deals)
+            found = await store.contest_seals(change.contest)
+            seals = ", ".join(f"{number}. {seal}" for number, seal in enumerate(found, start=1))
             log.info(
                 "contest %s is open until %s; the seals of its deals: %s",
                 name,

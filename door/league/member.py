@@ -234,9 +234,33 @@ async def league_member(store: Store, config: Config) -> LeagueMember | None:
     return LeagueMember(store, config, key, hub_key)
 
 
+async def league_sync(store: Store, config: Config) -> LeagueSync | None:
+    """A running door's league syncs, if it is a member ready to sync."""
+    member = await league_member(store, config)
+    return None if member is None else LeagueSync(member)
+
+
+async def brief_sync(store: Store, config: Config) -> BriefSync | None:
+    """Door mode's league link, having synced at the call's start, if it is a member."""
+    member = await league_member(store, config)
+    if member is None:
+        return None
+    link = BriefSync(member)
+    await link.sync()
+    return link
+
+
+DEAL_SECONDS = 5.0
+"""How long a caller waits, at most, for the hub to give a deal they start."""
+
+BRIEF_SYNC_SECONDS = 2.0
+"""How long door mode spends syncing at a call's start and end, at most."""
+
+
 class LeagueSync:
     """A running door's syncs: a supervised job, every :data:`SYNC_EVERY` seconds and when
-    woken (a league game has ended), waiting its back-off after a failure."""
+    woken (a league game has ended), waiting its back-off after a failure. The app's league
+    link (:class:`door.app.LeagueLink`)."""
 
     def __init__(self, member: LeagueMember) -> None:
         self.member = member
@@ -248,6 +272,13 @@ class LeagueSync:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def game_ended(self) -> None:
+        self.wake()
+
+    async def fetch_deal(self, contest: Contest, number: int) -> None:
+        async with asyncio.timeout(DEAL_SECONDS):
+            await self.member.fetch_deal(contest, number)
 
     async def close(self) -> None:
         await self._job.close()
@@ -278,3 +309,26 @@ def _mirrored(published: dict[str, Any]) -> MirroredContest:
             for d in published["revealed"]
         ),
     )
+
+
+class BriefSync:
+    """Door mode's league link: a sync at the call's start and end, each cut short after
+    :data:`BRIEF_SYNC_SECONDS` (what it did not finish, the next call or ``league sync``
+    does: the results wait in the database)."""
+
+    def __init__(self, member: LeagueMember) -> None:
+        self.member = member
+
+    async def sync(self) -> None:
+        try:
+            async with asyncio.timeout(BRIEF_SYNC_SECONDS):
+                await self.member.sync()
+        except (HubUnreachable, TimeoutError) as error:
+            log.info("league: no sync this time: %s", sanitize(str(error)) or "too slow")
+
+    def game_ended(self) -> None:
+        """Nothing now: the call's end syncs."""
+
+    async def fetch_deal(self, contest: Contest, number: int) -> None:
+        async with asyncio.timeout(DEAL_SECONDS):
+            await self.member.fetch_deal(contest, number)

@@ -7,13 +7,14 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 from door.app import App, SteadyDoor
 from door.config import Config, LeagueConfig, WebConfig
 from door.engine import Game, Variant
 from door.engine.hints import visible_hint
 from door.engine.status import Status
-from door.league.member import HUB_KEY, LeagueMember, league_member
+from door.league.member import HUB_KEY, LeagueMember, LeagueSync, league_member
 from door.league.signing import private_key_file, public_text
 from door.levels import Level
 from door.net.nodes import Nodes
@@ -21,6 +22,7 @@ from door.running.ways import Ways, open_ways
 from door.store import Store, User
 from door.store.contests import Contest
 from tests.support.contests import Clock
+from tests.support.door_caller import write_config
 from tests.support.door_server import door_config
 
 HUB_TAG = "HUB"
@@ -133,3 +135,51 @@ async def contest_level_of(member: Member, contest: Contest) -> Level:
     """The rules of a league contest, as the member keeps them."""
     knobs = next(r.knobs for r in await member.store.variants() if r.id == contest.variant_id)
     return Level(contest.level, f"Level {contest.level}", Variant.from_dict(knobs))
+
+
+@dataclasses.dataclass
+class ServingMember:
+    """A member board serving telnet callers, its league syncs running."""
+
+    store: Store
+    config: Config
+    ways: Ways
+    sync: LeagueSync
+
+    @property
+    def telnet(self) -> SimpleNamespace:  # what the helpers of the visits call
+        return SimpleNamespace(port=self.ways.telnet.port)
+
+    async def close(self) -> None:
+        await self.ways.close(grace=0.5)
+        await self.sync.close()
+        await self.store.close()
+
+
+async def open_serving_member(folder: Path, tag: str, hub: Hub) -> ServingMember:
+    """A member board as ``serve`` runs it, on the hub's clock, with its league syncs."""
+    member = await open_member(folder, tag, hub)
+    sync = LeagueSync(member.link)
+    app = App(member.store, SteadyDoor(member.config), None, Nodes(member.config.server), sync)
+    ways = await open_ways(app, detect_timeout=0.5)
+    sync.start()
+    return ServingMember(member.store, member.config, ways, sync)
+
+
+async def door_mode_member(folder: Path, tag: str, hub: Hub) -> Path:
+    """A member board run by a BBS in door mode: its sysop.toml (the path), its database
+    made, its key added at the hub and the hub's key pinned, as `sysop league key` and
+    `sysop league join` leave them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = write_config(folder)
+    league = f'\n[league]\nhub = "{hub.url}"\ntag = "{tag}"\nname = "Board {tag}"\n'
+    path.write_text(path.read_text(encoding="utf-8") + league, encoding="utf-8")
+    member = await open_member(folder, tag, hub)
+    await member.close()
+    return path
+
+
+async def reopen_hub(hub: Hub) -> Hub:
+    """The hub started again on its database (its ways were closed)."""
+    await hub.store.close()
+    return await open_hub(hub.config.server.database.parent, hub.clock)
