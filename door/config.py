@@ -567,7 +567,7 @@ class _Reader:
             )
         bulletin = self.bulletin(self.section(document, "bulletin", _BULLETIN))
         backup = self.backup(self.section(document, "backup", _BACKUP))
-        return Config(
+        config = Config(
             bulletin=bulletin,
             backup=backup,
             bbs=bbs,
@@ -584,6 +584,11 @@ class _Reader:
             door_charset=self.section(document, "door", _DOOR).get("charset", DoorCharset.AUTO),
             league=self.league(self.section(document, "league", _LEAGUE), bbs.name),
         )
+        if config.league.hub and config.web.port is None:
+            raise self.refuse(
+                "league.hub", True, "true only with the web port on: [web] port serves the hub"
+            )
+        return config
 
     def league(self, settings: dict[str, Any], bbs_name: str) -> LeagueConfig:
         if not settings:
