@@ -48,7 +48,10 @@ async def test_three_doors_play_one_contest_and_agree_on_its_table(tmp_path):
         page = await alice.wait_for(r"League contest - League Cup[\s\S]*Your choice")
         assert "Deal 1" in page
         await alice.key("1")
-        await alice.wait_for(r"Command \(\? for help\)")
+        board = await alice.wait_for(r"Command \(\? for help\)")
+        deals = await hub.store.contest_deals(contest.id)
+        assert f"Seal {deals[0].seal}" in board  # the hub's seal; the deal never shown
+        assert str(deals[0].deal) not in board
         await alice.type("N")
         await alice.wait_for("Resign this deal")
         await alice.key("Y")
@@ -75,7 +78,6 @@ async def test_three_doors_play_one_contest_and_agree_on_its_table(tmp_path):
             xyz_rows = await xyz_store.contest_table((await league_contest_of(xyz_store)).id)
         assert _ranks(abc_rows) == _ranks(xyz_rows) == _ranks(hub_rows)
         # No deal number or salt on the members' web scoreboards before the close.
-        deals = await hub.store.contest_deals(contest.id)
         from door.running.ways import publish_scoreboards
 
         published = await publish_scoreboards(abc.store, abc.config)

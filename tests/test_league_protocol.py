@@ -11,6 +11,7 @@ from datetime import timedelta
 import aiohttp
 import pytest
 
+from door.contests import contest_board
 from door.engine.status import Status
 from door.league.protocol import request
 from door.league.signing import new_private_key, private_key_file
@@ -166,3 +167,26 @@ async def _raw(url: str, body: bytes) -> tuple[int, dict]:
     async with aiohttp.ClientSession() as session, session.post(url, data=body) as response:
         envelope = await response.json(content_type=None)
         return response.status, json.loads(envelope["message"])
+
+
+async def test_the_deals_and_salts_reach_the_members_only_after_the_close(league):
+    hub, (abc, _) = league
+    contest = await declare(hub, deals=2)
+    await abc.link.sync()
+    user = await abc.store.create_user("Ann", "secret words")
+    copy = await league_contest(abc)
+    await play_league_deal(abc, user, copy, 1)
+    await abc.link.sync()
+    board = await contest_board(abc.store, copy)
+    assert board is not None and board.deals == () and len(board.seals) == 2
+    hub.clock.now = contest.closes + timedelta(seconds=1)
+    await hub.store.settle_contests()
+    await abc.store.settle_contests()
+    await abc.link.sync()
+    board = await contest_board(abc.store, await league_contest(abc))
+    assert board is not None
+    hub_deals = await hub.store.contest_deals(contest.id)
+    assert [(d.number, d.deal, d.salt) for d in board.deals] == [
+        (d.number, d.deal, d.salt) for d in hub_deals
+    ]
+    assert [deal.seal for deal in board.deals] == list(board.seals)

@@ -275,6 +275,11 @@ class LeagueStore(ContestStore):
                     "DO UPDATE SET salt = excluded.salt",
                     (contest_id, deal.number, deal.deal, deal.salt),
                 )
+                execute(
+                    db,
+                    "UPDATE games SET salt = ? WHERE contest_id = ? AND contest_deal = ?",
+                    (deal.salt, contest_id, deal.number),
+                )
             return contest_id
 
         contest_id = await self._write(keep)

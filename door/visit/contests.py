@@ -178,6 +178,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         closed="The contest is over",
         resign=RESIGN,
         won="It is on the contest's table.",
+        seal=(await store.contest_seals(contest))[number - 1] if contest.mirrored else None,
     )
     shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
     outcome = await play_game(visit, shown, game_id, game, terms)
