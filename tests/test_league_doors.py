@@ -80,7 +80,10 @@ async def test_three_doors_play_one_contest_and_agree_on_its_table(tmp_path):
         # No deal number or salt on the members' web scoreboards before the close.
         from door.running.ways import publish_scoreboards
 
+        at_hub = await publish_scoreboards(hub.store, hub.config)
+        assert b"Alice" in at_hub["scores.json"].body and b"XYZ" in at_hub["scores.json"].body
         published = await publish_scoreboards(abc.store, abc.config)
+        assert b"Joe" in published["scores.json"].body
         for document in published.values():
             for deal in deals:
                 assert str(deal.deal).encode() not in document.body

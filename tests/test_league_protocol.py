@@ -190,3 +190,18 @@ async def test_the_deals_and_salts_reach_the_members_only_after_the_close(league
         (d.number, d.deal, d.salt) for d in hub_deals
     ]
     assert [deal.seal for deal in board.deals] == list(board.seals)
+
+
+async def test_the_hub_bounds_a_request_and_a_board_s_rate(league):
+    hub, (abc, _) = league
+    contest = await declare(hub)
+    key = private_key_file(abc.config.league_key)
+    fields = {"contest": contest.id, "number": 1, "padding": "x" * 70_000}
+    body, _ = request("deal", "ABC", fields, key, hub.clock.now)
+    status, answer = await _raw(hub.url + "/league/deal", body)
+    assert status == 413 and "bytes at most" in answer["reason"]
+    statuses = []
+    for _ in range(260):
+        body, _ = request("deal", "ABC", {"contest": contest.id, "number": 1}, key, hub.clock.now)
+        statuses.append((await _raw(hub.url + "/league/deal", body))[0])
+    assert 429 in statuses and statuses.count(200) >= 150
