@@ -13,7 +13,9 @@ import sys
 
 import pytest
 
-from door.league.member import league_member
+from door.config import load_config
+from door.league.member import HubUnreachable, league_member
+from door.running.ways import publish_scoreboards
 from door.store import Store
 from tests.support.contests import Clock
 from tests.support.door_caller import DoorCall, door32, door_args, write_dropfile
@@ -25,6 +27,7 @@ from tests.support.league import (
     open_member,
     open_serving_member,
     play_league_deal,
+    reopen_hub,
 )
 from tests.support.visits import sign_up
 
@@ -78,8 +81,6 @@ async def test_three_doors_play_one_contest_and_agree_on_its_table(tmp_path):
             xyz_rows = await xyz_store.contest_table((await league_contest_of(xyz_store)).id)
         assert _ranks(abc_rows) == _ranks(xyz_rows) == _ranks(hub_rows)
         # No deal number or salt on the members' web scoreboards before the close.
-        from door.running.ways import publish_scoreboards
-
         at_hub = await publish_scoreboards(hub.store, hub.config)
         assert b"Alice" in at_hub["scores.json"].body and b"XYZ" in at_hub["scores.json"].body
         published = await publish_scoreboards(abc.store, abc.config)
@@ -106,16 +107,12 @@ async def test_a_member_stopped_mid_contest_catches_up(tmp_path):
         await hub.ways.close(grace=0.5)  # the hub goes away
         for number in (1, 2):
             await play_league_deal(member, user, copy, number)
-        from door.league.member import HubUnreachable
-
         with pytest.raises(HubUnreachable):
             await member.link.sync()
         with pytest.raises(HubUnreachable, match="waiting"):  # backing off
             await member.link.sync()
         assert len(await member.store.unsent_league_results()) == 2
         # The hub comes back on the same database; the member catches up in order.
-        from tests.support.league import reopen_hub
-
         hub = await reopen_hub(hub)
         member.link._url = hub.url
         report = await member.link.sync(force=True)
@@ -166,6 +163,7 @@ _PLAY_OFFLINE = """
 import asyncio, sys, time
 from pathlib import Path
 from door.engine import Game, Variant
+from door.running.ways import publish_scoreboards
 from door.store import Store
 
 async def main():
@@ -190,8 +188,6 @@ async def league_contest_of(store: Store):
 
 
 def _config_of(path):
-    from door.config import load_config
-
     return load_config(path)
 
 
