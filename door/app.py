@@ -14,6 +14,7 @@ from door.config import Config
 from door.net.nodes import Nodes
 from door.solving.pool import Solving
 from door.store import Store
+from door.store.contests import Contest
 
 
 class RunningDoor(Protocol):
@@ -22,6 +23,16 @@ class RunningDoor(Protocol):
 
     @property
     def config(self) -> Config: ...
+
+    def game_ended(self) -> None: ...
+
+
+class LeagueLink(Protocol):
+    """A member board's link to its league's hub, as a visit uses it: have a league deal to
+    deal (fetched from the hub the first time a caller here starts it), and hear when a
+    league game ends (its result goes out)."""
+
+    async def fetch_deal(self, contest: Contest, number: int) -> None: ...
 
     def game_ended(self) -> None: ...
 
@@ -42,12 +53,14 @@ class App:
     """The door's services: the ``store``; the ``door`` serving the visits, asked for its
     settings as they are now; the ``solving`` pool (None: hints from the solver, winnable
     deals and the deal of the day are not offered); the table of ``nodes`` every way in
-    shares (None in door mode, where the BBS keeps nodes)."""
+    shares (None in door mode, where the BBS keeps nodes); the ``league`` link of a member
+    board (None: not a member)."""
 
     store: Store
     door: RunningDoor
     solving: Solving | None = None
     nodes: Nodes | None = None
+    league: LeagueLink | None = None
 
     @property
     def config(self) -> Config:

@@ -20,6 +20,8 @@ is answered by reading one section here, top to bottom.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import ipaddress
 import json
@@ -176,6 +178,29 @@ class BackupConfig:
     keep: int = 7
 
 
+LEAGUE_KEY_NAME = "canfield-league-key"
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueConfig:
+    """The InterBBS league: ``hub`` true makes this door the league's hub (its API on the
+    web port); ``hub_url`` makes it a member of the hub there. ``tag`` and ``name`` are the
+    board as the league's table shows it; ``key`` the board's private key file (None: one
+    beside the database); ``hub_key`` the hub's public key, pinned here rather than by
+    ``sysop league join``."""
+
+    hub: bool = False
+    hub_url: str | None = None
+    tag: str | None = None
+    name: str | None = None
+    key: Path | None = None
+    hub_key: str | None = None
+
+    @property
+    def on(self) -> bool:
+        return self.hub or self.hub_url is not None
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything sysop.toml says, checked; ``path`` is the file it was read from."""
@@ -194,6 +219,12 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)
     path: Path = DEFAULT_CONFIG_PATH
     door_charset: DoorCharset = DoorCharset.AUTO
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+
+    @property
+    def league_key(self) -> Path:
+        """The board's league key file: ``[league] key``, or one beside the database."""
+        return self.league.key or self.server.database.parent / LEAGUE_KEY_NAME
 
     @property
     def host_key(self) -> Path:
@@ -459,6 +490,7 @@ _SECTIONS = (
     "rlogin",
     "web",
     "door",
+    "league",
     "levels",
 )
 _SSH: dict[str, Check] = {
@@ -476,6 +508,13 @@ _WEB: dict[str, Check] = {
     "certificate": _plain("a file name"),
     "key": _plain("a file name"),
     "assets": _plain("a folder name"),
+}
+_LEAGUE: dict[str, Check] = {
+    "hub": lambda value: value,  # checked by _Reader.league: true, or the hub's address
+    "tag": lambda value: value,
+    "name": _text(NAME_LIMIT),
+    "key": _plain("a file name"),
+    "hub_key": _plain("a public key (ed25519:...)", spaces=False),
 }
 ORIGIN_PATTERN = re.compile(r"(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(:[0-9]{1,5})?")
 TAG_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,16}")
@@ -528,7 +567,7 @@ class _Reader:
             )
         bulletin = self.bulletin(self.section(document, "bulletin", _BULLETIN))
         backup = self.backup(self.section(document, "backup", _BACKUP))
-        return Config(
+        config = Config(
             bulletin=bulletin,
             backup=backup,
             bbs=bbs,
@@ -543,7 +582,45 @@ class _Reader:
             web=self.web(self.section(document, "web", _WEB)),
             path=self.path,
             door_charset=self.section(document, "door", _DOOR).get("charset", DoorCharset.AUTO),
+            league=self.league(self.section(document, "league", _LEAGUE), bbs.name),
         )
+        if config.league.hub and config.web.port is None:
+            raise self.refuse(
+                "league.hub", True, "true only with the web port on: [web] port serves the hub"
+            )
+        return config
+
+    def league(self, settings: dict[str, Any], bbs_name: str) -> LeagueConfig:
+        if not settings:
+            return LeagueConfig()
+        hub = settings.get("hub", False)
+        hub_url: str | None = None
+        if isinstance(hub, str):
+            found = re.fullmatch(r"(https?)://([^/\s:]+|\[[0-9a-fA-F:.]+\])(:[0-9]{1,5})?/?", hub)
+            if found is None or (
+                found.group(1) == "http"
+                and found.group(2) not in ("127.0.0.1", "localhost", "[::1]")
+            ):
+                raise self.refuse(
+                    "league.hub",
+                    hub,
+                    'true (this door is the hub), or the hub\'s address, "https://host[:port]" '
+                    "(http only on this machine, 127.0.0.1)",
+                )
+            hub_url, hub = hub.rstrip("/"), False
+        elif not isinstance(hub, bool):
+            raise self.refuse("league.hub", hub, "true, or the hub's address in quotes")
+        tag = settings.get("tag")
+        if not isinstance(tag, str) or not TAG_PATTERN.fullmatch(tag):
+            raise self.refuse(
+                "league.tag", tag, "the board's tag: 1 to 16 letters, digits, - or _, in quotes"
+            )
+        hub_key = settings.get("hub_key")
+        if hub_key is not None and not _public_key_text(hub_key):
+            raise self.refuse("league.hub_key", hub_key, "a public key: ed25519: and 44 base64")
+        key = self.beside(settings["key"]) if "key" in settings else None
+        name = settings.get("name", bbs_name)
+        return LeagueConfig(hub, hub_url, tag, name, key, hub_key)
 
     def ssh(self, settings: dict[str, Any]) -> SshConfig:
         if "host_key" in settings:  # relative to sysop.toml's folder, as the database is
@@ -567,8 +644,8 @@ class _Reader:
             if name in settings:
                 settings[name] = self.beside(settings[name])
         if ("certificate" in settings) != ("key" in settings):
-            given, missing = ("certificate", "key") if "certificate" in settings else (
-                "key", "certificate"
+            given, missing = (
+                ("certificate", "key") if "certificate" in settings else ("key", "certificate")
             )
             raise ConfigError(
                 self.path,
@@ -798,6 +875,17 @@ class _Reader:
             accepted = error.accepted + _type_hint(error.value, _KNOB_TYPES[error.knob])
             raise self.refuse(f"{where}.{error.knob}", error.value, accepted) from None
         return Level(number, name, variant, **extras)
+
+
+def _public_key_text(text: str) -> bool:
+    """Whether ``text`` is an Ed25519 public key as ``sysop league key`` prints it."""
+    body = text.strip().removeprefix("ed25519:")
+    if body == text.strip():
+        return False
+    try:
+        return len(base64.b64decode(body, validate=True)) == 32
+    except binascii.Error:
+        return False
 
 
 # Slotted dataclasses keep no class-level defaults, so read them off an instance.

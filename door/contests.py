@@ -39,8 +39,8 @@ async def keep_contests_on_time(store: Store) -> bool:
     for change in changes:
         name = sanitize(change.contest.name)
         if change.what == "opened":
-            deals = await store.contest_deals(change.contest.id)
-            seals = ", ".join(f"{deal.number}. {deal.seal}" for deal in deals)
+            found = await store.contest_seals(change.contest)
+            seals = ", ".join(f"{number}. {seal}" for number, seal in enumerate(found, start=1))
             log.info(
                 "contest %s is open until %s; the seals of its deals: %s",
                 name,
@@ -137,8 +137,9 @@ async def contest_board(
     return ContestBoard(
         contest=contest,
         state=state,
-        seals=() if state == ContestState.COMING else tuple(deal.seal for deal in deals),
-        deals=tuple(deals) if contest.revealed else (),
+        seals=() if state == ContestState.COMING else tuple(await store.contest_seals(contest)),
+        # A member's copy of a league contest shows its deals once the hub has shown them.
+        deals=tuple(deal for deal in deals if deal.salt) if contest.revealed else (),
         rows=tuple(rows),
     )
 

@@ -10,6 +10,8 @@
 - :mod:`~door.commands.scores`: ``sysop scores``, ``standings`` and ``reset-scores``
 - :mod:`~door.commands.solve`: ``sysop solve``, the solver's verdict on a deal
 - :mod:`~door.commands.contest`: ``sysop contest``, declaring and showing contests
+- :mod:`~door.commands.league`: ``sysop league`` (keys, joining, the hub's boards) and
+  ``league sync``, the InterBBS league from the sysop's side
 - :mod:`~door.commands.live`: ``sysop who``, ``send``, ``kick``, ``watch``, ``status`` and
   ``reload``, over the running door's control socket
 - :mod:`~door.commands.cli`: what the sysop's commands share: errors, settings, tables

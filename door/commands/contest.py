@@ -70,6 +70,11 @@ def add_subcommand(commands: argparse._SubParsersAction, common: argparse.Argume
         help='"now", or the local date and time: "2026-12-07 18:00"',
     )
     declare.add_argument(
+        "--league",
+        action="store_true",
+        help="a contest of the InterBBS league, played on every member board (on its hub)",
+    )
+    declare.add_argument(
         "--for",
         dest="length",
         type=duration,
@@ -174,8 +179,12 @@ async def _find(store: Store, name: str) -> Contest:
 async def _declare(args: argparse.Namespace, context: Context, store: Store) -> int:
     level = level_of(context, args.level)
     assert level is not None
+    if args.league and not context.config.league.hub:
+        raise AdminError("a league contest is declared on the league's hub ([league] hub = true)")
     opens = opening(args.opens, store.now())
-    contest = await store.declare_contest(args.name, level, args.deals, opens, opens + args.length)
+    contest = await store.declare_contest(
+        args.name, level, args.deals, opens, opens + args.length, league=args.league
+    )
     await _settle(context, store)
     print(
         f"Contest {sanitize(contest.name)!r}: {counted(contest.deals, 'deal')} "

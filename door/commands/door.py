@@ -335,11 +335,18 @@ async def known_caller_visit(
                 return
             # One caller: the solver's workers start only if asked, and end with the visit.
             solving = Solving(store, config)
+            league = None
+            if config.league.hub_url is not None:  # aiohttp is loaded only for a member
+                from door.league.member import brief_sync
+
+                league = await brief_sync(store, config)
             try:
-                app = App(store, SteadyDoor(config), solving)
+                app = App(store, SteadyDoor(config), solving, league=league)
                 await run_visit(app, terminal, node, user, bbs=bbs, presence=presence)
             finally:
                 await solving.close()
+                if league is not None:
+                    await league.sync()  # the call's results go out
         if terminal.ansi:  # leave the BBS's screen as the door found it
             terminal.write(reset() + show_cursor())
             await terminal.flush(check_time=False)

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from door import __version__
 from door.commands import door as door_mode
-from door.commands import local, serve, sysop, users
+from door.commands import league, local, serve, sysop, users
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
 from door.xterm import CDN
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     sysop.add_subcommand(sub)
     door_mode.add_subcommand(sub)
     local.add_subcommand(sub)
+    league.add_sync_command(sub)
     return parser
 
 

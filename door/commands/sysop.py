@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ansi.text import sanitize
 from door import bulletin
-from door.commands import contest, live, scores, solve, users
+from door.commands import contest, league, live, scores, solve, users
 from door.commands.cli import (
     WIDTH,
     AdminError,
@@ -66,6 +66,7 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     _add_game(commands, common)
     solve.add_subcommand(commands)
     contest.add_subcommand(commands, common)
+    league.add_subcommand(commands, common)
     live.add_subcommands(commands, common)
 
 

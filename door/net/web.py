@@ -331,8 +331,10 @@ class WebDoor:
         title: Callable[[], str],
         publisher: Publisher | None = None,
         telnet_port: int = 23,
+        routes: Callable[[web.Application], None] | None = None,
     ) -> None:
         self.settings = settings
+        self._routes = routes  # more of the door's own (the league hub's API)
         self.telnet = telnet
         self._title = title
         self._telnet_port = telnet_port
@@ -378,6 +380,8 @@ class WebDoor:
         if self.settings.assets is not None:
             for asset in ASSETS:
                 app.router.add_get(f"/assets/{asset.path}", self._asset(asset.path))
+        if self._routes is not None:
+            self._routes(app)
         return app
 
     def _read_assets(self) -> None:
@@ -661,11 +665,13 @@ async def start_web(
     title: Callable[[], str],
     publisher: Publisher | None = None,
     telnet_port: int = 23,
+    routes: Callable[[web.Application], None] | None = None,
 ) -> WebDoor:
     """Listen for the page and telnet over WebSocket on ``host`` and ``settings.port``;
     ``telnet`` is a :class:`DoorServer` made with way ``web`` on the door's node table,
     ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages,
-    ``telnet_port`` the door's telnet port, offered when the page cannot show its terminal."""
-    door = WebDoor(settings, telnet, title, publisher, telnet_port)
+    ``telnet_port`` the door's telnet port, offered when the page cannot show its terminal,
+    ``routes`` adds more of the door's own (the league hub's API)."""
+    door = WebDoor(settings, telnet, title, publisher, telnet_port, routes)
     await door.listen(host)
     return door

@@ -130,13 +130,20 @@ class Service:
             self._backups = BackupKeeper(store, lambda: self.config)
             # The visits ask this service for its settings as they are now, and tell it of
             # every game that ends.
-            app = App(store, self, solving, Nodes(self.config.server))
+            league = None
+            if self.config.league.hub_url is not None:  # aiohttp is loaded only for a member
+                from door.league.member import league_sync
+
+                league = await league_sync(store, self.config)
+            app = App(store, self, solving, Nodes(self.config.server), league)
             self.ways = ways = await open_ways(app, detect_timeout=self._detect_timeout)
             self.server = server = ways.telnet
             try:
                 await self._open_control(store.path)
                 solving.start()
                 contests.start()
+                if league is not None:
+                    league.start()
                 self._bulletins.start()
                 self._backups.start()
                 # The server has said where it listens; this says what it serves.
@@ -154,6 +161,8 @@ class Service:
                 if self._control is not None:
                     await self._control.close()
                 await close_in_order(contests, self._bulletins, self._backups, solving)
+                if league is not None:
+                    await league.close()
             self._log_commits()
 
     def _interval(self) -> dict[str, float]:

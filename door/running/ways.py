@@ -7,6 +7,7 @@ callers to the same visit (:mod:`door.visit.session`). The listeners themselves
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ from door.visit.session import (
 )
 
 if TYPE_CHECKING:
+    from aiohttp import web
+
     # asyncssh and aiohttp are loaded only by a door that opens those ways: every
     # canfield-door command (door mode launched by a BBS for each call included) starts here.
     from door.net.ssh import SshDoor
@@ -142,11 +145,23 @@ async def open_ways(
                 lambda: app.config.bbs.name,
                 lambda: publish_scoreboards(store, app.config),
                 server.port,
+                league_routes(app),
             )
     except BaseException:
         await ways.close()
         raise
     return ways
+
+
+def league_routes(app: App) -> Callable[[web.Application], None] | None:
+    """The league hub's API, on a door whose sysop made it the hub."""
+    if not app.config.league.hub:
+        return None
+    from door.league.hub import LeagueHub
+    from door.league.signing import private_key_file
+
+    hub = LeagueHub(app.store, lambda: app.config, private_key_file(app.config.league_key))
+    return hub.add_routes
 
 
 async def publish_scoreboards(store: Store, config: Config) -> dict[str, Document]:

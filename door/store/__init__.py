@@ -14,6 +14,8 @@ ask a :class:`Store` for what they need.
 - :mod:`door.store.daily` the deal of the day: each day's deal, its games and boards
 - :mod:`door.store.winnable` deals proved winnable, kept ready for winnable-only levels
 - :mod:`door.store.contests` contests: their sealed deals, games, tables and clock
+- :mod:`door.store.league` the InterBBS league: the hub's boards, deals given and results;
+  a member's copies of the hub's contests and what waits to be sent
 - :mod:`door.store.schema` the tables, as migration steps applied at open
 - :mod:`door.store.accounts` the alias and password rules, and scrypt hashing
 - :mod:`door.store.common_passwords` the commonest passwords, refused for a new one

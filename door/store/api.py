@@ -32,6 +32,7 @@ from door.store.contests import ContestStore
 from door.store.daily import DailyStore
 from door.store.games import GameStore
 from door.store.group_commit import Writer, as_store_error
+from door.store.league import LeagueStore
 from door.store.reading import Reader
 from door.store.records import NotFound, StoreError
 from door.store.schema import migrate, schema_version
@@ -62,7 +63,7 @@ class _Opening:
             await self._store.close()
 
 
-class Store(UserStore, ContestStore, GameStore, ScoreStore, DailyStore, WinnableStore):
+class Store(UserStore, LeagueStore, ContestStore, GameStore, ScoreStore, DailyStore, WinnableStore):
     """Users, games, variants, scoreboards, the deals of the day, the winnable deals kept
     ready and the contests, in one SQLite file.
 

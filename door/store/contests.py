@@ -10,12 +10,13 @@ by the store's clock; :meth:`ContestStore.settle_contests` records each opening 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from door.engine import Game
 from door.engine.status import Status
@@ -50,7 +51,9 @@ class ContestState(StrEnum):
 # What the door records of a contest, when it saw it: each the name of its column.
 ContestEvent = Literal["opened", "closed"]
 
-_CONTEST_COLUMNS = "id, name, level, variant_id, opens, closes, made, opened, closed"
+_CONTEST_COLUMNS = (
+    "id, name, level, variant_id, opens, closes, made, opened, closed, league, hub_id"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,13 @@ class Contest:
     made: datetime
     opened: datetime | None = None
     closed: datetime | None = None
+    league: bool = False
+    hub_id: int | None = None
+
+    @property
+    def mirrored(self) -> bool:
+        """A member's copy of the league hub's contest: its table and deals are the hub's."""
+        return self.hub_id is not None
 
     def state(self, now: datetime) -> ContestState:
         """Coming, open or closed, by the clock, or by what the door
@@ -135,6 +145,35 @@ class ContestChange:
     resigned: int = 0
 
 
+def standing_json(row: ContestStanding) -> dict[str, Any]:
+    """A row of a table as JSON values (as the league's hub sends it)."""
+    return {
+        "alias": row.alias,
+        "bbs": row.bbs,
+        "played": row.played,
+        "score": row.score,
+        "moves": row.moves,
+        "finished": None if row.finished is None else stamp(row.finished),
+        "assisted": row.assisted,
+        "playing": row.playing,
+    }
+
+
+def standing_of(row: dict[str, Any]) -> ContestStanding:
+    """A row of a table from :func:`standing_json`'s values."""
+    finished = row["finished"]
+    return ContestStanding(
+        alias=str(row["alias"]),
+        bbs=None if row["bbs"] is None else str(row["bbs"]),
+        played=int(row["played"]),
+        score=int(row["score"]),
+        moves=int(row["moves"]),
+        finished=None if finished is None else moment(str(finished)),
+        assisted=bool(row["assisted"]),
+        playing=int(row["playing"]),
+    )
+
+
 def name_key(name: str) -> str:
     """How contest names are compared: case and compatibility forms folded, spaces single.
 
@@ -173,13 +212,16 @@ def _contest(row: Row, deals: int) -> Contest:
         made=moment(row[6]),
         opened=None if row[7] is None else moment(row[7]),
         closed=None if row[8] is None else moment(row[8]),
+        league=bool(row[9]),
+        hub_id=row[10],
     )
 
 
 def _contests_sql(where: str = "") -> str:
     return (
-        f"SELECT {_CONTEST_COLUMNS}, (SELECT count(*) FROM contest_deals d "
-        f"WHERE d.contest_id = c.id) FROM contests c {where} ORDER BY opens, id"
+        f"SELECT {_CONTEST_COLUMNS}, max((SELECT count(*) FROM contest_deals d "
+        "WHERE d.contest_id = c.id), (SELECT count(*) FROM league_seals s "
+        f"WHERE s.contest_id = c.id)) FROM contests c {where} ORDER BY opens, id"
     )
 
 
@@ -217,11 +259,18 @@ class ContestStore(GameStore):
         return self._clock()
 
     async def declare_contest(
-        self, name: str, level: Level, deals: int, opens: datetime, closes: datetime
+        self,
+        name: str,
+        level: Level,
+        deals: int,
+        opens: datetime,
+        closes: datetime,
+        league: bool = False,
     ) -> Contest:
-        """Keep a new contest and draw its deals. StoreError if the name is taken or will
-        not do, if it would be open at once with another, or if it closes before it opens
-        or in the past."""
+        """Keep a new contest and draw its deals (``league``: the league's, on its hub).
+        StoreError if the name is taken or will not do, if it would be open at once with
+        another of its kind (the door's own, or the league's), or if it closes before it
+        opens or in the past."""
         name = " ".join(name.split())
         problem = check_name(name)
         if problem:
@@ -242,16 +291,27 @@ class ContestStore(GameStore):
             if fetch_all(db, "SELECT 1 FROM contests WHERE name_key = ?", (name_key(name),)):
                 raise StoreError(f"there is a contest called {name!r} already")
             overlapping = _contests(
-                db, "WHERE opens < ? AND closes > ?", (stamp(closes), stamp(opens))
+                db,
+                "WHERE opens < ? AND closes > ? AND league = ?",
+                (stamp(closes), stamp(opens), int(league)),
             )
             if overlapping:
                 other = overlapping[0]
                 raise StoreError(f"the contest {other.name!r} runs then (one contest at a time)")
             _, contest_id = execute(
                 db,
-                "INSERT INTO contests (name, name_key, level, variant_id, opens, closes, made) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (name, name_key(name), level.number, variant_id, stamp(opens), stamp(closes), now),
+                "INSERT INTO contests (name, name_key, level, variant_id, opens, closes, made, "
+                "league) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    name_key(name),
+                    level.number,
+                    variant_id,
+                    stamp(opens),
+                    stamp(closes),
+                    now,
+                    int(league),
+                ),
             )
             db.executemany(
                 "INSERT INTO contest_deals (contest_id, number, deal, salt) VALUES (?, ?, ?, ?)",
@@ -282,19 +342,32 @@ class ContestStore(GameStore):
 
         return await self._write(forget)
 
-    async def contest_now(self) -> Contest | None:
-        """The contest callers see: the open one, else the next to open, else the last."""
+    async def contest_now(self, league: bool = False) -> Contest | None:
+        """The contest callers see: the open one, else the next to open, else the last; of
+        the door's own, or (``league``) of the league's."""
         now = self._clock()
-        every = await self.contests()
+        every = [contest for contest in await self.contests() if contest.league == league]
         for wanted in (ContestState.OPEN, ContestState.COMING):
             found = [contest for contest in every if contest.state(now) == wanted]
             if found:
                 return found[0]
         return every[-1] if every else None
 
+    async def contest_seals(self, contest: Contest) -> list[str]:
+        """The seals of a contest's deals, 1 to N (a member's copy has them from the hub)."""
+        if contest.mirrored:
+            rows = await self._read(
+                "SELECT seal FROM league_seals WHERE contest_id = ? ORDER BY number",
+                (contest.id,),
+            )
+            return [row[0] for row in rows]
+        return [deal.seal for deal in await self.contest_deals(contest.id)]
+
     async def contest_deals(self, contest_id: int) -> list[ContestDeal]:
         """A contest's deals, 1 to N, with their secret numbers and salts: show a caller
-        only their seals until the contest is revealed."""
+        only their seals until the contest is revealed. (A member's copy of a league
+        contest holds only the deals its callers have started, each with its salt once the
+        hub has shown it at the close.)"""
         rows = await self._read(
             "SELECT number, deal, salt FROM contest_deals WHERE contest_id = ? ORDER BY number",
             (contest_id,),
@@ -391,17 +464,28 @@ class ContestStore(GameStore):
 
     async def contest_table(self, contest_id: int) -> list[ContestStanding]:
         """A contest's table: every caller who has begun one of its deals, by total score
-        over the deals they finished, then fewer moves, then who finished first."""
+        over the deals they finished, then fewer moves, then who finished first. On the
+        league's hub, its members' callers are ranked beside the door's own (their board as
+        their ``bbs``); on a member, a league contest's table is the hub's, as last fetched."""
+        mirrored = await self._read(
+            "SELECT rows FROM league_tables WHERE contest_id = ?", (contest_id,)
+        )
+        if mirrored:
+            return [standing_of(row) for row in json.loads(mirrored[0][0])]
         rows = await self._read(
-            "SELECT u.alias, u.bbs, "
-            "count(g.finished), coalesce(sum(CASE WHEN g.finished IS NOT NULL "
-            "THEN g.score END), 0), coalesce(sum(CASE WHEN g.finished IS NOT NULL "
-            "THEN g.moves END), 0), max(g.finished), max(g.assisted), "
-            "sum(g.status = 'playing') "
+            "SELECT alias, bbs, count(finished), coalesce(sum(CASE WHEN finished IS NOT NULL "
+            "THEN score END), 0), coalesce(sum(CASE WHEN finished IS NOT NULL "
+            "THEN moves END), 0), max(finished), max(assisted), sum(status = 'playing') "
+            "FROM (SELECT u.alias AS alias, u.bbs AS bbs, 'u' || g.user_id AS who, "
+            "g.finished AS finished, g.score AS score, g.moves AS moves, "
+            "g.assisted AS assisted, g.status AS status, g.id AS first "
             "FROM games g JOIN users u ON u.id = g.user_id WHERE g.contest_id = ? "
-            "GROUP BY g.user_id "
-            "ORDER BY count(g.finished) = 0, 4 DESC, 5, max(g.finished), min(g.id)",
-            (contest_id,),
+            "UNION ALL SELECT r.alias, r.board, 'b' || r.board || ' ' || r.alias_key, "
+            "r.finished, r.score, r.moves, 0, r.status, r.id + 1000000000000 "
+            "FROM league_results r WHERE r.contest_id = ?) "
+            "GROUP BY who "
+            "ORDER BY count(finished) = 0, 4 DESC, 5, max(finished), min(first)",
+            (contest_id, contest_id),
         )
         return [
             ContestStanding(

@@ -227,6 +227,86 @@ _VERSION_10 = (
     "UPDATE games SET plays = json_array_length(history)",
 )
 
+# The InterBBS league. A contest is the door's own (league 0) or the league's (1): on the hub
+# one its sysop declared for the league, on a member the hub's contest as fetched (hub_id,
+# the hub's id of it). A member's copy has its seals from the start and each deal's number
+# only once a caller starts it (its salt at the close); the hub keeps its members' boards and
+# keys, the deals it gave each board, the results it accepted and the nonces it has seen.
+_VERSION_11 = (
+    "ALTER TABLE contests ADD COLUMN league INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE contests ADD COLUMN hub_id INTEGER",
+    "CREATE UNIQUE INDEX contests_by_hub_id ON contests (hub_id) WHERE hub_id IS NOT NULL",
+    """
+    CREATE TABLE league_seals (
+        contest_id  INTEGER NOT NULL REFERENCES contests (id) ON DELETE CASCADE,
+        number      INTEGER NOT NULL,
+        seal        TEXT NOT NULL,
+        PRIMARY KEY (contest_id, number)
+    )
+    """,
+    """
+    CREATE TABLE league_sent (
+        game_id   INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        answered  TEXT NOT NULL,
+        accepted  INTEGER NOT NULL,              -- 0: refused, for the reason given
+        reason    TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE league_tables (
+        contest_id  INTEGER PRIMARY KEY REFERENCES contests (id) ON DELETE CASCADE,
+        etag        TEXT NOT NULL,
+        fetched     TEXT NOT NULL,
+        rows        TEXT NOT NULL                -- the hub's table, JSON
+    )
+    """,
+    "CREATE TABLE league_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """
+    CREATE TABLE league_boards (
+        tag         TEXT PRIMARY KEY,
+        tag_key     TEXT NOT NULL UNIQUE,
+        name        TEXT NOT NULL,
+        public_key  TEXT NOT NULL UNIQUE,
+        added       TEXT NOT NULL,
+        suspended   TEXT                         -- when its sysop suspended it; NULL: in play
+    )
+    """,
+    """
+    CREATE TABLE league_issued (
+        contest_id  INTEGER NOT NULL REFERENCES contests (id) ON DELETE CASCADE,
+        board       TEXT NOT NULL,
+        number      INTEGER NOT NULL,
+        issued      TEXT NOT NULL,
+        PRIMARY KEY (contest_id, board, number)
+    )
+    """,
+    """
+    CREATE TABLE league_results (
+        id          INTEGER PRIMARY KEY,
+        contest_id  INTEGER NOT NULL REFERENCES contests (id) ON DELETE CASCADE,
+        board       TEXT NOT NULL,
+        alias       TEXT NOT NULL,
+        alias_key   TEXT NOT NULL,
+        number      INTEGER NOT NULL,
+        plays       TEXT NOT NULL,               -- JSON list of the plays, replayed
+        status      TEXT NOT NULL,
+        score       INTEGER NOT NULL,
+        moves       INTEGER NOT NULL,
+        finished    TEXT NOT NULL,               -- when the member says it ended
+        received    TEXT NOT NULL,
+        UNIQUE (contest_id, board, alias_key, number)
+    )
+    """,
+    """
+    CREATE TABLE league_nonces (
+        board  TEXT NOT NULL,
+        nonce  TEXT NOT NULL,
+        sent   TEXT NOT NULL,
+        PRIMARY KEY (board, nonce)
+    ) WITHOUT ROWID
+    """,
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
@@ -238,6 +318,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_8,
     _VERSION_9,
     _VERSION_10,
+    _VERSION_11,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 

@@ -9,6 +9,8 @@ screen until the contest has closed (see :mod:`door.store.contests`).
 
 from __future__ import annotations
 
+import logging
+
 from ansi.text import sanitize
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
@@ -22,7 +24,10 @@ from door.visit.context import Visit
 from door.visit.play import GameTerms, play_game
 from door.visit.screens import wait_key, whole_number
 
+log = logging.getLogger("door")
+
 TITLE = "Contest"
+LEAGUE_TITLE = "League contest"
 MENU: list[PageLine] = [
     Entry("S", "The deals' seals (and, once it has closed, deals and salts)"),
     Entry("T", "The whole table"),
@@ -38,6 +43,10 @@ ONCE = "You have played deal {number} of this contest: each deal is played once.
 NOT_OPEN = "The contest has not opened yet: it opens {when}."
 CLOSED_NOW = "The contest has closed: its deals are no longer played."
 NOT_STARTED = "Deal {number} could not be started just now. Try it again in a moment."
+NO_HUB = (
+    "The league's hub does not answer just now: deal {number} is dealt once it does. "
+    "Try it again later."
+)
 OUTCOMES = {
     Status.WON: "Well played! Your win is on the contest's table.",
     Status.STUCK: "That deal is over. Your score is on the contest's table.",
@@ -47,22 +56,32 @@ SAVED = "Your game is saved: its number resumes it."
 
 
 async def contests(visit: Visit) -> str:
-    """The contest's page, until the caller goes back; a message for the menu."""
+    """The contest's page, until the caller goes back; a message for the menu. With both a
+    contest of this door's own and one of the InterBBS league, L goes from one to the other."""
     assert visit.user is not None
     store = visit.store
     if await keep_contests_on_time(store):
         visit.game_ended()  # for the bulletins
     message = ""
+    league = False
     while True:
-        contest = await store.contest_now()
-        if contest is None:
+        own, of_league = await store.contest_now(), await store.contest_now(league=True)
+        if own is None and of_league is None:
             return "There is no contest yet. The sysop announces them."
+        league = of_league is not None and (league or own is None)
+        contest = of_league if league else own
+        other = own if league else of_league
+        assert contest is not None
         board = await contest_board(store, contest)
         assert board is not None
         level = await contest_level(visit, contest)
-        lines = await _page_lines(visit, board, level.name, MENU)
+        menu = MENU
+        if other is not None:
+            what = "This board's own contest" if league else "The league's contest"
+            menu = [Entry("L", f"{what}: {sanitize(other.name)}"), *MENU]
+        lines = await _page_lines(visit, board, level.name, menu)
         visit.doing("at the contests")
-        title = f"{TITLE} - {sanitize(contest.name)}"
+        title = f"{LEAGUE_TITLE if league else TITLE} - {sanitize(contest.name)}"
         key = await wait_key(visit, title, lines, "Your choice: ", message)
         message = ""
         keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
@@ -73,6 +92,8 @@ async def contests(visit: Visit) -> str:
             if await keep_contests_on_time(store):
                 visit.game_ended()
             message = await _play(visit, contest, number)
+        elif key == "L" and other is not None:
+            league = not league
         elif key == "T":
             await _whole_table(visit, contest)
         elif key == "S":
@@ -144,6 +165,8 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     if state == ContestState.CLOSED:
         return CLOSED_NOW
     if mine is None:
+        if contest.mirrored and not await _deal_held(visit, contest, number):
+            return NO_HUB.format(number=number)
         try:
             game_id, game = await store.start_contest_game(visit.user.id, contest, number, level)
         except StoreError:  # begun meanwhile on another line, or the contest just closed
@@ -156,10 +179,28 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         resign=RESIGN,
         resign_help="resign this deal: it counts with its score as it stands",
         won="It is on the contest's table.",
+        seal=(await store.contest_seals(contest))[number - 1] if contest.mirrored else None,
     )
     shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
     outcome = await play_game(visit, shown, game_id, game, terms)
+    if contest.mirrored and outcome.status != Status.PLAYING and visit.app.league is not None:
+        visit.app.league.game_ended()  # its result goes to the hub
     return OUTCOMES.get(outcome.status, SAVED)
+
+
+async def _deal_held(visit: Visit, contest: Contest, number: int) -> bool:
+    """Whether this board has deal ``number`` of a league contest to deal, fetching it from
+    the hub the first time one of its callers starts it (its number is never shown)."""
+    if any(deal.number == number for deal in await visit.store.contest_deals(contest.id)):
+        return True
+    if visit.app.league is None:
+        return False
+    try:
+        await visit.app.league.fetch_deal(contest, number)
+    except Exception as error:  # the hub away, slow or refusing: the caller is told
+        log.warning("league: deal %d could not be fetched: %s", number, error)
+        return False
+    return True
 
 
 async def _why_not_started(visit: Visit, contest: Contest, number: int) -> str:

@@ -86,7 +86,9 @@ class GameTerms:
       caller is told then (as a deal of the day's game ends with its day);
     - ``resign``: the question that confirms N, and ``resign_help`` what the help says N
       does;
-    - ``won``: what a win says in place of its place on the level's high scores.
+    - ``won``: what a win says in place of its place on the level's high scores;
+    - ``seal``: the deal's seal as published elsewhere (a league contest's, by its hub,
+      whose salt the board learns only at the close); None: worked out from the game's salt.
     """
 
     no_hints: str = ""
@@ -96,6 +98,7 @@ class GameTerms:
     resign: str = RESIGN_FOR_NEW
     resign_help: str = RESIGN_HELP
     won: str = ""
+    seal: str | None = None
 
 
 ORDINARY = GameTerms()
@@ -124,9 +127,12 @@ def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Ga
     if game.status != Status.PLAYING and deal is not None and not terms.sealed_until:
         salt = f"  salt {record.salt}" if record.salt else ""
         return GameLabels(caption, f"Deal {deal}{salt}", f"{caption}.")
-    if record.salt is None or deal is None:
+    if terms.seal is not None:
+        sealed = terms.seal
+    elif record.salt is None or deal is None:
         return GameLabels(caption, "", f"{caption}.")
-    sealed = seal(deal, record.salt)
+    else:
+        sealed = seal(deal, record.salt)
     when = terms.sealed_until or "at the end"
     return GameLabels(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
 
