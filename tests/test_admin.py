@@ -54,6 +54,7 @@ def board(games_file: Path, tmp_path: Path) -> Board:
 # -- tables ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_users(board: Board) -> None:
     lines = lines_of(board.sysop("users"))
     assert squeeze(lines[0]) == ["Alias", "BBS", "Created", "Last seen", "Games"]
@@ -68,6 +69,7 @@ def test_users(board: Board) -> None:
     assert lines[-1] == "4 users"
 
 
+@pytest.mark.slow
 def test_scores(board: Board) -> None:
     lines = lines_of(board.sysop("scores"))
     assert lines[0] == "Level 1 - Draw one"
@@ -97,6 +99,7 @@ def test_scores(board: Board) -> None:
     assert only[0] == "Level 2 - Draw three" and len(only) == 3
 
 
+@pytest.mark.slow
 def test_standings(board: Board) -> None:
     lines = lines_of(board.sysop("standings"))
     assert squeeze(lines[0]) == ["#", "Alias", "BBS", "Games", "Wins", "Win %", "Best", "Hints"]
@@ -109,6 +112,7 @@ def test_standings(board: Board) -> None:
     assert lines[-2] == "* has a game to resume"
 
 
+@pytest.mark.slow
 def test_aliases_are_cleaned_in_every_output(board: Board) -> None:
     # A database edited by hand could hold anything.
     with sqlite3.connect(board.database) as db:
@@ -125,6 +129,7 @@ def test_aliases_are_cleaned_in_every_output(board: Board) -> None:
 # -- bulletins ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ansi_bulletin(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "ansi", "--output", "scores.ans")
     assert result.returncode == 0, result.stderr
@@ -143,6 +148,7 @@ def test_ansi_bulletin(board: Board) -> None:
     assert any(b"Standings" in line for line in visible)
 
 
+@pytest.mark.slow
 def test_ascii_bulletin(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "ascii", "--output", "scores.txt")
     assert result.returncode == 0, result.stderr
@@ -155,6 +161,7 @@ def test_ascii_bulletin(board: Board) -> None:
     assert "Standings" in lines
 
 
+@pytest.mark.slow
 def test_json_bulletin(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "json", "--output", "scores.json")
     assert result.returncode == 0, result.stderr
@@ -181,6 +188,7 @@ def test_json_bulletin(board: Board) -> None:
     }
 
 
+@pytest.mark.slow
 def test_one_levels_bulletin(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "json", "--output", "-", "--level", "2")
     document = json.loads(result.stdout)
@@ -191,6 +199,7 @@ def test_one_levels_bulletin(board: Board) -> None:
 # -- changes -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_backup(board: Board) -> None:
     result = board.sysop("backup", "copy.db")
     assert result.returncode == 0, result.stderr
@@ -205,6 +214,7 @@ def test_backup(board: Board) -> None:
     asyncio.run(check())
 
 
+@pytest.mark.slow
 def test_reset_scores_without_a_terminal_needs_yes(board: Board) -> None:
     refused = board.sysop("reset-scores", "--level", "1")
     assert refused.returncode == 1 and "--yes" in refused.stderr
@@ -221,6 +231,7 @@ def test_reset_scores_without_a_terminal_needs_yes(board: Board) -> None:
     assert "Carol" not in board.sysop("scores").stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("answer", "status"), [("yes", 0), ("no", 1)])
 def test_reset_scores_asks_at_a_terminal(board: Board, answer: str, status: int) -> None:
     leader, follower = os.openpty()
@@ -242,6 +253,7 @@ def test_reset_scores_asks_at_a_terminal(board: Board, answer: str, status: int)
     assert ("Alice" in board.sysop("scores").stdout) == (answer != "yes")
 
 
+@pytest.mark.slow
 def test_rename(board: Board) -> None:
     ambiguous = board.sysop("user", "rename", "bob", "Robert")
     assert ambiguous.returncode == 1
@@ -258,6 +270,7 @@ def test_rename(board: Board) -> None:
     assert aliases == ["Alice", "Bobby", "Carol", "Robert"]
 
 
+@pytest.mark.slow
 def test_delete(board: Board) -> None:
     refused = board.sysop("user", "delete", "Alice")
     assert refused.returncode == 1 and "--yes" in refused.stderr
@@ -269,6 +282,7 @@ def test_delete(board: Board) -> None:
     assert "Alice" not in board.sysop("scores").stdout
 
 
+@pytest.mark.slow
 def test_reset_password(board: Board) -> None:
     done = board.sysop("user", "reset-password", "alice", "--password-stdin", stdin="new pass\n")
     assert done.returncode == 0, done.stderr
@@ -295,6 +309,7 @@ def test_reset_password(board: Board) -> None:
 # -- errors and help ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -316,12 +331,14 @@ def test_errors_exit_with_status_1(board: Board, args: list[str], message: str) 
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_config_is_named(board: Board) -> None:
     (board.folder / "sysop.toml").write_text("[server]\nport = -1\n")
     result = board.sysop("users")
     assert result.returncode == 1 and "server.port = -1" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_database_option_works_without_a_config(board: Board) -> None:
     (board.folder / "sysop.toml").unlink()
     assert "4 users" in board.sysop("--database", "door.db", "users").stdout
@@ -344,6 +361,7 @@ def test_the_database_option_works_without_a_config(board: Board) -> None:
         ["backup"],
     ],
 )
+@pytest.mark.slow
 def test_help(board: Board, command: list[str]) -> None:
     result = board.sysop(*command, "--help")
     assert result.returncode == 0
@@ -353,6 +371,7 @@ def test_help(board: Board, command: list[str]) -> None:
 # -- bulletins per board -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_network_bulletin_shows_each_players_board(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "ascii", "--output", "-")
     lines = lines_of(result)
@@ -362,6 +381,7 @@ def test_the_network_bulletin_shows_each_players_board(board: Board) -> None:
     assert any("Board" in line and "Alias" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_a_bulletin_for_one_board(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "json", "--output", "-", "--board", "dark REALM")
     document = json.loads(result.stdout)
@@ -377,6 +397,7 @@ def test_a_bulletin_for_one_board(board: Board) -> None:
     assert "Alice" not in text.stdout
 
 
+@pytest.mark.slow
 def test_a_bulletin_for_a_board_nobody_calls_from(board: Board) -> None:
     result = board.sysop("bulletin", "--format", "ascii", "--output", "-", "--board", "Nowhere")
     assert result.returncode == 1

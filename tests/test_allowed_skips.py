@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -36,6 +38,7 @@ def test_skips():
 """
 
 
+@pytest.mark.slow
 def test_a_skip_for_a_missing_tool_fails_the_run(tmp_path: Path) -> None:
     done = run_pytest(tmp_path, SAMPLE.format(reason="needs systemd-analyze"))
     assert done.returncode == 1, done.stdout
@@ -43,6 +46,7 @@ def test_a_skip_for_a_missing_tool_fails_the_run(tmp_path: Path) -> None:
     assert "test_sample.py::test_skips: needs systemd-analyze" in done.stdout
 
 
+@pytest.mark.slow
 def test_an_allowed_skip_passes(tmp_path: Path) -> None:
     done = run_pytest(tmp_path, SAMPLE.format(reason="needs root and runuser"))
     assert done.returncode == 0, done.stdout

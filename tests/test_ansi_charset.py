@@ -62,6 +62,7 @@ def test_ascii_stand_ins() -> None:
     assert encode("雪", "ascii") == b"?"
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(text=st.text(), charset=st.sampled_from(CHARSETS))
 def test_encode_never_raises(text: str, charset: str) -> None:

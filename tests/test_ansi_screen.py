@@ -325,6 +325,7 @@ def apply(edit: tuple, buffer: ScreenBuffer, terminal: Terminal) -> None:
             assert_terminal_shows(terminal, buffer)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("charset", CHARSETS)
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
@@ -439,12 +440,14 @@ def _traced_after(make: Callable[[], object]) -> tuple[object, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_screens_drawn_alike_hold_their_rows_once() -> None:
     # Twenty rows of 80 cells are 4 KB a screen when each screen holds its own.
     _, traced = _traced_after(lambda: [_drawn_screen("alike") for _ in range(300)])
     assert traced / 300 < 2_000
 
 
+@pytest.mark.slow
 def test_rows_no_screen_holds_any_more_are_let_go() -> None:
     def one_after_another() -> ScreenBuffer:
         for n in range(1_000):

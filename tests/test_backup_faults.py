@@ -44,6 +44,7 @@ def open_files_under(folder: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 async def test_a_cancelled_backup_stops_writing_its_copy(tmp_path: Path) -> None:
     database = tmp_path / "door.db"
     async with Store.open(database) as store:
@@ -127,6 +128,7 @@ async def test_a_door_killed_during_a_large_backup_leaves_the_old_one_or_the_new
     assert aliases_in(target) == {"Old", "New"}
 
 
+@pytest.mark.slow
 def test_a_backup_put_in_place_has_its_folder_synced(tmp_path: Path) -> None:
     """strace shows the rename into the folder, then an fsync of the folder itself."""
     strace = shutil.which("strace")

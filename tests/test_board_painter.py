@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from contextlib import suppress
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,6 +74,7 @@ def whole(game: Game, look: Look, **drawn) -> ScreenBuffer:
         max_size=40,
     ),
 )
+@pytest.mark.slow
 def test_a_kept_board_is_the_board_drawn_whole(
     variant: Variant, deal: int, ansi: bool, steps: list
 ) -> None:

@@ -8,6 +8,7 @@ import copy
 import statistics
 
 import pyte
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -119,6 +120,7 @@ def command_for(game: Game, choice: int, garbage: int) -> str:
         max_size=40,
     ),
 )
+@pytest.mark.slow
 def test_every_update_shows_what_a_full_redraw_shows(
     variant, deal: int, charset: str, suit_letters: bool, echo: bool, steps: list
 ) -> None:

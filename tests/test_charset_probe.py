@@ -14,6 +14,8 @@ import re
 import socket
 import subprocess
 
+import pytest
+
 from door.store import Store
 from tests.support.door_caller import (
     WAIT,
@@ -257,6 +259,7 @@ async def test_the_probe_leaves_nothing_in_view_even_for_a_moment(door):
         await caller.hang_up()
 
 
+@pytest.mark.slow
 def test_door_mode_with_no_answer_to_the_probe_draws_letters_not_blanks(tmp_path):
     config = write_config(tmp_path)
     dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())

@@ -8,6 +8,8 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from door.store import Store
 from tests.support.door_caller import DoorCall, door32, door_args, write_config, write_dropfile
 from tests.support.visits import log_in, sign_up
@@ -66,6 +68,7 @@ def test_a_relayed_caller_sees_a_choice_before_it_is_kept_and_can_refuse_it(tmp_
     assert stored_charset(tmp_path / "door.db", "Joe", ENIGMA) == (None, False)
 
 
+@pytest.mark.slow
 async def test_a_chosen_charset_is_kept_and_automatic_brings_the_check_back(door):
     caller = await sign_up(door)  # a UTF-8 terminal: the check finds UTF-8
     await caller.key("T")

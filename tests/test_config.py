@@ -398,6 +398,7 @@ def test_check_config_on_a_good_file(tmp_path: Path) -> None:
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_check_config_says_nothing_of_the_cdn_when_the_door_serves_xterm_itself(
     tmp_path: Path,
 ) -> None:
@@ -412,6 +413,7 @@ def test_check_config_says_nothing_of_the_cdn_when_the_door_serves_xterm_itself(
         assert "is good" in result.stdout and "xterm" not in result.stdout
 
 
+@pytest.mark.slow
 def test_check_config_reads_sysop_toml_in_the_current_folder(tmp_path: Path) -> None:
     write(tmp_path, '[server]\nport = 2424\n[[levels]]\nname = "Only"\n[game]\ndefault_level = 1\n')
     result = check_config(tmp_path)
@@ -433,6 +435,7 @@ def test_check_config_without_a_file(tmp_path: Path) -> None:
     assert result.stderr.startswith("sysop.toml: no such file")
 
 
+@pytest.mark.slow
 def test_serve_on_a_port_already_taken_says_so_in_one_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

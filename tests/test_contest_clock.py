@@ -12,6 +12,8 @@ from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from door.config import load_config
 from door.engine import Game
 from door.engine.status import Status
@@ -64,6 +66,7 @@ async def stored(database: Path, name: str, game_id: int | None = None):
         return contest, game
 
 
+@pytest.mark.slow
 async def test_contests_open_and_close_while_serving_across_reload_and_restart(tmp_path):
     config = write_config(tmp_path)
     database = tmp_path / "door.db"
@@ -113,6 +116,7 @@ async def when(store: Store, name: str, what: str, by: datetime) -> datetime:
     return moment
 
 
+@pytest.mark.slow
 async def test_a_contest_opens_and_closes_on_time_while_the_solver_searches(tmp_path):
     # Level 1 deals only winnable deals: the solver's background round has a stock to fill.
     winnable = {'hints = "visible"\n': 'hints = "visible"\nwinnable_only = true\n'}
@@ -141,6 +145,7 @@ async def test_a_contest_opens_and_closes_on_time_while_the_solver_searches(tmp_
             await door.task
 
 
+@pytest.mark.slow
 async def test_in_door_mode_a_contest_closes_at_the_next_call(tmp_path):
     config = write_door_config(tmp_path)
     database = tmp_path / "door.db"
@@ -171,6 +176,7 @@ async def test_in_door_mode_a_contest_closes_at_the_next_call(tmp_path):
         os.close(slave)
 
 
+@pytest.mark.slow
 async def test_the_bulletins_follow_a_contest_that_opens_and_closes_with_nobody_on(tmp_path):
     (tmp_path / "bulletins").mkdir()
     door = await start_live(tmp_path, bulletin_interval=0.05, edits=BULLETIN)

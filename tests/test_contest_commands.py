@@ -35,6 +35,7 @@ async def no_contests(door) -> bool:
         return await store.contests() == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("opens", "length", "said"),
     [

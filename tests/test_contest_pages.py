@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+import pytest
+
 from tests.support.contests import open_contest_door, resign, start
 from tests.support.visits import sign_up
 
@@ -56,6 +58,7 @@ async def test_a_deal_pressed_after_the_opening_is_dealt(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
 async def test_the_callers_own_row_is_marked_and_one_move_is_one_move(tmp_path) -> None:
     door = await open_contest_door(tmp_path)
     try:

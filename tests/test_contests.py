@@ -130,6 +130,7 @@ async def play_some(door: ContestDoor, caller: Caller, game_id: int, plays: int)
         await caller.wait_for(rf"Moves\s+{game.moves + 1}\b|Press Enter")
 
 
+@pytest.mark.slow
 async def test_a_whole_contest_across_two_linked_boards(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -421,6 +422,7 @@ async def test_the_bulletins_carry_the_contests_table_and_its_seals_then_its_dea
         assert f"{deals[0].deal} salt {deals[0].salt}" in ascii_text
 
 
+@pytest.mark.slow
 async def test_ten_deals_fit_one_page_and_0_plays_the_tenth(tmp_path: Path) -> None:
     door = await open_contest_door(tmp_path)
     try:
@@ -442,6 +444,7 @@ async def test_ten_deals_fit_one_page_and_0_plays_the_tenth(tmp_path: Path) -> N
         await door.close()
 
 
+@pytest.mark.slow
 async def test_the_table_ranks_by_score_then_fewer_moves_then_who_finished_first(
     tmp_path: Path,
 ) -> None:

@@ -37,6 +37,7 @@ def board_row(caller: Caller, alias: str) -> str:
     return next(line for line in caller.display().splitlines() if f" {alias} " in line)
 
 
+@pytest.mark.slow
 async def test_one_deal_a_day_for_everyone_played_once(tmp_path) -> None:
     clock = Clock()
     config = daily_config(tmp_path)
@@ -133,6 +134,7 @@ def test_the_starting_number_is_a_hash_of_the_doors_secret_and_the_date() -> Non
     assert daily_start(day, "s3cret") != daily_start(day, "another")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("day", [date(2026, 11, 29), date(2027, 2, 1)])
 async def test_the_days_deal_is_the_first_winnable_from_its_start(tmp_path, day) -> None:
     config = daily_config(tmp_path)

@@ -52,6 +52,7 @@ def listed(config: Path) -> list[str]:
     return result.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_who_send_and_kick_reach_a_door_mode_caller(tmp_path, config):
     call, slave = at_the_menu(tmp_path, config)
     try:
@@ -156,6 +157,7 @@ def test_a_door_mode_call_killed_is_not_listed_and_its_socket_goes(tmp_path, con
         os.close(slave)
 
 
+@pytest.mark.slow
 async def test_serves_callers_and_door_mode_callers_are_listed_together(tmp_path):
     live = await start_live(tmp_path)
     alice = await sign_up(live)

@@ -177,6 +177,7 @@ def test_dorinfo_caller_plays_over_stdio(tmp_path, config):
     assert "node 3: BOB SMITH from Dark Realms BBS" in call.log()
 
 
+@pytest.mark.slow
 def test_same_alias_on_two_boards_is_two_users(tmp_path, config):
     for board in ("Dark Realms BBS", "The Other Place"):
         dropfile = write_dropfile(tmp_path, "DORINFO1.DEF", dorinfo(board=board))
@@ -230,6 +231,7 @@ def test_carrier_lost_mid_game_keeps_the_game(tmp_path, config):
     assert re.search(r"node 3 \(Joe\): hang-up \((carrier lost|caller gone)\)", call.log())
 
 
+@pytest.mark.slow
 def test_time_left_runs_out(tmp_path, config):
     dropfile = write_dropfile(tmp_path, "DOOR.SYS", door_sys(seconds=6))
     call, slave = DoorCall.on_pty(door_args(dropfile, config))
@@ -335,6 +337,7 @@ MALFORMED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", MALFORMED)
 def test_a_bad_drop_file_is_refused_and_nothing_written(tmp_path, config, case):
     name, lines, message = MALFORMED[case]

@@ -336,6 +336,7 @@ def test_any_bytes_give_a_drop_file_or_drop_file_error(kind: str, data: bytes) -
 @pytest.mark.parametrize(
     ("kind", "good"), [("door32", DOOR32), ("door.sys", DOOR_SYS), ("dorinfo", DORINFO)]
 )
+@pytest.mark.slow
 @given(data=st.data())
 def test_any_line_changed_gives_a_drop_file_or_drop_file_error(
     kind: str, good: list[str], data: st.DataObject

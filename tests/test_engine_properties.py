@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,7 @@ def check_undo(game: Game, taken_back: list[tuple[dict, int]]) -> None:
     assert game.moves == before["moves"] + (1 if game.variant.tournament else -1)
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(variant=variants, number=st.integers(0, 2**63 - 1), data=st.data())
 def test_random_play_keeps_every_card_and_refusals_change_nothing(variant, number, data):
@@ -85,6 +87,7 @@ def test_random_play_keeps_every_card_and_refusals_change_nothing(variant, numbe
     play_randomly(game, data, steps=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(variant=variants, number=st.integers(0, 2**63 - 1), data=st.data())
 def test_position_round_trips_and_history_replays(variant, number, data):
@@ -108,6 +111,7 @@ def every_command(columns: int) -> list[str]:
     return ["V", "F"] + [f"{source} {target}" for source in sources for target in targets]
 
 
+@pytest.mark.slow
 @settings(max_examples=50)
 @given(variant=variants, number=st.integers(0, 2**63 - 1), data=st.data())
 def test_legal_lists_exactly_the_plays_that_are_accepted(variant, number, data):

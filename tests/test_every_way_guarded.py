@@ -86,6 +86,7 @@ async def door_with_users(tmp_path, *aliases: str):
         await running.close()
 
 
+@pytest.mark.slow
 async def test_ssh_connections_past_the_address_limit_are_refused_before_their_password(tmp_path):
     running = await open_ssh_door(ssh_config(tmp_path, max_per_address=2))
     try:
@@ -151,6 +152,7 @@ async def test_web_connections_too_often_are_refused_by_the_browser_s_address(tm
         await door.close()
 
 
+@pytest.mark.slow
 async def test_wrong_ssh_passwords_count_against_the_address(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="door")
     running = await open_ssh_door(ssh_config(tmp_path))
@@ -173,6 +175,7 @@ async def test_wrong_ssh_passwords_count_against_the_address(tmp_path, caplog):
         await running.close()
 
 
+@pytest.mark.slow
 async def test_twenty_wrong_passwords_at_once_count_and_lock_as_twenty_in_turn(tmp_path):
     async with door_with_users(tmp_path, "Bob", "Cid") as running:
 
@@ -192,6 +195,7 @@ async def test_twenty_wrong_passwords_at_once_count_and_lock_as_twenty_in_turn(t
         assert at_once.locked_until > at_once.last
 
 
+@pytest.mark.slow
 async def test_an_honest_log_in_during_a_burst_of_guesses_is_answered(tmp_path):
     async with door_with_users(tmp_path, "Bob", "Honest") as running:
 
@@ -208,6 +212,7 @@ async def test_an_honest_log_in_during_a_burst_of_guesses_is_answered(tmp_path):
         await asyncio.gather(*burst)
 
 
+@pytest.mark.slow
 async def test_guesses_from_addresses_that_guessed_before_wait_behind_a_clean_caller(tmp_path):
     store = await Store.open(tmp_path / "door.db")
     try:
@@ -379,6 +384,7 @@ def stored_hash(database, alias: str) -> str:
         return db.execute("SELECT password FROM users WHERE alias = ?", (alias,)).fetchone()[0]
 
 
+@pytest.mark.slow
 async def test_an_older_hash_is_made_again_at_its_owners_next_log_in(tmp_path):
     running = await open_ssh_door(ssh_config(tmp_path))
     database = tmp_path / "door.db"

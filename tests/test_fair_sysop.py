@@ -72,6 +72,7 @@ def games(played: tuple[Path, Games]) -> Games:
     return played[1]
 
 
+@pytest.mark.slow
 def test_sysop_scores_mark_hints_number_games_and_leave_practice_out(
     board: Board, games: Games
 ) -> None:
@@ -83,6 +84,7 @@ def test_sysop_scores_mark_hints_number_games_and_leave_practice_out(
     assert rows["Bob"][-1] == str(games.clean) and "yes" not in rows["Bob"][-2:]
 
 
+@pytest.mark.slow
 def test_sysop_standings_have_the_hints_column(board: Board) -> None:
     lines = lines_of(board.sysop("standings"))
     assert squeeze(lines[0]) == ["#", "Alias", "Games", "Wins", "Win %", "Best", "Hints"]
@@ -92,6 +94,7 @@ def test_sysop_standings_have_the_hints_column(board: Board) -> None:
     assert lines[-1].startswith("Hints: finished games in which a hint was taken")
 
 
+@pytest.mark.slow
 def test_bulletins_mark_hints_on_both_lists(board: Board) -> None:
     for fmt in ("ascii", "ansi", "json"):
         assert board.sysop("bulletin", "--format", fmt, "--output", f"b.{fmt}").returncode == 0
@@ -122,6 +125,7 @@ def test_the_daily_board_marks_a_hint() -> None:
     assert not any("Bob" in line and "(hint)" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_sysop_game_shows_the_deal_the_plays_and_a_replay_check(board: Board, games: Games) -> None:
     result = board.sysop("game", str(games.hinted))
     lines = lines_of(result)
@@ -136,6 +140,7 @@ def test_sysop_game_shows_the_deal_the_plays_and_a_replay_check(board: Board, ga
     assert "practice (a deal the player chose)" in practice[0] and "Deal 17" in practice
 
 
+@pytest.mark.slow
 def test_sysop_game_keeps_a_game_in_plays_deal_sealed(board: Board, games: Games) -> None:
     text = "\n".join(lines_of(board.sysop("game", str(games.playing))))
     assert re.search(r"Seal [0-9a-f]{32}; the deal is shown once the game is over", text)
@@ -143,6 +148,7 @@ def test_sysop_game_keeps_a_game_in_plays_deal_sealed(board: Board, games: Games
     assert "Replay check: the plays" in text
 
 
+@pytest.mark.slow
 def test_sysop_game_finds_a_tampered_score_and_an_old_game(board: Board, games: Games) -> None:
     with sqlite3.connect(board.database) as db:
         db.execute("UPDATE games SET score = score + 100 WHERE id = ?", (games.clean,))
@@ -156,6 +162,7 @@ def test_sysop_game_finds_a_tampered_score_and_an_old_game(board: Board, games: 
     assert missing.returncode == 1 and "no game 999" in missing.stderr
 
 
+@pytest.mark.slow
 def test_sysop_solve_on_a_deal_in_play_marks_its_game(board: Board, games: Games) -> None:
     result = board.sysop("solve", "4", "--level", "1", "--seconds", "2")
     assert result.returncode == 0, result.stderr

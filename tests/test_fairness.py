@@ -69,6 +69,7 @@ async def see(
     secret.check_screen(caller)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "plain-lines"])
 async def test_a_scored_games_deal_is_never_sent_before_it_ends(
     door: RunningDoor, ansi: bool, caplog: pytest.LogCaptureFixture
@@ -133,6 +134,7 @@ async def test_a_scored_games_deal_is_never_sent_before_it_ends(
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_won_games_seal_matches_the_deal_revealed_at_the_end(door: RunningDoor) -> None:
     level = door.config.level(1)
     verdict = solve(Game.deal(level.variant, 1), max_seconds=20)
@@ -152,6 +154,7 @@ async def test_a_won_games_seal_matches_the_deal_revealed_at_the_end(door: Runni
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_numbered_deal_is_practice_and_its_win_is_on_no_list(door: RunningDoor) -> None:
     level = door.config.level(1)
     verdict = solve(Game.deal(level.variant, 1), max_seconds=20)
@@ -195,6 +198,7 @@ async def test_a_numbered_deal_is_practice_and_its_win_is_on_no_list(door: Runni
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_replay_of_a_finished_scored_game_is_practice(door: RunningDoor) -> None:
     caller = await sign_up(door)
     await scored_deal(door, caller, 48213)
@@ -247,6 +251,7 @@ async def open_the_daily_door(tmp_path, clock: Clock, **options) -> RunningDoor:
     return await open_door(daily_config(tmp_path), clock=clock, **options)
 
 
+@pytest.mark.slow
 async def test_the_deal_of_the_day_is_practice_only_once_its_day_is_over(tmp_path) -> None:
     clock = Clock()
     door = await open_the_daily_door(tmp_path, clock)
@@ -268,6 +273,7 @@ async def test_the_deal_of_the_day_is_practice_only_once_its_day_is_over(tmp_pat
         await door.close()
 
 
+@pytest.mark.slow
 async def test_unfinished_daily_games_close_at_the_days_end(tmp_path) -> None:
     clock = Clock()
     door = await open_the_daily_door(tmp_path, clock)
@@ -301,6 +307,7 @@ async def test_unfinished_daily_games_close_at_the_days_end(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
 async def test_a_day_closes_at_anyones_next_visit_without_the_background(tmp_path) -> None:
     clock = Clock()
     config = daily_config(tmp_path)
@@ -323,6 +330,7 @@ async def test_a_day_closes_at_anyones_next_visit_without_the_background(tmp_pat
         await door.close()
 
 
+@pytest.mark.slow
 async def test_a_winnable_levels_stock_stays_out_of_sight(tmp_path) -> None:
     config = door_config(tmp_path)
     levels = list(config.levels)

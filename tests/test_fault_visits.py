@@ -31,6 +31,7 @@ async def statuses(door: RunningDoor) -> list[str]:
     return sorted(record.status for record in await door.store.games_of(user.id))
 
 
+@pytest.mark.slow
 async def test_resigning_while_the_database_is_busy(door: RunningDoor, caplog) -> None:
     caller = await sign_up(door)
     await start_deal(caller, 7)
@@ -50,6 +51,7 @@ async def test_resigning_while_the_database_is_busy(door: RunningDoor, caplog) -
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_new_deal_while_the_database_is_busy(door: RunningDoor) -> None:
     caller = await sign_up(door)
     with write_lock_held(door.store.path):
@@ -61,6 +63,7 @@ async def test_a_new_deal_while_the_database_is_busy(door: RunningDoor) -> None:
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_resigning_a_saved_game_from_the_chooser_while_the_database_is_busy(
     door: RunningDoor,
 ) -> None:
@@ -78,6 +81,7 @@ async def test_resigning_a_saved_game_from_the_chooser_while_the_database_is_bus
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_hint_while_the_database_is_busy_is_not_given_and_the_visit_goes_on(
     door: RunningDoor,
 ) -> None:

@@ -69,6 +69,7 @@ def moves_on(screen: str) -> int:
 # -- the alias prompt ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_enter_at_the_alias_prompt_redraws_nothing(door: RunningDoor) -> None:
     raw = await Raw.connect(door.port)
     await raw.read_until(ALIAS_PROMPT)
@@ -83,6 +84,7 @@ async def test_enter_at_the_alias_prompt_redraws_nothing(door: RunningDoor) -> N
 # -- the input allowance, and noise -------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_more_than_a_paste_at_once_is_a_flood(
     door: RunningDoor, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -99,6 +101,7 @@ async def test_more_than_a_paste_at_once_is_a_flood(
     [b"\x00", b"\x1b[99~", b"\r\n"],
     ids=["nul", "unknown-keys", "empty-lines"],
 )
+@pytest.mark.slow
 async def test_a_call_of_only_noise_is_hung_up(
     door: RunningDoor, caplog: pytest.LogCaptureFixture, noise: bytes
 ) -> None:
@@ -116,6 +119,7 @@ async def test_a_call_of_only_noise_is_hung_up(
 # -- keys at the board ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_plays_faster_than_a_person_are_dropped_with_a_word(
     door: RunningDoor, alice: Player
 ) -> None:
@@ -129,6 +133,7 @@ async def test_plays_faster_than_a_person_are_dropped_with_a_word(
     await alice.play()  # and the next key, on its own, plays as ever
 
 
+@pytest.mark.slow
 async def test_enter_at_the_board_draws_it_once(
     door: RunningDoor, alice: Player, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -174,6 +179,7 @@ async def held_by(door: RunningDoor, first: bytes) -> int:
     return held
 
 
+@pytest.mark.slow
 async def test_unterminated_subnegotiations_keep_no_memory(
     door: RunningDoor, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -222,6 +228,7 @@ async def small_door(tmp_path, caplog) -> AsyncIterator[RunningDoor]:
         yield running
 
 
+@pytest.mark.slow
 async def test_a_new_caller_ends_the_oldest_silent_call(
     small_door: RunningDoor, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -237,6 +244,7 @@ async def test_a_new_caller_ends_the_oldest_silent_call(
         raw.reset()
 
 
+@pytest.mark.slow
 async def test_busy_nodes_are_counted_truly(small_door: RunningDoor) -> None:
     answering = await guests(small_door, b"Somebody\r\n")  # not to be ended for a newcomer
     refused = await Raw.connect(small_door.port)

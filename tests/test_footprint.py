@@ -16,6 +16,8 @@ import sqlite3
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from ansi.screen import ScreenBuffer
 from door.commands.serve import calm_garbage_collector
 from door.engine import Game
@@ -31,6 +33,7 @@ from tests.support.telnet_caller import Caller
 WAIT = 30.0
 
 
+@pytest.mark.slow
 def test_boards_share_their_cells() -> None:
     # A board used to hold a tuple per character drawn: about 60 KB each.
     level = SHIPPED_LEVELS[1]
@@ -107,6 +110,7 @@ def _screens() -> int:
     return screens - _frame.cache_info().currsize - kept
 
 
+@pytest.mark.slow
 async def test_a_caller_at_the_board_holds_one_screen(tmp_path: Path) -> None:
     # The main menu's page used to stay alive under the game for as long as it lasted.
     door = await open_door(door_config(tmp_path))
@@ -138,6 +142,7 @@ def _resident_kb() -> int:
     raise AssertionError("no VmRSS in /proc/self/status")
 
 
+@pytest.mark.slow
 async def test_password_hashing_gives_its_memory_back() -> None:
     # scrypt took 16 MiB a hash then (64 MiB now); asyncio's default pool ran six at once here
     # and glibc kept each thread's 16 MiB (about 96 MiB in all) after they were done.
@@ -159,6 +164,7 @@ def full_collections_while_callers_arrive() -> int:
     return after - before
 
 
+@pytest.mark.slow
 def test_the_server_collects_garbage_seldom() -> None:
     # With Python's defaults, a full collection over a thousand callers' objects stopped
     # every game for a tenth of a second or more, about once a minute.
@@ -192,6 +198,7 @@ def _seed_finished_games(path: Path, times: int) -> None:
             db.execute(f"INSERT INTO games ({', '.join(columns)}) SELECT {picked} FROM games")
 
 
+@pytest.mark.slow
 async def test_the_database_holds_little_of_itself_in_memory(tmp_path: Path) -> None:
     # SQLite kept up to 2 MB of a big database's pages per connection, which the system's
     # file cache holds anyway: about 3 KB a caller at 1,000 callers, past the 40 KB target.

@@ -17,6 +17,7 @@ import random
 import re
 
 import pyte
+import pytest
 
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
@@ -205,6 +206,7 @@ def lost_cells(reference: list[str], shown: list[str]) -> list[tuple[int, int, s
     ]
 
 
+@pytest.mark.slow
 async def test_every_screen_keeps_every_cell_in_every_charset(door):
     tours = await asyncio.gather(
         *(tour(door, kind, f"Caller{index}") for index, kind in enumerate(CALLERS, start=1))
@@ -282,6 +284,7 @@ def screen_of(data: bytes, relay: bool, charset: str) -> list[str]:
     return list(screen.display)
 
 
+@pytest.mark.slow
 def test_every_refusal_keeps_its_suits_in_every_charset():
     refusals = each_kind_of_refusal()
     texts = [str(refusal) for refusal in refusals]

@@ -343,6 +343,7 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
+@pytest.mark.slow
 def test_no_commit_waits_for_a_checkpoint(tmp_path: Path) -> None:
     """strace: the writer's thread syncs only the WAL; the pages reach the database file
     while the door runs, synced by another thread."""

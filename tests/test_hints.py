@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,6 +69,7 @@ def with_hidden_cards_shuffled(game: Game, shuffler: random.Random) -> Game:
     plays=st.integers(0, 150),
     seed=st.integers(0, 2**32),
 )
+@pytest.mark.slow
 def test_the_hint_is_the_same_whatever_the_hidden_cards(
     variant: Variant, number: int, plays: int, seed: int
 ) -> None:

@@ -133,6 +133,7 @@ async def test_random_bytes_from_connecting(door: RunningDoor, alice: Player, da
     await alice.play()
 
 
+@pytest.mark.slow
 @HYPOTHESIS
 @given(data=st.binary(min_size=1, max_size=4000), charset=st.sampled_from(["cp437", "utf-8"]))
 async def test_random_bytes_at_the_prompt(
@@ -187,6 +188,7 @@ async def test_control_keys_and_sequences_at_the_board(
     ],
     ids=["nop", "are-you-there", "do-dont-echo", "escaped-255s", "endless-sb", "huge-sb"],
 )
+@pytest.mark.slow
 async def test_telnet_command_flood(
     door: RunningDoor, alice: Player, caplog: pytest.LogCaptureFixture, flood: bytes
 ) -> None:
@@ -230,6 +232,7 @@ MALFORMED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", list(MALFORMED.values()), ids=list(MALFORMED))
 async def test_malformed_subnegotiations_are_not_read(
     door: RunningDoor, alice: Player, caplog: pytest.LogCaptureFixture, command: bytes
@@ -254,6 +257,7 @@ async def test_malformed_subnegotiations_are_not_read(
     await alice.play()
 
 
+@pytest.mark.slow
 async def test_one_malformed_window_size_and_the_call_goes_on(door: RunningDoor) -> None:
     raw = await Raw.connect(door.port)
     await raw.send(bytes([IAC, SB, NAWS, 1, IAC, SE]))
@@ -263,6 +267,7 @@ async def test_one_malformed_window_size_and_the_call_goes_on(door: RunningDoor)
     raw.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [MCCP3, MCCP2])
 async def test_compression_the_door_never_offered_is_not_inflated(
     door: RunningDoor, alice: Player, option: int
@@ -399,6 +404,7 @@ async def test_one_key_slower_than_the_idle_limit(idle_door: RunningDoor) -> Non
 # -- crowds -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_burst_of_connections(tmp_path, caplog) -> None:
     """2,000 connections opened and dropped at once, while the address's limit is full."""
     async with hostile_door(
@@ -435,6 +441,7 @@ async def test_burst_of_connections(tmp_path, caplog) -> None:
         await alice.caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_finished_connections_are_forgotten(door: RunningDoor, alice: Player) -> None:
     for _ in range(40):  # callers who get as far as the welcome, and hang up
         caller = await Caller.connect(door.port)
@@ -458,6 +465,7 @@ EVIL_TYPING = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("viewer_term", "viewer_charset"), [("ansi", "cp437"), ("xterm", "utf-8")])
 async def test_aliases_reach_the_standings_without_controls(
     door: RunningDoor, viewer_term: str, viewer_charset: str
@@ -502,6 +510,7 @@ async def test_aliases_reach_the_standings_without_controls(
     await viewer.hang_up()
 
 
+@pytest.mark.slow
 async def test_finished_connections_leave_no_garbage_to_collect(door: RunningDoor) -> None:
     # The door collects garbage seldom (serve freezes start-up objects and raises the
     # thresholds), so a connection's objects must be freed as it ends, not left in cycles.

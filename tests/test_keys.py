@@ -263,6 +263,7 @@ async def _store_plays(folder: Path, level, deal: int, plays: dict[str, list[str
     deal=st.integers(0, 10**6),
     picks=st.lists(st.integers(0, 10**6), min_size=1, max_size=40),
 )
+@pytest.mark.slow
 def test_every_way_of_playing_makes_the_same_game(tmp_path_factory, level, deal, picks) -> None:
     reference = Game.deal(level.variant, deal)
     plays: list[str] = []

@@ -11,6 +11,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The rooms in which no module takes part in an import circle.
@@ -266,6 +268,7 @@ async def g():
     }
 
 
+@pytest.mark.slow
 def test_the_engine_does_no_io_and_no_concurrency() -> None:
     impure = {
         module: found

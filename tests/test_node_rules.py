@@ -95,6 +95,7 @@ async def test_keys_that_change_nothing_are_not_activity(tmp_path) -> None:
             assert seen.endswith(b"No input for 3 seconds. Goodbye.\r\n"), keys
 
 
+@pytest.mark.slow
 async def test_callers_not_logged_in_leave_the_reserved_nodes_free(tmp_path) -> None:
     async with door_with(tmp_path, max_nodes=3, reserved_nodes=1, max_per_address=10) as door:
         guests = []
@@ -117,6 +118,7 @@ async def test_callers_not_logged_in_leave_the_reserved_nodes_free(tmp_path) -> 
             raw.close()
 
 
+@pytest.mark.slow
 async def test_connections_per_address_are_limited_over_time(tmp_path) -> None:
     async with door_with(tmp_path, connections_per_minute=5, max_per_address=10) as door:
         for _ in range(5):
@@ -140,6 +142,7 @@ def test_ipv6_callers_count_by_their_64() -> None:
     assert nodes.refusal("2001:db8:5:8::1") is None  # the next /64 is someone else
 
 
+@pytest.mark.slow
 async def test_at_most_max_per_address_at_once_counts_the_64(tmp_path) -> None:
     async with door_with(tmp_path, max_per_address=1) as door:
         first = await Raw.connect(door.port)
@@ -149,6 +152,7 @@ async def test_at_most_max_per_address_at_once_counts_the_64(tmp_path) -> None:
         first.close()
 
 
+@pytest.mark.slow
 async def test_logging_in_again_takes_over_the_other_node_with_the_game_saved(
     tmp_path, caplog
 ) -> None:
@@ -179,6 +183,7 @@ async def test_logging_in_again_takes_over_the_other_node_with_the_game_saved(
         await second.hang_up()
 
 
+@pytest.mark.slow
 async def test_declining_to_take_over_leaves_the_other_call_alone(tmp_path) -> None:
     async with door_with(tmp_path) as door:
         first = await sign_up(door.port, "Once")

@@ -10,6 +10,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from door.store import Store
 from door.store.logins import ALIAS_LOCK_MAX, FREE_ADDRESS_FAILURES, FREE_ALIAS_FAILURES
 from tests.support.door_server import RunningDoor, door_config, open_door
@@ -41,6 +43,7 @@ async def guess(door: RunningDoor, alias: str, password: str) -> Caller:
     return caller
 
 
+@pytest.mark.slow
 async def test_guesses_from_many_calls_lock_the_alias_even_after_a_restart(tmp_path) -> None:
     clock = Clock()
     config = door_config(tmp_path, max_per_address=64)
@@ -68,6 +71,7 @@ async def test_guesses_from_many_calls_lock_the_alias_even_after_a_restart(tmp_p
         await door.close()
 
 
+@pytest.mark.slow
 async def test_guesses_across_aliases_lock_the_address(tmp_path) -> None:
     clock = Clock()
     door = await open_door(door_config(tmp_path, max_per_address=64), clock=clock)
@@ -85,6 +89,7 @@ async def test_guesses_across_aliases_lock_the_address(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
 async def test_an_unknown_alias_counts_like_a_known_one(tmp_path) -> None:
     async with Store.open(tmp_path / "door.db") as store:
         await store.create_user("Known", GOOD)
@@ -130,6 +135,7 @@ async def test_weak_passwords_are_refused_at_sign_up(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
 async def test_the_whole_documented_length_of_a_password_counts(tmp_path) -> None:
     door = await open_door(door_config(tmp_path, max_per_address=64))
     long = "correct horse battery staple " * 2  # 58 characters
@@ -147,6 +153,7 @@ async def test_the_whole_documented_length_of_a_password_counts(tmp_path) -> Non
         await door.close()
 
 
+@pytest.mark.slow
 async def test_sign_ups_per_address_are_limited_per_hour(tmp_path) -> None:
     clock = Clock()
     door = await open_door(
@@ -168,6 +175,7 @@ async def test_sign_ups_per_address_are_limited_per_hour(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
 def test_the_sysop_sees_wrong_passwords(tmp_path: Path) -> None:
     async def guesses() -> None:
         async with Store.open(tmp_path / "door.db") as store:
@@ -213,6 +221,7 @@ DECEIVING = [
 ]
 
 
+@pytest.mark.slow
 async def test_aliases_that_deceive_are_refused(tmp_path) -> None:
     door = await open_door(door_config(tmp_path, max_per_address=64))
     try:

@@ -57,6 +57,7 @@ async def stored_history(door, alias: str = "Alice") -> tuple[str, ...]:
     ("method", "old_mouse"),
     [("hot", False), ("pointer", False), ("drag", False), ("clicks", True)],
 )
+@pytest.mark.slow
 async def test_a_whole_game_won_without_enter(door, method, old_mouse):
     caller = await sign_up(door)
     await start_deal(caller, WON_DEAL, str(WON_LEVEL))
@@ -70,6 +71,7 @@ async def test_a_whole_game_won_without_enter(door, method, old_mouse):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_escape_sequences_split_byte_by_byte(door):
     caller = await sign_up(door)
     await start_deal(caller, WON_DEAL, str(WON_LEVEL))
@@ -94,6 +96,7 @@ async def test_the_pointer_shows_the_play_it_made_and_a_lone_escape_puts_back(do
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_hot_keys_show_a_half_typed_command_and_enter_out_of_habit_is_swallowed(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL)
@@ -195,6 +198,7 @@ async def test_mouse_reports_off_after_a_shutdown(tmp_path):
     assert received.rfind(MOUSE_OFF_BYTES) > received.rfind(MOUSE_ON_BYTES) >= 0
 
 
+@pytest.mark.slow
 async def test_plain_callers_are_never_asked_for_the_mouse(door):
     caller = await sign_up(door, ansi=False, term="dumb", charset="ascii")
     await caller.key("#")
@@ -212,6 +216,7 @@ async def test_plain_callers_are_never_asked_for_the_mouse(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["\x1b[H", "\x1b[F", "\x1b[5~", "\x1bOP"])
 async def test_a_key_that_makes_no_step_right_after_esc_leaves_no_half_command(door, key):
     caller = await sign_up(door, term="syncterm", charset="cp437")

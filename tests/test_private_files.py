@@ -64,6 +64,7 @@ async def test_a_database_made_readable_before_is_made_owner_only(tmp_path: Path
     assert mode(database) == 0o600
 
 
+@pytest.mark.slow
 def test_a_backup_is_owner_only(tmp_path: Path) -> None:
     asyncio.run(make_users(tmp_path / "door.db"))
     result = sysop(tmp_path, "backup", "copy.db")
@@ -72,6 +73,7 @@ def test_a_backup_is_owner_only(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", ["-wal", "-shm", "-journal"])
 async def test_a_backup_never_replaces_the_databases_own_files(tmp_path: Path, part: str) -> None:
     database = tmp_path / "door.db"
@@ -87,6 +89,7 @@ async def test_a_backup_never_replaces_the_databases_own_files(tmp_path: Path, p
         assert await store.integrity_check() == ["ok"]
 
 
+@pytest.mark.slow
 def test_a_backup_asks_before_replacing_a_file(tmp_path: Path) -> None:
     asyncio.run(make_users(tmp_path / "door.db"))
     kept = tmp_path / "precious.txt"
@@ -100,6 +103,7 @@ def test_a_backup_asks_before_replacing_a_file(tmp_path: Path) -> None:
     assert kept.read_bytes().startswith(b"SQLite format 3")
 
 
+@pytest.mark.slow
 def test_a_bulletin_is_owner_only_and_never_written_through_a_symlink(tmp_path: Path) -> None:
     asyncio.run(make_users(tmp_path / "door.db"))
     victim = tmp_path / "victim.txt"

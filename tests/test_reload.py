@@ -38,6 +38,7 @@ async def level_menu(caller) -> str:
 
 
 # The test's last reload is of a file that does not check, refused as an error.
+@pytest.mark.slow
 @pytest.mark.expected_log_errors(r"ERROR settings not reloaded; .*levels\[\d+\]\.draw = 2")
 async def test_sighup_under_load_drops_nobody_and_offers_the_new_level(tmp_path):
     config = write_config(tmp_path)
@@ -151,6 +152,7 @@ def test_the_shipped_file_reloads_as_itself():
     assert compare(shipped, load_config(ROOT / "sysop.toml")).changes == ()
 
 
+@pytest.mark.slow
 async def test_sigusr1_logs_the_commits_and_the_collectors_passes_since_the_last(tmp_path):
     door = await serve(write_config(tmp_path))
     try:

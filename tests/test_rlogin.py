@@ -149,6 +149,7 @@ async def test_an_unknown_address_is_refused_before_any_handshake(tmp_path, capl
         await running.close()
 
 
+@pytest.mark.slow
 async def test_a_handshake_that_never_ends_is_cut_off_holding_no_node(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="door")
     running = await open_rlogin_door(tmp_path, max_nodes=1)
@@ -229,6 +230,7 @@ RLOGIN_ON = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["main menu", "contests page"])
 async def test_sigterm_with_a_linked_caller_on_tells_them_and_logs_no_error(tmp_path, where):
     """``serve`` stopped by SIGTERM while a linked board's caller is on: the caller is told,

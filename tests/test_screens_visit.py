@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from door.engine import Game, IllegalMove, Variant
 from door.views.texts import help_lines, rules_lines
 from tests.support.screens import words_of
@@ -146,6 +148,7 @@ async def test_the_resume_chooser_lists_only_the_saved_games(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_wrong_password_stays_in_view_and_a_refused_alias_goes(door):
     caller = await sign_up(door)
     await caller.hang_up()

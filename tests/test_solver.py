@@ -280,6 +280,7 @@ def small_positions(draw: st.DrawFn) -> Game:
                  foundations=foundations, base_rank=RANKS[base], **knobs)
 
 
+@pytest.mark.slow
 @settings(max_examples=120)
 @given(game=small_positions())
 def test_the_verdict_agrees_with_the_engine_own_search(game):
@@ -294,6 +295,7 @@ def test_the_verdict_agrees_with_the_engine_own_search(game):
 # -- random deals ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(variant=variants, number=st.integers(0, MAX_DEAL_NUMBER))
 def test_every_won_line_is_confirmed_by_the_engine(variant, number):
@@ -383,6 +385,7 @@ def engine_piles(game: Game) -> dict[str, Any]:
 @settings(max_examples=200)
 @given(variant=variants, number=st.integers(0, MAX_DEAL_NUMBER),
        choices=st.lists(st.integers(0, 1000), min_size=5, max_size=120))
+@pytest.mark.slow
 def test_the_solver_plays_exactly_the_engine_plays(variant, number, choices):
     """From positions reached by random play, the same plays lead to the same positions."""
     game = played_into(variant, number, choices)
@@ -427,6 +430,7 @@ def turned(model: Model, state: State) -> list[State]:
 @settings(max_examples=200)
 @given(variant=variants, number=st.integers(0, MAX_DEAL_NUMBER),
        choices=st.lists(st.integers(0, 1000), min_size=5, max_size=120))
+@pytest.mark.slow
 def test_the_search_plays_are_the_engine_plays_after_turning(variant, number, choices):
     """children() lists exactly the engine's plays (V and F aside): any play but a waste
     play from the position itself, and a waste play from every position turning reaches,

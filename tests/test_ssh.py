@@ -65,6 +65,7 @@ async def test_new_signs_up_plays_drops_and_resumes(door):
         await caller.wait_closed()
 
 
+@pytest.mark.slow
 async def test_a_wrong_password_is_refused_and_the_right_one_works(door, caplog):
     await door.store.create_user("Bob", "hunter22")
     caplog.set_level(logging.INFO, logger="door")
@@ -79,6 +80,7 @@ async def test_a_wrong_password_is_refused_and_the_right_one_works(door, caplog)
         assert "Hello, Bob." in screen
 
 
+@pytest.mark.slow
 async def test_too_many_wrong_passwords_close_the_connection(door):
     await door.store.create_user("Bob", "hunter22")
     WrongEveryTime.tries = 0
@@ -204,6 +206,7 @@ async def test_the_host_key_is_made_once_owner_only_and_its_fingerprint_logged(t
     assert caplog.text.count("made a new SSH host key") == 1
 
 
+@pytest.mark.slow
 async def test_a_caller_adds_an_ssh_key_and_logs_in_with_it(door):
     key = asyncssh.generate_private_key("ssh-ed25519", comment="bob@home")
     public = key.export_public_key().decode().strip()
@@ -262,6 +265,7 @@ async def test_the_sysops_own_host_key_is_used(tmp_path):
         await running.close()
 
 
+@pytest.mark.slow
 async def test_a_shutdown_tells_ssh_and_telnet_callers_and_keeps_their_games(tmp_path):
     running = await open_ssh_door(ssh_config(tmp_path))
     await running.store.create_user("Bob", "hunter22")

@@ -126,6 +126,7 @@ async def test_a_later_migration_step_runs_once_at_open(
         assert db.execute("SELECT motto FROM users").fetchall() == [("hi",)]
 
 
+@pytest.mark.slow
 async def test_a_migration_copies_the_database_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -146,6 +147,7 @@ async def test_a_migration_copies_the_database_first(
         assert db.execute("SELECT alias FROM users").fetchall() == [("Bob",)]
 
 
+@pytest.mark.slow
 @pytest.mark.expected_log_errors(r"CRITICAL the database was moved to schema version \d+ under")
 async def test_a_database_moved_to_a_newer_schema_under_the_door_takes_no_more_writes(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -215,6 +217,7 @@ def test_alias_rules(alias: str, problem: str | None) -> None:
         assert found is not None and problem in found
 
 
+@pytest.mark.slow
 async def test_aliases_are_unique_whatever_their_case(store: Store) -> None:
     bob = await store.create_user("  Bob  ", "secret")
     assert bob.alias == "Bob" and bob.bbs is None
@@ -236,6 +239,7 @@ async def test_bad_aliases_and_passwords_are_refused(store: Store) -> None:
     assert await store.counts() == (0, 0)
 
 
+@pytest.mark.slow
 async def test_passwords(store: Store) -> None:
     bob = await store.create_user("Bob", "secret")
     assert await store.authenticate("bob", "secret") == bob
@@ -246,6 +250,7 @@ async def test_passwords(store: Store) -> None:
     assert (await store.authenticate("BOB", "new one")) == bob
 
 
+@pytest.mark.slow
 async def test_two_bbses_bob_and_the_telnet_bob_are_three_users(store: Store) -> None:
     telnet = await store.create_user("Bob", "secret")
     realm = await store.drop_file_user("Bob", "Dark Realm", "Bob Smith")
@@ -275,6 +280,7 @@ async def test_drop_file_aliases_are_cleaned(store: Store) -> None:
         await store.drop_file_user("\x1b[2J", "Board")
 
 
+@pytest.mark.slow
 async def test_rename_and_delete(store: Store) -> None:
     bob = await store.create_user("Bob", "secret")
     alice = await store.create_user("Alice", "secret")
@@ -297,6 +303,7 @@ async def test_rename_and_delete(store: Store) -> None:
     assert (await store.user(alice.id)).alias == "Alice"
 
 
+@pytest.mark.slow
 async def test_preferences_and_last_seen(store: Store, clock: Clock) -> None:
     bob = await store.create_user("Bob", "secret")
     assert (bob.ansi, bob.charset, bob.suit_letters) == (None, None, False)
@@ -315,6 +322,7 @@ async def test_preferences_and_last_seen(store: Store, clock: Clock) -> None:
 # -- variants -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_changed_level_gets_a_new_variant_row_and_old_games_keep_theirs(
     store: Store,
 ) -> None:
@@ -343,6 +351,7 @@ async def test_a_changed_level_gets_a_new_variant_row_and_old_games_keep_theirs(
         assert await again.variant_id(changed) == second
 
 
+@pytest.mark.slow
 async def test_a_game_must_be_dealt_under_its_levels_rules(store: Store) -> None:
     bob = await store.create_user("Bob", "secret")
     with pytest.raises(ValueError, match="rules of level 2"):
@@ -352,6 +361,7 @@ async def test_a_game_must_be_dealt_under_its_levels_rules(store: Store) -> None
 # -- games ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_every_play_is_stored_and_the_finish_is_timed(store: Store) -> None:
     bob = await store.create_user("Bob", "secret")
     game = Game.deal(LEVEL_1.variant, 17)
@@ -404,6 +414,7 @@ async def test_one_unfinished_game_per_user_and_level(store: Store) -> None:
     assert await store.unfinished_levels(bob.id) == [1, 3]
 
 
+@pytest.mark.slow
 async def test_a_play_for_another_deal_is_refused(store: Store) -> None:
     bob = await store.create_user("Bob", "secret")
     game_id, _ = await deal_and_play(store, bob.id, LEVEL_1, 2, plays=2)
@@ -517,6 +528,7 @@ async def test_an_explicit_order_is_kept(store: Store) -> None:
     assert resumed is not None and resumed[1].to_dict() == game.to_dict()
 
 
+@pytest.mark.slow
 async def test_concurrent_sessions_do_not_mix_their_transactions(store: Store) -> None:
     users = [await store.create_user(f"Player {n}", "secret") for n in range(4)]
 
@@ -639,6 +651,7 @@ async def season(
         yield store, ids
 
 
+@pytest.mark.slow
 async def test_the_games_of_the_season(season: tuple[Store, dict[str, int]]) -> None:
     store, ids = season
     games = await store.games_of(ids["Alice"])
@@ -712,6 +725,7 @@ async def test_high_scores(season: tuple[Store, dict[str, int]]) -> None:
     assert await store.high_scores(LEVEL_3) == []
 
 
+@pytest.mark.slow
 async def test_standings(season: tuple[Store, dict[str, int]]) -> None:
     store, _ = season
     rows = await store.standings(10)
@@ -749,6 +763,7 @@ async def test_reset_scores_hides_games_from_the_lists_only(
 # -- backup --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_backup_is_a_database_holding_the_data(
     season: tuple[Store, dict[str, int]], tmp_path: Path
 ) -> None:

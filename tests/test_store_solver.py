@@ -89,6 +89,9 @@ async def test_a_version_7_database_keeps_its_game_and_gains_the_index_and_the_p
         db.execute("ALTER TABLE games DROP COLUMN contest_id")
         db.execute("DROP TABLE contest_deals")
         db.execute("DROP TABLE contests")
+        leagues = db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'league%'")
+        for (table,) in leagues.fetchall():  # step 11
+            db.execute(f"DROP TABLE {table}")
         db.execute(
             "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level, coalesce(day, '')) "
             "WHERE status = 'playing'"
@@ -140,6 +143,7 @@ async def test_the_deal_of_the_day_is_apart_from_the_saved_game_of_its_level(
         assert await store.daily_days(DAY) == []
 
 
+@pytest.mark.slow
 async def test_the_daily_board_puts_wins_first_then_scores(tmp_path: Path) -> None:
     async with Store.open(tmp_path / "door.db", clock=Clock()) as store:
         await store.choose_daily_deal(DAY, LEVEL_1, 5)

@@ -33,6 +33,7 @@ async def live(tmp_path) -> AsyncIterator[LiveDoor]:
         await door.task
 
 
+@pytest.mark.slow
 async def test_who_lists_each_caller_with_what_they_are_doing(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)
@@ -51,6 +52,7 @@ async def test_who_lists_each_caller_with_what_they_are_doing(live):
     await bob.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_message_reaches_the_game_line_without_disturbing_typing(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)
@@ -67,6 +69,7 @@ async def test_a_message_reaches_the_game_line_without_disturbing_typing(live):
     await alice.hang_up()
 
 
+@pytest.mark.slow
 async def test_the_sysops_message_stays_on_the_board_until_the_next_play(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)  # the board's own message: "Practice deal ..."
@@ -87,6 +90,7 @@ async def test_the_sysops_message_stays_on_the_board_until_the_next_play(live):
     await alice.hang_up()
 
 
+@pytest.mark.slow
 async def test_the_log_names_the_sysop_once(live, caplog):
     caplog.set_level(logging.INFO, logger="door")
     alice = await sign_up(live)
@@ -99,6 +103,7 @@ async def test_the_log_names_the_sysop_once(live, caplog):
     await alice.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_message_to_all_reaches_a_caller_at_a_menu(live):
     alice = await sign_up(live)
     bob = await sign_up(live, "Bob", "secret-two2")
@@ -112,6 +117,7 @@ async def test_a_message_to_all_reaches_a_caller_at_a_menu(live):
     await bob.hang_up()
 
 
+@pytest.mark.slow
 async def test_kick_ends_the_call_politely_with_the_game_saved(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)
@@ -130,6 +136,7 @@ async def test_kick_ends_the_call_politely_with_the_game_saved(live):
     assert status == 1 and "nobody is on node 7" in err
 
 
+@pytest.mark.slow
 async def test_watch_shows_the_callers_screen_live_until_a_key(live):
     alice = await sign_up(live)
     await start_deal(alice, DEAL)
@@ -176,6 +183,7 @@ async def test_watch_shows_the_callers_screen_live_until_a_key(live):
     await alice.hang_up()
 
 
+@pytest.mark.slow
 async def test_status_tells_callers_peak_games_and_database(live):
     alice = await sign_up(live)
     bob = await sign_up(live, "Bob", "secret-two2")
@@ -190,6 +198,7 @@ async def test_status_tells_callers_peak_games_and_database(live):
     await alice.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_door_that_is_not_running_is_reported_plainly(tmp_path):
     path = write_config(tmp_path)
     door = LiveDoor(Service(load_config(path), lambda: load_config(path)), None, path)  # type: ignore[arg-type]
@@ -204,6 +213,7 @@ needs_runuser = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @needs_runuser
 async def test_another_user_is_refused_the_control_socket():
     # A folder every user may enter, so that only the socket's own mode stands in the way.
@@ -230,6 +240,7 @@ async def test_another_user_is_refused_the_control_socket():
         shutil.rmtree(folder)
 
 
+@pytest.mark.slow
 async def test_a_plain_caller_gets_the_message_then_the_prompt_and_their_typing(live):
     alice = await sign_up(live, ansi=False, term="dumb", charset="ascii")
     await alice.key("#")
@@ -249,6 +260,7 @@ async def test_a_plain_caller_gets_the_message_then_the_prompt_and_their_typing(
     await alice.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_reload_that_lowers_the_limits_keeps_the_callers_already_on(tmp_path):
     door = await start_live(tmp_path, max_nodes=2)
     try:
@@ -286,6 +298,7 @@ async def test_a_reload_that_lowers_the_limits_keeps_the_callers_already_on(tmp_
         await door.task
 
 
+@pytest.mark.slow
 @pytest.mark.expected_log_errors(r"ERROR settings not reloaded; .*server\.max_nodes = 0")
 async def test_a_bad_file_is_refused_by_sysop_reload_with_check_configs_words(live):
     live.config_path.write_text(
@@ -297,6 +310,7 @@ async def test_a_bad_file_is_refused_by_sysop_reload_with_check_configs_words(li
     assert live.service.config.server.max_nodes == 32
 
 
+@pytest.mark.slow
 async def test_a_socket_left_by_a_door_that_died_is_replaced(tmp_path):
     import socket as sockets
 
@@ -312,6 +326,7 @@ async def test_a_socket_left_by_a_door_that_died_is_replaced(tmp_path):
         await door.task
 
 
+@pytest.mark.slow
 async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_path):
     from tests.support.ssh import sign_up_as_new, ssh_caller
 

@@ -31,6 +31,7 @@ def sysop_solve(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_won_deal_prints_a_line_the_engine_confirms(tmp_path: Path) -> None:
     result = sysop_solve(tmp_path, "1", "--level", "1", "--config", str(SHIPPED))
     assert result.returncode == 0, result.stderr
@@ -46,6 +47,7 @@ def test_a_won_deal_prints_a_line_the_engine_confirms(tmp_path: Path) -> None:
     assert game.status == "won"
 
 
+@pytest.mark.slow
 def test_a_lost_deal_without_a_settings_file_uses_the_shipped_levels(tmp_path: Path) -> None:
     result = sysop_solve(tmp_path, "1", "--level", "3", "--seconds", "20")
     assert result.returncode == 0, result.stderr
@@ -56,6 +58,7 @@ def test_a_lost_deal_without_a_settings_file_uses_the_shipped_levels(tmp_path: P
     assert result.stdout.splitlines()[1].startswith("No line wins this deal (proved in ")
 
 
+@pytest.mark.slow
 def test_the_default_level_and_the_sysop_toml_of_the_folder(tmp_path: Path) -> None:
     (tmp_path / "sysop.toml").write_text(
         '[game]\ndefault_level = 1\n[[levels]]\nname = "Easy"\ndraw = 1\n', encoding="utf-8"
@@ -65,6 +68,7 @@ def test_the_default_level_and_the_sysop_toml_of_the_folder(tmp_path: Path) -> N
     assert result.stdout.startswith("Deal 2 at level 1 (Easy): won.\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [

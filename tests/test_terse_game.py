@@ -182,6 +182,7 @@ def shown_cards(game: Game) -> set[str]:
     return cards | ({shown.reserve} if shown.reserve else set())
 
 
+@pytest.mark.slow
 async def test_a_whole_game_played_from_the_lines_alone(door) -> None:
     level = door.config.level(LEVEL)
     verdict = solve(Game.deal(level.variant, DEAL), max_seconds=30)
@@ -223,6 +224,7 @@ async def test_a_whole_game_played_from_the_lines_alone(door) -> None:
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_refusals_and_the_board_on_request(door) -> None:
     caller = await sign_up(door, ansi=False, term="dumb", charset="ascii")
     await caller.key("#")
@@ -241,6 +243,7 @@ async def test_refusals_and_the_board_on_request(door) -> None:
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_the_choice_of_lines_or_board_is_kept_with_the_caller(door) -> None:
     caller = await sign_up(door, ansi=False, term="dumb", charset="ascii")
     await caller.key("T")

@@ -23,6 +23,7 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.slow
 async def test_the_door_rewrites_its_bulletins_when_a_game_ends(tmp_path, caplog):
     door = await start_live(tmp_path, bulletin_interval=0.05, edits=BULLETIN)
     text_file = tmp_path / "bulletins" / "canfield.txt"
@@ -112,6 +113,7 @@ class Clock:
         return self.now
 
 
+@pytest.mark.slow
 async def test_backups_are_checked_owner_only_and_rotated(tmp_path):
     folder = tmp_path / "backups"
     base = load_config(Path(__file__).resolve().parent.parent / "sysop.toml")

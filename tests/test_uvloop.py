@@ -35,6 +35,7 @@ async def whole_calls(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
 def test_a_whole_call_on_uvloop(tmp_path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:

@@ -14,6 +14,7 @@ from tests.support.telnet_caller import Caller
 from tests.support.visits import DEAL, log_in, play, scored_deal, sidebar, sign_up, start_deal
 
 
+@pytest.mark.slow
 async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     caller = await sign_up(door)
     assert "Hello, Alice." in caller.display()
@@ -42,6 +43,7 @@ async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     await again.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_refused_move_says_why_and_changes_nothing(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL)
@@ -59,6 +61,7 @@ async def test_a_refused_move_says_why_and_changes_nothing(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_whole_game_to_a_win_reaches_the_scoreboard(door):
     level = door.config.level(1)
     verdict = solve(Game.deal(level.variant, 1), max_seconds=20)
@@ -92,6 +95,7 @@ async def test_a_whole_game_to_a_win_reaches_the_scoreboard(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     caller = await sign_up(door, ansi=False, term="dumb", charset="ascii")
     caller.forget_text()
@@ -121,6 +125,7 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_a_cp437_caller_sees_suit_glyphs(door):
     caller = await sign_up(door, term="syncterm", charset="cp437")
     await start_deal(caller, DEAL)
@@ -133,6 +138,7 @@ async def test_a_cp437_caller_sees_suit_glyphs(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_switching_to_plain_text_mid_game_and_back(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL)
@@ -146,6 +152,7 @@ async def test_switching_to_plain_text_mid_game_and_back(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_help_redraw_quit_and_resign(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL)
@@ -174,6 +181,7 @@ async def test_help_redraw_quit_and_resign(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_statistics_show_recent_games(door):
     caller = await sign_up(door)
     await scored_deal(door, caller, DEAL)
@@ -195,6 +203,7 @@ async def test_statistics_show_recent_games(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_three_wrong_passwords_end_the_call_and_a_fourth_rests_the_alias(door):
     await (await sign_up(door)).hang_up()
     caller = await Caller.connect(door.port)
@@ -252,6 +261,7 @@ async def test_all_nodes_busy(tmp_path):
         await running.store.close()
 
 
+@pytest.mark.slow
 async def test_shutdown_tells_callers_and_keeps_their_game(tmp_path):
     running = await open_door(door_config(tmp_path))
     caller = await sign_up(running)
@@ -291,6 +301,7 @@ async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
         await running.store.close()
 
 
+@pytest.mark.slow
 async def test_goodbye_leaves_the_last_menu_in_place(door):
     caller = await sign_up(door)
     title = caller.row(1)
@@ -304,6 +315,7 @@ async def test_goodbye_leaves_the_last_menu_in_place(door):
     assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)
 
 
+@pytest.mark.slow
 async def test_the_keys_panel_names_hint_at_a_level_that_offers_hints(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL, "1")  # level 1 offers hints
@@ -316,6 +328,7 @@ async def test_the_keys_panel_names_hint_at_a_level_that_offers_hints(door):
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_one_card_on_the_waste_is_one_card(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL, "1")  # level 1 draws one

@@ -43,6 +43,7 @@ async def sign_up(port: int, alias: str = "Alice", protocol: str | None = "binar
     return caller
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["binary", "base64", "plain", "telnet.mudstandards.org"])
 async def test_each_subprotocol_carries_a_whole_telnet_call(web, protocol, caplog):
     caplog.set_level(logging.INFO, logger="door")
@@ -65,6 +66,7 @@ async def test_each_subprotocol_carries_a_whole_telnet_call(web, protocol, caplo
     await caller.hang_up()
 
 
+@pytest.mark.slow
 async def test_web_and_telnet_callers_share_the_node_table(tmp_path):
     config = web_config(tmp_path)
     config = dataclasses.replace(
@@ -316,6 +318,7 @@ async def won_game(web: WebDoor, alias: str, assisted: bool = False) -> None:
         await web.store.mark_assisted(game_id)
 
 
+@pytest.mark.slow
 async def test_scores_show_every_board_escaped_with_hint_marks_and_cache_headers(web):
     hostile = "<b>Eve</b>&amp;"
     await won_game(web, hostile)
@@ -404,6 +407,7 @@ async def test_tls_from_the_sysop_s_certificate_serves_https_and_wss(tmp_path):
         await door.close()
 
 
+@pytest.mark.slow
 async def test_a_web_caller_is_listed_messaged_and_kicked_like_any_other(tmp_path):
     from tests.support.live_door import start_live, sysop
     from tests.support.visits import start_deal
@@ -445,6 +449,7 @@ async def test_a_quiet_web_caller_is_warned_then_hung_up_as_on_telnet(tmp_path):
         await door.close()
 
 
+@pytest.mark.slow
 async def test_scores_show_the_contest_s_table_and_seals_then_its_deals_once_closed(tmp_path):
     """A contest with deals played: /scores and /scores.json show its table (aliases escaped,
     a linked board's caller with the board) and its seals, never a deal number while it is
@@ -532,6 +537,7 @@ async def test_scores_json_says_no_contest_before_one_opens(web):
             assert "Contest" not in await response.text()
 
 
+@pytest.mark.slow
 async def test_a_web_goodbye_logs_no_error_and_closes_the_websocket(web, caplog, monkeypatch):
     """The protocol's connection is lost twice on the web: once as the door hangs up (which
     telnetlib3 reports to the protocol itself), once as the WebSocket's transport ends; the

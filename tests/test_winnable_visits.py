@@ -9,6 +9,8 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 
+import pytest
+
 from door.config import Config
 from door.engine import Game, Variant
 from door.engine.solver import solve
@@ -41,6 +43,7 @@ async def dealt_number(caller, door: RunningDoor) -> int:
     return deal
 
 
+@pytest.mark.slow
 async def test_a_winnable_only_level_deals_from_a_stock_that_refills_and_survives(
     tmp_path,
 ) -> None:
@@ -82,6 +85,7 @@ async def test_a_winnable_only_level_deals_from_a_stock_that_refills_and_survive
         await again.close()
 
 
+@pytest.mark.slow
 async def test_with_no_deal_ready_the_caller_waits_for_one(tmp_path) -> None:
     config = winnable_config(tmp_path, ready=0)
     door = await open_door(config)
@@ -117,6 +121,7 @@ async def stuck_by_turning(door: RunningDoor, deal: int, level_key: str) -> str:
     return line
 
 
+@pytest.mark.slow
 async def test_after_a_stuck_game_the_caller_learns_no_line_wins(door: RunningDoor) -> None:
     # Level 3 (one pass): deal 19 is stuck after seven turns, and the solver proves it lost.
     assert solve(Game.deal(door.config.level(3).variant, 19), max_seconds=10).result == "lost"
@@ -125,6 +130,7 @@ async def test_after_a_stuck_game_the_caller_learns_no_line_wins(door: RunningDo
     assert line.strip().startswith("Game over, score")
 
 
+@pytest.mark.slow
 async def test_after_a_stuck_game_the_caller_learns_it_could_have_been_won(tmp_path) -> None:
     two_passes = Variant(draw=3, passes=2, multiplier=3)
     config = with_level(door_config(tmp_path), 3, variant=two_passes)
@@ -137,6 +143,7 @@ async def test_after_a_stuck_game_the_caller_learns_it_could_have_been_won(tmp_p
         await door.close()
 
 
+@pytest.mark.slow
 async def test_the_sysop_may_keep_the_answer_to_himself(tmp_path) -> None:
     config = door_config(tmp_path)
     config = dataclasses.replace(
