@@ -644,6 +644,30 @@ class ScreenBuffer:
         twin._stale, twin._at = {}, None
         return twin.render_full()
 
+    def render_rows(self, rows: range) -> str:
+        """``rows`` drawn again whole over whatever the terminal shows there, from wherever
+        its cursor is and in whatever colours, then the cursor left where, how and in the
+        colours the door asked: to put a row back (a prompt) after something else was
+        written on the terminal (a notice). What the terminal is believed to show is kept.
+
+        >>> screen = ScreenBuffer(20, 3)
+        >>> _ = screen.put(3, 2, "Name: ")
+        >>> screen.set_cursor(3, 8)
+        >>> _ = screen.render_full()
+        >>> screen.render_rows(range(3, 4))
+        '\\x1b[3H\\x1b[0;37;40m\\x1b[K Name:\\x1b[C'
+        >>> screen.render_changes()
+        ''
+        """
+        twin = copy.copy(self)
+        twin._shown, twin._cells = list(self._cells), list(self._cells)
+        twin._stale, twin._at = dict.fromkeys(rows, 1), None
+        pen = _Pen(self.width, None, None)
+        clear = twin._draw_changes(pen)
+        shown_cursor = self._shown_cursor
+        twin._finish(pen, cursor_hidden=not (shown_cursor and shown_cursor[1]), clear=clear)
+        return "".join(pen.out)
+
     def render_changes(self) -> str:
         """Draw only what changed since the last render; '' when nothing did."""
         if self._shown is None:

@@ -289,6 +289,28 @@ async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
         await running.store.close()
 
 
+@pytest.mark.slow
+async def test_an_idle_caller_at_a_prompt_is_warned_on_the_message_row(tmp_path):
+    running = await open_door(door_config(tmp_path, idle_timeout=3, idle_warning=2))
+    try:
+        caller = await sign_up(running)
+        await caller.key("#")
+        await caller.wait_for("Deal number")
+        await caller.type("7", enter=False)
+        await caller.wait_for(r"Deal number \(Enter to go back\): 7")
+        title = caller.row(1)
+        # The warning lands on the page's message row; the prompt and the typing stay.
+        await caller.wait_for("still there", timeout=10)
+        assert caller.row(1) == title
+        assert caller.row(22).startswith(" Are you still there?")
+        assert caller.row(23) == " Deal number (Enter to go back): 7"
+        await caller.wait_for("No input for", in_text=True, timeout=10)
+        await caller.wait_closed()
+    finally:
+        await running.server.close("bye", grace=1.0)
+        await running.store.close()
+
+
 async def test_goodbye_leaves_the_last_menu_in_place(door):
     caller = await sign_up(door)
     title = caller.row(1)

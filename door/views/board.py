@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ansi.screen import Row, ScreenBuffer, Style, cells
-from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
+from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW, clear_to_end_of_line, move
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
 from door.engine.moves import Part
@@ -560,6 +560,18 @@ def _bottom(
         for row, line in zip((MESSAGE_ROW - 1, MESSAGE_ROW)[-len(lines) :], lines, strict=True):
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
     return screen.put(PROMPT_ROW, 2, prompt, INFO)
+
+
+def notice_text(text: str) -> str:
+    """What shows a notice (a line from the sysop, a clock's warning) on an ANSI screen, a
+    board or a page, from wherever the cursor is: on the message row over what was there,
+    in the message's colours from the first, nothing scrolled. What follows it puts the
+    cursor back at the prompt, in the prompt's colours.
+
+    >>> notice_text("Sysop: Back soon")
+    '\\x1b[22;2H\\x1b[0;1;33;40m\\x1b[KSysop: Back soon'
+    """
+    return f"{move(MESSAGE_ROW, 2)}{MESSAGE.sgr()}{clear_to_end_of_line()}{text[: WIDTH - 3]}"
 
 
 BANNER_ROW = 12  # the middle of the columns, which a won game has emptied

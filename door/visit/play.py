@@ -22,7 +22,6 @@ from typing import Protocol
 
 from ansi.keys import Key
 from ansi.screen import ScreenBuffer
-from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import Status
@@ -40,6 +39,7 @@ from door.views.board import (
     Look,
     card_text,
     draw_banner,
+    notice_text,
     part_words,
     plain_lines,
 )
@@ -242,8 +242,11 @@ class AnsiBoard:
 
     def notice(self, screen: GameScreen, text: str) -> str:
         screen.say(text)  # the board's message now: the next draw keeps it
-        screen.buffer.invalidate(MESSAGE_ROW)
-        return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
+        buffer = screen.buffer
+        buffer.invalidate(MESSAGE_ROW)
+        row = buffer.cursor[0]
+        self.cursor_at = None  # at the prompt, or after the typing echoed there
+        return notice_text(text) + buffer.render_rows(range(row, row + 1))
 
     def before_play(self, game: Game) -> Sight | None:
         return None
@@ -294,7 +297,7 @@ class PlainBoard:
         return None
 
     def notice(self, screen: GameScreen, text: str) -> str:
-        return f"\r\n{text}\r\n{screen.visit.terminal.prompt_line}"
+        return f"\r\n{text}\r\n{screen.visit.terminal.prompt}"
 
     def before_play(self, game: Game) -> Sight | None:
         return None
@@ -337,7 +340,7 @@ class LinePerPlay:
         return None
 
     def notice(self, screen: GameScreen, text: str) -> str:
-        return f"\r\n{text}\r\n{screen.visit.terminal.prompt_line}"
+        return f"\r\n{text}\r\n{screen.visit.terminal.prompt}"
 
     def before_play(self, game: Game) -> Sight | None:
         return sight(game)
@@ -876,6 +879,7 @@ async def _help(
     lines = help_lines(screen.level.hints)  # the keys are on the board, and in the rules
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
+    terminal.on_notice = screen.notice  # notices go on the board again, not on the page
     visit.presence.replay = screen.replay  # a watching sysop sees the board again
     if screen.shown.pointer:
         terminal.report_mouse(True)
