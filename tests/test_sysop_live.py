@@ -419,3 +419,31 @@ async def test_a_plain_caller_at_a_line_prompt_gets_the_message_then_the_prompt(
     )
     assert "\x1b" not in alice.text
     await alice.hang_up()
+
+
+def colours_of(caller: Caller, row: int, text: str) -> set[tuple[str, str, bool]]:
+    """The colours (foreground, background, bold) ``text`` is drawn in on screen row
+    ``row``."""
+    start = caller.row(row).index(text)
+    line = caller.screen.buffer[row - 1]
+    return {(line[x].fg, line[x].bg, line[x].bold) for x in range(start, start + len(text))}
+
+
+async def test_the_sysops_message_is_drawn_in_its_colours_from_the_first(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)
+    status, _, err = await sysop(live, "send", "1", "Back in five minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in five minutes")
+    bright_yellow = {("brown", "black", True)}  # pyte's name for yellow; bold: bright
+    assert colours_of(alice, 22, "Sysop: Back in five minutes") == bright_yellow
+    await alice.key(RIGHT)  # drawn again at the next key: the same colours
+    await alice.wait_for("(?m)^►")
+    assert colours_of(alice, 22, "Sysop: Back in five minutes") == bright_yellow
+    await alice.key("Q")
+    await alice.wait_for("Your choice")
+    status, _, err = await sysop(live, "send", "1", "Back in ten minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in ten minutes")
+    assert colours_of(alice, 22, "Sysop: Back in ten minutes") == bright_yellow
+    await alice.hang_up()

@@ -241,7 +241,9 @@ class AnsiBoard:
         self.cursor_at = (row + 1, 1) if echoed and row < screen.buffer.height else None
 
     def notice(self, screen: GameScreen, text: str) -> str:
-        screen.say(text)  # the board's message now: the next draw keeps it
+        # The board's message now, which the next draw keeps, in the colours notice_text
+        # draws it in at once: one style from the first.
+        screen.say(text, MESSAGE)
         buffer = screen.buffer
         buffer.invalidate(MESSAGE_ROW)
         row = buffer.cursor[0]
