@@ -172,7 +172,7 @@ async def test_goodbye_gives_the_caller_their_own_colours_back(door):
     await caller.key("G")
     await caller.wait_closed()
     goodbye = bytes(caller.received).rsplit(b"Thanks for playing", 1)
-    assert goodbye[0].endswith(b"\x1b[0m\x1b[?25h\x1b[23;1H\x1b[K")
+    assert goodbye[0].endswith(b"\x1b[0m\x1b[?25h\x1b[21;1H\x1b[J\x1b[23;2H")
     assert b"\x1b[0m" in goodbye[1] and b"\x1b[0;" not in goodbye[1]
 
 

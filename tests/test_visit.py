@@ -324,6 +324,19 @@ async def test_goodbye_leaves_the_last_menu_in_place(door):
     assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)
 
 
+async def test_goodbye_starts_in_the_second_column_and_takes_the_old_message_away(door):
+    caller = await sign_up(door)
+    title = caller.row(1)
+    await caller.key("Z")
+    await caller.wait_for("Press one of the keys shown.")
+    await caller.key("G")
+    await caller.wait_closed()
+    assert caller.row(1) == title
+    assert caller.row(23) == " Thanks for playing Canfield. Goodbye!"  # as every line is
+    assert "Press one of the keys" not in caller.display()
+    assert caller.row(21) == caller.row(22) == caller.row(24) == ""
+
+
 async def test_the_keys_panel_names_hint_at_a_level_that_offers_hints(door):
     caller = await sign_up(door)
     await start_deal(caller, DEAL, "1")  # level 1 offers hints
