@@ -549,6 +549,10 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
         visit.terminal.expect_enter()
     if step.said and not step.command:
         screen.say(step.said, REFUSAL if step.refused else MESSAGE)
+    elif not step.command and screen.message_style == REFUSAL:
+        # A refusal answers the step refused: the pointer moving on, a pick or a key typed
+        # begins another, and it goes from the message line.
+        screen.say("")
     if step.command is None:
         screen.owes_typing = True  # shown once the rest of a line sent at once is read
         return None
