@@ -9,7 +9,7 @@ change. Rows and columns are 1-based, as in ANSI cursor moves.
 >>> _ = screen.put(2, 3, "7♥", Style(RED))
 >>> screen.set_cursor(3, 1)
 >>> screen.render_full()
-'\\x1b[?25l\\x1b[0;37;40m\\x1b[2J\\x1b[H\\x1b[2;3H\\x1b[31m7♥\\r\\n\\x1b[37m\\x1b[?25h'
+'\\x1b[?25l\\x1b[0;37;40m\\x1b[2J\\x1b[H\\r\\n  \\x1b[31m7♥\\r\\n\\x1b[37m\\x1b[?25h'
 >>> _ = screen.put(2, 3, "8♠")
 >>> screen.render_changes()
 '\\x1b[2;3H8♠\\r\\n'
@@ -779,6 +779,19 @@ class ScreenBuffer:
                 # Every cell written costs a byte at least: a wide gap is always jumped.
                 if first - start + 1 <= jump and pen.cost(line[2 * start - 2 : 2 * first]) <= jump:
                     pen.write(line[2 * start - 2 : 2 * first - 2], line[2 * first - 2 : 2 * first])
+            elif pen.row is not None and pen.row != row and first > 1:
+                # From another row: to the row's start (CR LF, from the row above) and over
+                # the cells before the stretch, when that is shorter than moving there.
+                following = line[2 * first : 2 * first + 2] if last > first else ""
+                jump = len(_cheapest_move(pen.row, pen.col, row, first)) + pen.cost(
+                    line[2 * first - 2 : 2 * first], following
+                )
+                to_start = _cheapest_move(pen.row, pen.col, row, 1)
+                if first + len(to_start) < jump and (
+                    len(to_start) + pen.cost(line[: 2 * first]) < jump
+                ):
+                    pen.move(row, 1)
+                    pen.write(line[: 2 * first - 2], line[2 * first - 2 : 2 * first])
             pen.move(row, first)
             pen.write(line[2 * first - 2 : 2 * last])
 
