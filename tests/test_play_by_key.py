@@ -253,3 +253,13 @@ async def test_a_refusal_goes_from_the_message_line_as_the_next_step_begins(door
 def gone(text: str) -> str:
     """A pattern the screen matches once ``text`` is no longer on it."""
     return rf"^(?![\s\S]*{re.escape(text)})"
+
+
+async def test_the_pointer_on_a_ten_leaves_a_blank_before_it(door):
+    caller = await sign_up(door)
+    await start_deal(caller, 21)  # the reserve's top card is the ten of clubs
+    assert "10♣" in caller.row(4)
+    await send(caller, b"\x1b[C")  # the pointer appears on the reserve
+    await caller.wait_for("►")
+    assert caller.row(4).startswith("► 10♣ ")
+    await caller.hang_up()

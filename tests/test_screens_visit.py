@@ -207,8 +207,8 @@ async def test_in_draw_three_the_playable_waste_card_is_marked(door):
     await start_deal(caller, DEAL)
     await caller.type("V")
     await caller.wait_for(r"Moves\s+1\b")
-    # Three cards fanned at columns 24, 28 and 32: the mark is under the third, the top.
-    assert caller.row(5)[31:34] == "^^^" and "^" not in caller.row(5)[:31]
+    # Three cards fanned at columns 25, 31 and 37: the mark is under the third, the top.
+    assert caller.row(5)[36:39] == "^^^" and "^" not in caller.row(5)[:36]
     await caller.hang_up()
 
 

@@ -35,7 +35,7 @@ async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     assert sidebar(again, "Moves") == "3"
     # The board is the one the caller left: the same cards in the same places.
     assert again.display().splitlines()[2:20] == board.splitlines()[2:20]
-    assert str(expected.waste[-1])[0] in again.row(4)[24:36]
+    assert str(expected.waste[-1])[0] in again.row(4)[23:40]  # the waste's columns
     await again.type("U")
     await again.wait_for(r"Moves\s+2\b")
     assert sidebar(again, "Moves") == "2"
@@ -115,8 +115,8 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     assert "Reserve S" in text and "Foundations F" in text
     game = Game.deal(door.config.level(2).variant, DEAL)
     game.play("V")
-    # Suits as letters and a ten as T: the waste's cards as ASCII shows them.
-    assert " ".join(f"{card!s:>3}" for card in game.waste[-3:]).strip() in text
+    # Suits as letters and a ten as T: the waste's cards as ASCII shows them, fanned.
+    assert "   ".join(f"{card!s:>3}" for card in game.waste[-3:]).strip() in text
     assert max(len(line) for line in text.splitlines()) <= 80
     await caller.hang_up()
 
