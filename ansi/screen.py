@@ -9,7 +9,7 @@ change. Rows and columns are 1-based, as in ANSI cursor moves.
 >>> _ = screen.put(2, 3, "7♥", Style(RED))
 >>> screen.set_cursor(3, 1)
 >>> screen.render_full()
-'\\x1b[?25l\\x1b[0;37;40m\\x1b[2J\\x1b[H\\x1b[2;3H\\x1b[31m7♥\\r\\n\\x1b[37m\\x1b[?25h'
+'\\x1b[?25l\\x1b[0;37;40m\\x1b[2J\\x1b[H\\r\\n  \\x1b[31m7♥\\r\\n\\x1b[37m\\x1b[?25h'
 >>> _ = screen.put(2, 3, "8♠")
 >>> screen.render_changes()
 '\\x1b[2;3H8♠\\r\\n'
@@ -644,6 +644,30 @@ class ScreenBuffer:
         twin._stale, twin._at = {}, None
         return twin.render_full()
 
+    def render_rows(self, rows: range) -> str:
+        """``rows`` drawn again whole over whatever the terminal shows there, from wherever
+        its cursor is and in whatever colours, then the cursor left where, how and in the
+        colours the door asked: to put a row back (a prompt) after something else was
+        written on the terminal (a notice). What the terminal is believed to show is kept.
+
+        >>> screen = ScreenBuffer(20, 3)
+        >>> _ = screen.put(3, 2, "Name: ")
+        >>> screen.set_cursor(3, 8)
+        >>> _ = screen.render_full()
+        >>> screen.render_rows(range(3, 4))
+        '\\x1b[3H\\x1b[0;37;40m\\x1b[K Name:\\x1b[C'
+        >>> screen.render_changes()
+        ''
+        """
+        twin = copy.copy(self)
+        twin._shown, twin._cells = list(self._cells), list(self._cells)
+        twin._stale, twin._at = dict.fromkeys(rows, 1), None
+        pen = _Pen(self.width, None, None)
+        clear = twin._draw_changes(pen)
+        shown_cursor = self._shown_cursor
+        twin._finish(pen, cursor_hidden=not (shown_cursor and shown_cursor[1]), clear=clear)
+        return "".join(pen.out)
+
     def render_changes(self) -> str:
         """Draw only what changed since the last render; '' when nothing did."""
         if self._shown is None:
@@ -755,6 +779,19 @@ class ScreenBuffer:
                 # Every cell written costs a byte at least: a wide gap is always jumped.
                 if first - start + 1 <= jump and pen.cost(line[2 * start - 2 : 2 * first]) <= jump:
                     pen.write(line[2 * start - 2 : 2 * first - 2], line[2 * first - 2 : 2 * first])
+            elif pen.row is not None and pen.row != row and first > 1:
+                # From another row: to the row's start (CR LF, from the row above) and over
+                # the cells before the stretch, when that is shorter than moving there.
+                following = line[2 * first : 2 * first + 2] if last > first else ""
+                jump = len(_cheapest_move(pen.row, pen.col, row, first)) + pen.cost(
+                    line[2 * first - 2 : 2 * first], following
+                )
+                to_start = _cheapest_move(pen.row, pen.col, row, 1)
+                if first + len(to_start) < jump and (
+                    len(to_start) + pen.cost(line[: 2 * first]) < jump
+                ):
+                    pen.move(row, 1)
+                    pen.write(line[: 2 * first - 2], line[2 * first - 2 : 2 * first])
             pen.move(row, first)
             pen.write(line[2 * first - 2 : 2 * last])
 

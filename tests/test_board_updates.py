@@ -28,7 +28,7 @@ from door.views.board import (
     card_text,
     draw_board,
 )
-from door.views.pointer import reminder_lines
+from door.views.pointer import column_left, reminder_lines
 from door.visit.play import PRACTICE_NOTE
 from tests.support.strategies import variants
 from tests.support.telnet_caller import Caller
@@ -176,7 +176,8 @@ def test_a_tall_column_folds_and_unfolds() -> None:
         painter.draw(buffer, tall, "Level 1 - Draw one", look, "", MESSAGE)
         terminal.receive(buffer.render_full() if height == 3 else buffer.render_changes())
         assert terminal.looks() == redrawn(tall, look, "", MESSAGE, "cp437").looks()
-        column = [line[7:10] for line in terminal.screen.display[FIRST_COLUMN_ROW - 1 :]]
+        left = column_left(2) - 1  # the second column's cards, 0-based
+        column = [line[left : left + 3] for line in terminal.screen.display[FIRST_COLUMN_ROW - 1 :]]
         shown = [card_text(card, look) for card in cards[:height]]
         if height > 13:
             shown = [shown[0], f"+{height - 12:<2}", *shown[-11:]]

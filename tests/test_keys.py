@@ -18,16 +18,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansi.keys import DOWN, ENTER, ESCAPE, LEFT, RIGHT, SEQUENCE, UP, KeyParser, Mouse
+from ansi.screen import ScreenBuffer
 from door.engine import Game, Variant
 from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from door.store.schema import MIGRATIONS
-from door.views.board import LAST_COLUMN_ROW, REMINDER_TOP, REMINDER_WIDTH
+from door.views.board import LAST_COLUMN_ROW, REMINDER_TOP, REMINDER_WIDTH, Look, draw_board
 from door.views.pointer import (
     Spot,
+    draw_pointer,
     keys_reminder,
     marker_cell,
     spot_at,
+    visible_depth,
 )
 from door.visit.keys import BoardKeys, read_typed
 from tests.support.keyplay import METHODS, Player, key_bytes
@@ -218,6 +221,34 @@ def test_the_marker_cell_of_every_spot_is_a_blank_of_the_board() -> None:
     for spot in [Spot(pile) for pile in "SVDF"] + [Spot(str(n)) for n in range(1, 11)]:
         row, col = marker_cell(game, spot)
         assert spot_at(game, row, col + 1) == spot
+
+
+def test_the_marker_never_touches_a_cards_text_whatever_its_width() -> None:
+    """A blank on either side of the pointer's marker, wherever it points: a ten (``10♥``),
+    the deck's back and an empty pile take all three of a card's cells."""
+    look, tens = Look(), 0
+    for deal, columns in itertools.product(range(1, 41), (4, 10)):
+        game = Game.deal(Variant(columns=columns, draw=3), deal)
+        for turns in range(3):  # the waste empty, then fanned
+            if turns and game.status == "playing":
+                game.play("V")
+            spots = [Spot(pile) for pile in "SVDF"]
+            spots += [
+                Spot(str(number), depth)
+                for number in range(1, columns + 1)
+                for depth in range(1, visible_depth(game, number) + 1)
+            ]
+            for spot in spots:
+                screen = ScreenBuffer(80, 24)
+                draw_board(screen, game, "Level", look)
+                draw_pointer(screen, game, look, spot, None, False)
+                row, col = marker_cell(game, spot)
+                assert screen.cell_at(row, col)[0] == "►"
+                line = screen.text_at(row)
+                assert line[col] == " ", (deal, spot, line)  # the cell right of it
+                assert col == 1 or line[col - 2] == " ", (deal, spot, line)
+                tens += line[col + 1 : col + 3] == "10"
+    assert tens > 0
 
 
 def test_the_keys_reminder_fits_the_board() -> None:

@@ -5,6 +5,7 @@ reports switched off however the caller leaves the board."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -230,4 +231,40 @@ async def test_a_key_that_makes_no_step_right_after_esc_leaves_no_half_command(d
     assert caller.row(23).strip() == "Command (? for help):"
     await caller.key("V")  # and the next command starts afresh
     await caller.wait_for(r"Moves\s+1\b")
+    await caller.hang_up()
+
+
+async def test_a_refusal_goes_from_the_message_line_as_the_next_step_begins(door):
+    caller = await sign_up(door)
+    await start_deal(caller, DEAL)
+    await send(caller, b"\x1b[C \x1b[B ")  # the reserve's 4♦ picked up, dropped on column 1
+    await caller.wait_for("4♦ can't go on 7♦: column 1 needs a black 6")
+    await send(caller, b"\x1b[C")  # the pointer moves on, to column 2
+    await caller.wait_for(gone("needs a black 6"))
+    await send(caller, b"\x1b[A\x1b[C\x1b[C\x1b[C ")  # up to the top row, right to F: Space
+    await caller.wait_for("Cards on the foundations stay there.")
+    await send(caller, b"\x1b[D")  # the pointer moves on, to the waste
+    await caller.wait_for(gone("stay there"))
+    await send(caller, b" ")  # Space on the empty waste
+    await caller.wait_for("The waste is empty.")
+    await caller.key("s")  # typing begins a step as well
+    await caller.wait_for("S → \\?")
+    assert "The waste is empty." not in caller.display()
+    assert caller.row(22) == ""
+    assert await stored_history(door) == ()
+    await caller.hang_up()
+
+
+def gone(text: str) -> str:
+    """A pattern the screen matches once ``text`` is no longer on it."""
+    return rf"^(?![\s\S]*{re.escape(text)})"
+
+
+async def test_the_pointer_on_a_ten_leaves_a_blank_before_it(door):
+    caller = await sign_up(door)
+    await start_deal(caller, 21)  # the reserve's top card is the ten of clubs
+    assert "10♣" in caller.row(4)
+    await send(caller, b"\x1b[C")  # the pointer appears on the reserve
+    await caller.wait_for("►")
+    assert caller.row(4).startswith("► 10♣ ")
     await caller.hang_up()

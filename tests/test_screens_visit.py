@@ -175,7 +175,7 @@ async def test_goodbye_gives_the_caller_their_own_colours_back(door):
     await caller.key("G")
     await caller.wait_closed()
     goodbye = bytes(caller.received).rsplit(b"Thanks for playing", 1)
-    assert goodbye[0].endswith(b"\x1b[0m\x1b[?25h\x1b[23;1H\x1b[K")
+    assert goodbye[0].endswith(b"\x1b[0m\x1b[?25h\x1b[21;1H\x1b[J\x1b[23;2H")
     assert b"\x1b[0m" in goodbye[1] and b"\x1b[0;" not in goodbye[1]
 
 
@@ -210,8 +210,8 @@ async def test_in_draw_three_the_playable_waste_card_is_marked(door):
     await start_deal(caller, DEAL)
     await caller.type("V")
     await caller.wait_for(r"Moves\s+1\b")
-    # Three cards fanned at columns 24, 28 and 32: the mark is under the third, the top.
-    assert caller.row(5)[31:34] == "^^^" and "^" not in caller.row(5)[:31]
+    # Three cards fanned at columns 25, 31 and 37: the mark is under the third, the top.
+    assert caller.row(5)[36:39] == "^^^" and "^" not in caller.row(5)[:36]
     await caller.hang_up()
 
 

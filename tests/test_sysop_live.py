@@ -366,3 +366,99 @@ async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
         assert "The sysop has ended your call: Closing early." in caller.text
     finally:
         await door.close()
+
+
+async def test_a_message_at_a_menu_shows_on_the_message_row_with_nothing_scrolled(live):
+    alice = await sign_up(live)
+    title = alice.row(1)
+    assert title.startswith(" Canfield - ")
+    status, _, err = await sysop(live, "send", "1", "The door restarts at noon")
+    assert status == 0, err
+    await alice.wait_for("Sysop: The door restarts at noon")
+    assert alice.row(1) == title  # nothing scrolled
+    assert alice.row(22) == " Sysop: The door restarts at noon"
+    assert alice.row(23) == " Your choice:"
+    assert (alice.screen.cursor.y, alice.screen.cursor.x) == (22, len(" Your choice: "))
+    await alice.key("G")  # the goodbye leaves the last menu where it was
+    await alice.wait_closed()
+    assert alice.row(1) == title
+    await alice.hang_up()
+
+
+async def test_a_message_at_a_line_prompt_writes_the_prompt_and_the_typing_again(live):
+    alice = await sign_up(live)
+    await alice.key("#")
+    await alice.wait_for("Deal number")
+    await alice.type("12", enter=False)
+    await alice.wait_for(r"Deal number \(Enter to go back\): 12")
+    title = alice.row(1)
+    status, _, err = await sysop(live, "send", "1", "Back in five minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in five minutes")
+    assert alice.row(1) == title
+    assert alice.row(22) == " Sysop: Back in five minutes"
+    assert alice.row(23) == " Deal number (Enter to go back): 12"
+    await alice.type("3")  # the typing goes on where it was: deal 123
+    await alice.wait_for("Choose a level")
+    await alice.key("\r")
+    await alice.wait_for(r"Practice deal 123\b")
+    await alice.hang_up()
+
+
+async def test_a_message_at_the_log_in_prompt_keeps_the_welcome_and_the_typing(live):
+    caller = await Caller.connect(live.port)
+    await caller.wait_for("Your alias")
+    await caller.type("Ali", enter=False)
+    await caller.wait_for(r"Your alias \(or NEW\): Ali")
+    title = caller.row(1)
+    status, _, err = await sysop(live, "send", "1", "Welcome, early bird")
+    assert status == 0, err
+    await caller.wait_for("Sysop: Welcome, early bird")
+    assert caller.row(1) == title
+    assert caller.row(22) == " Sysop: Welcome, early bird"
+    assert caller.row(23) == " Your alias (or NEW): Ali"
+    await caller.hang_up()
+
+
+async def test_a_plain_caller_at_a_line_prompt_gets_the_message_then_the_prompt(live):
+    alice = await sign_up(live, ansi=False, term="dumb", charset="ascii")
+    await alice.key("#")
+    await alice.wait_for("Deal number", in_text=True)
+    await alice.type("12", enter=False)
+    await alice.wait_for(r"Deal number \(Enter to go back\): 12$", in_text=True)
+    alice.forget_text()
+    status, _, err = await sysop(live, "send", "1", "Hello there")
+    assert status == 0, err
+    await alice.wait_for(
+        r"^\r\nSysop: Hello there\r\n Deal number \(Enter to go back\): 12$", in_text=True
+    )
+    assert "\x1b" not in alice.text
+    await alice.hang_up()
+
+
+def colours_of(caller: Caller, row: int, text: str) -> set[tuple[str, str, bool]]:
+    """The colours (foreground, background, bold) ``text`` is drawn in on screen row
+    ``row``."""
+    start = caller.row(row).index(text)
+    line = caller.screen.buffer[row - 1]
+    return {(line[x].fg, line[x].bg, line[x].bold) for x in range(start, start + len(text))}
+
+
+async def test_the_sysops_message_is_drawn_in_its_colours_from_the_first(live):
+    alice = await sign_up(live)
+    await start_deal(alice, DEAL)
+    status, _, err = await sysop(live, "send", "1", "Back in five minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in five minutes")
+    bright_yellow = {("brown", "black", True)}  # pyte's name for yellow; bold: bright
+    assert colours_of(alice, 22, "Sysop: Back in five minutes") == bright_yellow
+    await alice.key(RIGHT)  # drawn again at the next key: the same colours
+    await alice.wait_for("(?m)^►")
+    assert colours_of(alice, 22, "Sysop: Back in five minutes") == bright_yellow
+    await alice.key("Q")
+    await alice.wait_for("Your choice")
+    status, _, err = await sysop(live, "send", "1", "Back in ten minutes")
+    assert status == 0, err
+    await alice.wait_for("Sysop: Back in ten minutes")
+    assert colours_of(alice, 22, "Sysop: Back in ten minutes") == bright_yellow
+    await alice.hang_up()

@@ -36,7 +36,7 @@ async def test_sign_up_play_drop_the_line_and_resume_exactly(door):
     assert sidebar(again, "Moves") == "3"
     # The board is the one the caller left: the same cards in the same places.
     assert again.display().splitlines()[2:20] == board.splitlines()[2:20]
-    assert str(expected.waste[-1])[0] in again.row(4)[24:36]
+    assert str(expected.waste[-1])[0] in again.row(4)[23:40]  # the waste's columns
     await again.type("U")
     await again.wait_for(r"Moves\s+2\b")
     assert sidebar(again, "Moves") == "2"
@@ -119,8 +119,8 @@ async def test_a_plain_ascii_caller_gets_no_escape_sequences(door):
     assert "Reserve S" in text and "Foundations F" in text
     game = Game.deal(door.config.level(2).variant, DEAL)
     game.play("V")
-    # Suits as letters and a ten as T: the waste's cards as ASCII shows them.
-    assert " ".join(f"{card!s:>3}" for card in game.waste[-3:]).strip() in text
+    # Suits as letters and a ten as T: the waste's cards as ASCII shows them, fanned.
+    assert "   ".join(f"{card!s:>3}" for card in game.waste[-3:]).strip() in text
     assert max(len(line) for line in text.splitlines()) <= 80
     await caller.hang_up()
 
@@ -302,6 +302,27 @@ async def test_an_idle_caller_is_warned_on_the_board_then_hung_up(tmp_path):
 
 
 @pytest.mark.slow
+async def test_an_idle_caller_at_a_prompt_is_warned_on_the_message_row(tmp_path):
+    running = await open_door(door_config(tmp_path, idle_timeout=3, idle_warning=2))
+    try:
+        caller = await sign_up(running)
+        await caller.key("#")
+        await caller.wait_for("Deal number")
+        await caller.type("7", enter=False)
+        await caller.wait_for(r"Deal number \(Enter to go back\): 7")
+        title = caller.row(1)
+        # The warning lands on the page's message row; the prompt and the typing stay.
+        await caller.wait_for("still there", timeout=10)
+        assert caller.row(1) == title
+        assert caller.row(22).startswith(" Are you still there?")
+        assert caller.row(23) == " Deal number (Enter to go back): 7"
+        await caller.wait_for("No input for", in_text=True, timeout=10)
+        await caller.wait_closed()
+    finally:
+        await running.server.close("bye", grace=1.0)
+        await running.store.close()
+
+
 async def test_goodbye_leaves_the_last_menu_in_place(door):
     caller = await sign_up(door)
     title = caller.row(1)
@@ -313,6 +334,19 @@ async def test_goodbye_leaves_the_last_menu_in_place(door):
     assert caller.row(1) == title
     assert caller.row(23).strip() == "Thanks for playing Canfield. Goodbye!"
     assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)
+
+
+async def test_goodbye_starts_in_the_second_column_and_takes_the_old_message_away(door):
+    caller = await sign_up(door)
+    title = caller.row(1)
+    await caller.key("Z")
+    await caller.wait_for("Press one of the keys shown.")
+    await caller.key("G")
+    await caller.wait_closed()
+    assert caller.row(1) == title
+    assert caller.row(23) == " Thanks for playing Canfield. Goodbye!"  # as every line is
+    assert "Press one of the keys" not in caller.display()
+    assert caller.row(21) == caller.row(22) == caller.row(24) == ""
 
 
 @pytest.mark.slow

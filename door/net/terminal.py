@@ -120,8 +120,10 @@ class Terminal:
     caller has :attr:`logged_in`. Both are :attr:`clocks`, whose limits may change as the
     call goes on, on ``clock`` (a test's, moved on by hand, for the real one). Warnings are
     given while the caller is waiting at input, or at the next :meth:`flush`. End of input
-    raises :class:`CallerGone`. Set :attr:`on_notice` to show warnings some other way (for
-    instance on a status line): it gets the message and returns the text to send.
+    raises :class:`CallerGone`. Set :attr:`on_notice` to show warnings some other way (on
+    a screen's message row, nothing scrolled): it gets the message and returns the text to
+    send, which leaves the cursor at the end of the prompt, in the colours of the caller's
+    typing; what they have typed is written again after it.
     """
 
     def __init__(
@@ -382,17 +384,19 @@ class Terminal:
             self._tail, self._tail_lost = "", True
 
     @property
-    def prompt_line(self) -> str:
-        """The prompt the caller is at and what they have typed after it, to write again
-        under a notice."""
-        return self._tail + self._editing
+    def prompt(self) -> str:
+        """The prompt the caller is at, as written since the last line break ('' when it was
+        drawn with escape sequences), to write again under a notice."""
+        return self._tail
 
     def _notice(self, message: str) -> None:
-        """Show a warning on a line of its own, then the prompt and the caller's typing."""
+        """Show a notice: by :attr:`on_notice`, or on a line of its own under which the
+        prompt is written again; then what the caller has typed, again after the prompt."""
         if self.on_notice is not None:
-            self._emit(self.on_notice(message))
+            shown = self.on_notice(message)
         else:
-            self._emit(f"\r\n{message}\r\n{self.prompt_line}")
+            shown = f"\r\n{message}\r\n{self._tail}"
+        self._emit(shown + self._editing)
 
     # --- input -----------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ letters, a ten as ``T``).
 >>> screen = ScreenBuffer(80, 24)
 >>> draw_board(screen, Game.deal(Variant(), 48213), "Level 2: Draw three", look)
 >>> screen.text_at(4)[:30]
-'  4D 13      ### 34    ---    '
+'   4D 13      ### 34    ---   '
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ansi.screen import Row, ScreenBuffer, Style, cells
-from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW
+from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW, clear_to_end_of_line, move
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
 from door.engine.moves import Part
@@ -36,7 +36,13 @@ FOOTNOTE_ROW, MESSAGE_ROW, PROMPT_ROW = 21, 22, 23
 PROMPT = "Command (? for help): "
 COLUMN_WIDTH = 6
 SIDEBAR = 62
-RESERVE_COL, DECK_COL, WASTE_COL, FOUNDATION_COL = 2, 14, 24, 42
+# Every card is drawn in three cells (``10♥``, `` 7♠``), and the pointer's marker stands two
+# cells left of them, so that a blank parts it from the card's text whatever its width: the
+# piles start in column 3, and a column's slot is two blanks, the card and one blank.
+RESERVE_COL, DECK_COL, WASTE_COL, FOUNDATION_COL = 3, 15, 25, 43
+CARD_WIDTH = 3
+SLOT_LEAD = 2  # the blanks before a card in a column's slot: the marker's and the gap's
+WASTE_FAN = 6  # between the fanned waste cards: room for the marker, a blank either side
 # The keys' reminder stands in the sidebar's free rows, as BSD canfield keeps its commands
 # on screen (the row under the columns belongs to long messages).
 REMINDER_TOP, REMINDER_COL = 12, SIDEBAR
@@ -224,7 +230,7 @@ def _frame(
     _put_label(frame, LABEL_ROW, WASTE_COL, "Waste", "D", look)
     _put_label(frame, LABEL_ROW, FOUNDATION_COL, "Foundations", "F", look)
     for index in range(columns):
-        col = 3 + COLUMN_WIDTH * index
+        col = RESERVE_COL + 1 + COLUMN_WIDTH * index  # over the card's middle
         frame.put(COLUMN_LABEL_ROW, col, str(index + 1), KEY if look.ansi else PLAIN)
     for offset, name in enumerate(names):
         frame.put(LABEL_ROW + offset, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
@@ -242,7 +248,7 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
         (DECK_COL + 4, _count_cells(len(deck))),
     ]
     shown = waste_shown(game)
-    placed += [(WASTE_COL + 4 * offset, piles[card]) for offset, card in enumerate(shown)]
+    placed += [(WASTE_COL + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)]
     if not shown:
         placed.append((WASTE_COL, piles[NO_CARD_CELLS]))
     placed += [
@@ -252,7 +258,7 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
     screen.put_cells(CARD_ROW, 1, _stretch(placed, SIDEBAR - 1))
     marked = []
     if len(shown) > 1:  # only the top card of the fan is playable: point at it
-        marked.append((WASTE_COL + 4 * (len(shown) - 1), _playable_mark(look)))
+        marked.append((WASTE_COL + WASTE_FAN * (len(shown) - 1), _playable_mark(look)))
     screen.put_cells(COUNT_ROW, 1, _stretch(marked, SIDEBAR - 1))
 
 
@@ -286,8 +292,8 @@ def column_rows(pile: Sequence[Card]) -> list[Card | None]:
     return [pile[0], None, *pile[len(pile) - (rows - 2) :]]
 
 
-# A column row is one stretch of cells, COLUMN_WIDTH of them a column: a blank, the card,
-# two blanks. So drawing a row is a join of slots made once for every card.
+# A column row is one stretch of cells, COLUMN_WIDTH of them a column: two blanks, the card,
+# a blank. So drawing a row is a join of slots made once for every card.
 EMPTY_SLOT = NO_CARD_CELLS  # in _column_slots: the cards, an empty column, then these
 BLANK_SLOT, FOLDED_SLOTS = EMPTY_SLOT + 1, EMPTY_SLOT + 2
 _FOLDED_MAX = 52  # cards a folded column can hide: fewer than the deck's
@@ -298,8 +304,9 @@ def _column_slots(look: Look) -> tuple[Row, ...]:
     """Every card's slot in a column row, by the card's number; then an empty column's top
     row, a row the column does not reach, and a tall column's count of folded cards, by
     count."""
-    before, after = _blank_cells(1), _blank_cells(COLUMN_WIDTH - 4)
-    drawn = [*_pile_cells(look)[: EMPTY_SLOT + 1], _blank_cells(3)]
+    before = _blank_cells(SLOT_LEAD)
+    after = _blank_cells(COLUMN_WIDTH - SLOT_LEAD - CARD_WIDTH)
+    drawn = [*_pile_cells(look)[: EMPTY_SLOT + 1], _blank_cells(CARD_WIDTH)]
     drawn += [cells(f"+{count:<2}", INFO) for count in range(_FOLDED_MAX + 1)]
     return tuple(before + cards + after for cards in drawn)
 
@@ -459,8 +466,8 @@ class BoardPainter:
     ...     painter.draw(kept, game, "Level 2", look)
     ...     draw_board(whole, game, "Level 2", look)
     ...     assert kept.plain_lines() == whole.plain_lines()
-    >>> kept.text_at(4)[:34]
-    '  4D 13      ### 31     TD  8C  8H'
+    >>> kept.text_at(4)[:39]
+    '   4D 13      ### 31     TD    8C    8H'
     """
 
     # What each part was last drawn from, field by field: no tuple made for every play to
@@ -578,6 +585,18 @@ def _bottom(
         for row, line in zip((MESSAGE_ROW - 1, MESSAGE_ROW)[-len(lines) :], lines, strict=True):
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
     return screen.put(PROMPT_ROW, 2, prompt, INFO)
+
+
+def notice_text(text: str) -> str:
+    """What shows a notice (a line from the sysop, a clock's warning) on an ANSI screen, a
+    board or a page, from wherever the cursor is: on the message row over what was there,
+    in the message's colours from the first, nothing scrolled. What follows it puts the
+    cursor back at the prompt, in the prompt's colours.
+
+    >>> notice_text("Sysop: Back soon")
+    '\\x1b[22;2H\\x1b[0;1;33;40m\\x1b[KSysop: Back soon'
+    """
+    return f"{move(MESSAGE_ROW, 2)}{MESSAGE.sgr()}{clear_to_end_of_line()}{text[: WIDTH - 3]}"
 
 
 BANNER_ROW = 12  # the middle of the columns, which a won game has emptied

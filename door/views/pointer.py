@@ -3,7 +3,8 @@
 A place on the board is a :class:`Spot`: a pile by its command key (``S`` the reserve, ``V``
 the deck, ``D`` the waste, ``F`` the foundations, ``1`` to ``10`` the columns) and, in a
 column, how many cards from the top it reaches. The pointer is one marker cell to the left
-of its card, so that moving it changes two cells; a card picked up is drawn in reverse.
+of its card's three cells and a blank (``► 10♥``, ``►  7♠``), so that it never touches the
+card's text and moving it changes two cells; a card picked up is drawn in reverse.
 
 >>> from door.engine import Game, Variant
 >>> game = Game.deal(Variant(), 48213)
@@ -36,6 +37,7 @@ from door.views.board import (
     RESERVE_COL,
     SIDEBAR,
     WASTE_COL,
+    WASTE_FAN,
     Look,
     card_text,
     column_rows,
@@ -45,6 +47,7 @@ from door.views.commands import COLUMN, COMMANDS, LEADING, PLAY, TARGET
 
 TOP_ROW = ("S", "V", "D", "F")
 MARKER = "►"
+MARKER_OFFSET = 2  # the marker's column left of its card's: a blank between them
 MARKER_STYLE = Style(YELLOW)  # not bold: bold costs a full reset to undo
 HELD = Style(BLACK, CYAN)
 
@@ -74,7 +77,7 @@ def _top_col(pile: str, game: Game) -> int:
         return DECK_COL
     if pile == "D":
         shown = len(waste_shown(game))
-        return WASTE_COL + 4 * max(0, shown - 1)  # the waste's top card is the last shown
+        return WASTE_COL + WASTE_FAN * max(0, shown - 1)  # the top card: the last shown
     return FOUNDATION_COL
 
 
@@ -99,22 +102,22 @@ def visible_depth(game: Game, number: int) -> int:
 
 
 def marker_cell(game: Game, spot: Spot) -> tuple[int, int]:
-    """Where the pointer's marker goes for ``spot``: the cell left of its card."""
+    """Where the pointer's marker goes for ``spot``: a blank's width left of its card."""
     number = spot.column
     if number is None:
-        return CARD_ROW, _top_col(spot.pile, game) - 1
+        return CARD_ROW, _top_col(spot.pile, game) - MARKER_OFFSET
     row = _card_row(game, number, spot.depth) or FIRST_COLUMN_ROW
-    return row, column_left(number) - 1
+    return row, column_left(number) - MARKER_OFFSET
 
 
 def spot_at(game: Game, row: int, col: int) -> Spot | None:
     """The pile under a mouse click at ``row``, ``col``; None for anywhere else."""
     if LABEL_ROW <= row <= COUNT_ROW:
-        if col < DECK_COL - 1:
+        if col < DECK_COL - MARKER_OFFSET:  # a pile's marker cell is the pile's
             return Spot("S")
-        if col < WASTE_COL - 1:
+        if col < WASTE_COL - MARKER_OFFSET:
             return Spot("V")
-        if col < FOUNDATION_COL - 1:
+        if col < FOUNDATION_COL - MARKER_OFFSET:
             return Spot("D")
         return Spot("F") if col < SIDEBAR else None
     if not COLUMN_LABEL_ROW <= row <= LAST_COLUMN_ROW or col < 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from ansi.screen import ScreenBuffer
 from door.app import App
@@ -14,7 +15,7 @@ from door.net.terminal import Terminal
 from door.solving.pool import Solving
 from door.store import Store
 from door.store.records import User
-from door.views.board import Look, plain_lines
+from door.views.board import Look, notice_text, plain_lines
 
 
 @dataclass
@@ -172,13 +173,27 @@ class Visit:
         self.terse = terse
 
     def show(self, screen: ScreenBuffer) -> None:
-        """Send a whole page: drawn in place (ANSI) or as plain lines."""
+        """Send a whole page: drawn in place (ANSI) or as plain lines.
+
+        A notice that comes while the page is shown (a line from the sysop, a clock's
+        warning) goes on an ANSI page's message row, its prompt then drawn again: nothing
+        scrolls; under a plain page, on a line of its own, then the prompt.
+        """
         if self.look.ansi:
             page = screen.render_full()
+            row = screen.cursor[0]
+            prompt = screen.render_rows(range(row, row + 1))
+            self.terminal.on_notice = partial(_notice_on_page, prompt)
         else:
             page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
+            self.terminal.on_notice = None
         self.terminal.write(page)
         self.presence.replay = lambda: page  # the text only: the page's cells are let go
+
+
+def _notice_on_page(prompt: str, text: str) -> str:
+    """A notice on an ANSI page's message row, then the page's ``prompt`` row drawn again."""
+    return notice_text(text) + prompt
 
 
 def caller_address(visit: Visit) -> str:

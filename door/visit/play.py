@@ -22,7 +22,6 @@ from typing import Protocol
 
 from ansi.keys import Key
 from ansi.screen import ScreenBuffer
-from ansi.sequences import clear_to_end_of_line, move
 from ansi.text import sanitize
 from door.engine import Game, IllegalMove, PlayResult
 from door.engine.status import Status
@@ -40,6 +39,7 @@ from door.views.board import (
     Look,
     card_text,
     draw_banner,
+    notice_text,
     part_words,
     plain_lines,
 )
@@ -249,9 +249,14 @@ class AnsiBoard:
         self.cursor_at = (row + 1, 1) if echoed and row < screen.buffer.height else None
 
     def notice(self, screen: GameScreen, text: str) -> str:
-        screen.say(text)  # the board's message now: the next draw keeps it
-        screen.buffer.invalidate(MESSAGE_ROW)
-        return f"\x1b7{move(MESSAGE_ROW, 2)}{clear_to_end_of_line()}{text}\x1b8"
+        # The board's message now, which the next draw keeps, in the colours notice_text
+        # draws it in at once: one style from the first.
+        screen.say(text, MESSAGE)
+        buffer = screen.buffer
+        buffer.invalidate(MESSAGE_ROW)
+        row = buffer.cursor[0]
+        self.cursor_at = None  # at the prompt, or after the typing echoed there
+        return notice_text(text) + buffer.render_rows(range(row, row + 1))
 
     def before_play(self, game: Game) -> Sight | None:
         return None
@@ -302,7 +307,7 @@ class PlainBoard:
         return None
 
     def notice(self, screen: GameScreen, text: str) -> str:
-        return f"\r\n{text}\r\n{screen.visit.terminal.prompt_line}"
+        return f"\r\n{text}\r\n{screen.visit.terminal.prompt}"
 
     def before_play(self, game: Game) -> Sight | None:
         return None
@@ -345,7 +350,7 @@ class LinePerPlay:
         return None
 
     def notice(self, screen: GameScreen, text: str) -> str:
-        return f"\r\n{text}\r\n{screen.visit.terminal.prompt_line}"
+        return f"\r\n{text}\r\n{screen.visit.terminal.prompt}"
 
     def before_play(self, game: Game) -> Sight | None:
         return sight(game)
@@ -552,6 +557,10 @@ async def _step(visit: Visit, screen: GameScreen, game_id: int, step: Step) -> G
         visit.terminal.expect_enter()
     if step.said and not step.command:
         screen.say(step.said, REFUSAL if step.refused else MESSAGE)
+    elif not step.command and screen.message_style == REFUSAL:
+        # A refusal answers the step refused: the pointer moving on, a pick or a key typed
+        # begins another, and it goes from the message line.
+        screen.say("")
     if step.command is None:
         screen.owes_typing = True  # shown once the rest of a line sent at once is read
         return None
@@ -885,6 +894,7 @@ async def _help(
     lines = help_lines(screen.level.hints, screen.terms.resign_help)
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
+    terminal.on_notice = screen.notice  # notices go on the board again, not on the page
     visit.presence.replay = screen.replay  # a watching sysop sees the board again
     if screen.shown.pointer:
         terminal.report_mouse(True)

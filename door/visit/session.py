@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from ansi.sequences import clear_to_end_of_line, move, reset, show_cursor
+from ansi.sequences import clear_to_end_of_screen, move, reset, show_cursor
 from ansi.text import sanitize
 from door.app import App
 from door.contests import keep_contests_on_time
@@ -28,6 +28,7 @@ from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
 from door.views.board import PROMPT_ROW
 from door.views.layout import wrap
+from door.views.pages import MESSAGE_ROWS, TEXT_COL
 from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
@@ -152,11 +153,13 @@ async def _known_visit(visit: Visit, user: User) -> None:
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
     if visit.look.ansi:
-        # On the prompt's row, in the caller's own colours (ESC[0m), not the door's white on
-        # black: the last menu stays on the screen, nothing scrolled.
+        # On the prompt's row, in the column every line starts in, in the caller's own
+        # colours (ESC[0m), not the door's white on black: the last menu stays on the
+        # screen, nothing scrolled, but not its message (a key that was not on it).
         visit.terminal.write(
-            f"{reset()}{show_cursor()}{move(PROMPT_ROW, 1)}{clear_to_end_of_line()}{GOODBYE}"
+            f"{reset()}{show_cursor()}{move(MESSAGE_ROWS[0], 1)}{clear_to_end_of_screen()}"
+            f"{move(PROMPT_ROW, TEXT_COL)}{GOODBYE}"
         )
     else:
-        visit.terminal.write(f"\r\n{GOODBYE}\r\n")
+        visit.terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{GOODBYE}\r\n")
     await visit.terminal.flush(check_time=False)
