@@ -175,8 +175,9 @@ class _Pen:
                 self.col += 1
 
     def _touched(self, col: int, visible: bool) -> None:
-        self.height = max(self.height, self.row)
+        """Blank cells on black take no room: art often ends in a few."""
         if visible:
+            self.height = max(self.height, self.row)
             self.columns = max(self.columns, col)
 
     def go(self, row: int, col: int) -> None:
