@@ -9,7 +9,10 @@ ASCII. Whatever the file holds, a caller gets cells: never its SAUCE record, nev
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +20,14 @@ import pytest
 from ansi.art import read_art, split_sauce
 from door.art import SCREENS, art_problems
 from door.config import ConfigError, load_config
+from door.engine import Game
 from tests.support.art import GOODBYE, MENU, WELCOME, WELCOME_ASC, WIDE, art_folder, with_art
 from tests.support.door_server import door_config, open_door
 from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.visits import sign_up_on
+from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HOSTILE = (b"\x1b[6n", b"\x1b[c", b"\x1b]", b"\x1bP", b"SAUCE", b"COMNT", b"pwned", b"\x1a")
 
@@ -211,3 +218,59 @@ async def test_art_wider_than_the_callers_window_is_not_sent_cut(tmp_path) -> No
         await wide.hang_up()
     finally:
         await door.close()
+
+
+@pytest.mark.slow
+async def test_a_won_game_shows_the_sysops_art_beside_the_sidebar(tmp_path) -> None:
+    won = (
+        b"\x1b[1;32m"
+        + b"\xdb" * 30
+        + b"\r\n\xdb  WON ART \x03\x04\x05\x06  \xdb\r\n"
+        + b"\xdb" * 30
+    )
+    folder = art_folder(tmp_path / "art", {"won.ans": won})
+    door = await open_door(with_art(door_config(tmp_path), folder))
+    try:
+        caller = await Caller.connect(door.port)
+        await sign_up_on(caller, "Winner")
+        level = door.config.level(WON_LEVEL)
+        game = Game.deal(level.variant, WON_DEAL)
+        line = winning_line(door)
+        for command in line[:-1]:
+            game.play(command)
+        user = await door.store.find_user("Winner")
+        await door.store.start_game(user.id, level, game, practice=True)
+        await caller.key("X")
+        await caller.wait_for("Resume your saved game")
+        await caller.key("R")
+        await caller.wait_for(r"Command \(\? for help\)")
+        await caller.type(line[-1])
+        screen = await caller.wait_for("You won!")
+        assert "Y O U   W O N" not in screen
+        rows = [number for number in range(1, 25) if "WON ART" in caller.row(number)]
+        assert rows and rows[0] - 1 >= 8 and rows[0] + 1 <= 20  # in the columns' rows
+        left = (61 - 30) // 2  # centred left of the sidebar, which starts at column 62
+        assert caller.row(rows[0] - 1)[left : left + 30] == "█" * 30
+        assert caller.row(rows[0])[left:].startswith("█  WON ART ♥♦♣♠  █")
+        await caller.hang_up()
+    finally:
+        await door.close()
+
+
+def test_check_config_lists_the_art_and_its_problems(tmp_path: Path) -> None:
+    art_folder(tmp_path / "art", {"welcome.ans": WELCOME, "menu.ans": MENU})
+    (tmp_path / "sysop.toml").write_text('[art]\nfolder = "art"\n')
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    result = subprocess.run(
+        [sys.executable, "-m", "door", "check-config", "--config", "sysop.toml"],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1] == f"Art from {tmp_path / 'art'} for the screens: welcome, menu"
+    assert lines[2].startswith("Art: welcome.ans holds sequences the door does not pass on")
