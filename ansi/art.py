@@ -32,8 +32,10 @@ EOF = 0x1A
 SAUCE_SIZE = 128
 COMMENT_LINE = 64
 DEFAULT_WIDTH = 80
-# The most rows a file is read into: art taller is measured, not kept past this.
+# The most rows a file is read into: reading stops past them (no screen takes as many).
 MOST_ROWS = 200
+# The most sequences named as dropped: a hostile file may hold any number of them.
+MOST_DROPPED = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +101,10 @@ def split_sauce(data: bytes) -> tuple[bytes, Sauce | None]:
 @dataclass(frozen=True, slots=True)
 class Art:
     """A piece of art read into cells: ``rows`` (each ``width`` cells, as
-    :meth:`ScreenBuffer.put_cells` takes them), ``height`` the rows it takes (it may be
-    taller than the rows kept: :data:`MOST_ROWS`), ``columns`` the columns it draws in, and
-    the sequences it held that were ``dropped`` (each once, as ``ESC[6n``)."""
+    :meth:`ScreenBuffer.put_cells` takes them), ``height`` the rows it takes (up to its last
+    row with something to see, at most :data:`MOST_ROWS`), ``columns`` the columns it draws
+    in, and the sequences it held that were ``dropped`` (each once, as ``ESC[6n``; the first
+    :data:`MOST_DROPPED` of them)."""
 
     rows: tuple[Row, ...]
     width: int
@@ -166,8 +169,9 @@ class _Pen:
         for char in chars:
             if self.wrap_next:
                 self.row, self.col, self.wrap_next = self.row + 1, 1, False
-            if self.row <= MOST_ROWS:
-                self.screen.put_cells(self.row, self.col, cells(char, style))
+            if self.row > MOST_ROWS:
+                return
+            self.screen.put_cells(self.row, self.col, cells(char, style))
             self._touched(self.col, char != " " or style.bg != BLACK)
             if self.col == self.width:
                 self.wrap_next = True
@@ -292,7 +296,7 @@ def read_art(data: bytes, *, width: int | None = None, ice: bool | None = None) 
     pen = _Pen(width, ice)
     dropped: dict[str, None] = {}
     at, end = 0, len(data)
-    while at < end:
+    while at < end and pen.row <= MOST_ROWS:
         byte = data[at]
         if byte == 0x1B:
             at = _escape(pen, data, at, dropped)
@@ -314,9 +318,8 @@ def read_art(data: bytes, *, width: int | None = None, ice: bool | None = None) 
             pen.text("".join(CP437_GLYPHS[b] for b in data[run:at]))
             continue
         at += 1
-    keep = min(pen.height, MOST_ROWS)
-    rows = tuple(pen.screen.row_cells(row) for row in range(1, keep + 1))
-    return Art(rows, width, pen.height, pen.columns, tuple(dropped), sauce)
+    rows = tuple(pen.screen.row_cells(row) for row in range(1, pen.height + 1))
+    return Art(rows, width, pen.height, pen.columns, tuple(dropped)[:MOST_DROPPED], sauce)
 
 
 _SPECIAL = frozenset({0x1B, 0x0D, 0x0A, 0x09, 0x08, 0x00, 0x07, 0x0B, 0x0C, 0x0E, 0x0F, 0x18})

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ansi.art import read_art, split_sauce
+from ansi.art import MOST_DROPPED, MOST_ROWS, read_art, split_sauce
 from door.art import SCREENS, art_problems
 from door.config import ConfigError, load_config
 from door.engine import Game
@@ -89,6 +89,13 @@ def test_ice_colours_cursor_moves_and_wrap() -> None:
     assert art.cell(1, 1)[1] == (7, 4, False)
     assert read_art(WIDE).columns == 100
     assert read_art(b"x" * 90).lines() == ["x" * 80, "x" * 10]  # no SAUCE: 80 columns
+
+
+def test_a_huge_or_noisy_file_is_read_within_bounds() -> None:
+    art = read_art(b"x" * 1_000_000)
+    assert art.height == MOST_ROWS and len(art.rows) == MOST_ROWS
+    noisy = read_art(b"".join(b"\x1b[%dn" % number for number in range(1000)) + b"ok")
+    assert len(noisy.dropped) == MOST_DROPPED and noisy.lines() == ["ok"]
 
 
 # --- sysop.toml and check-config ----------------------------------------------------------------
