@@ -9,6 +9,7 @@ ASCII. Whatever the file holds, a caller gets cells: never its SAUCE record, nev
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import re
 import subprocess
@@ -21,7 +22,16 @@ from ansi.art import MOST_DROPPED, MOST_ROWS, read_art, split_sauce
 from door.art import SCREENS, art_problems
 from door.config import ConfigError, load_config
 from door.engine import Game
-from tests.support.art import GOODBYE, MENU, WELCOME, WELCOME_ASC, WIDE, art_folder, with_art
+from tests.support.art import (
+    CONTEST,
+    GOODBYE,
+    MENU,
+    WELCOME,
+    WELCOME_ASC,
+    WIDE,
+    art_folder,
+    with_art,
+)
 from tests.support.door_server import door_config, open_door
 from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.visits import sign_up_on
@@ -42,6 +52,7 @@ async def art_door(tmp_path):
             "menu.ans": MENU,
             "goodbye.ans": GOODBYE,
             "scores.ans": WIDE,
+            "contest.ans": CONTEST,
         },
     )
     running = await open_door(with_art(door_config(tmp_path), folder))
@@ -281,3 +292,18 @@ def test_check_config_lists_the_art_and_its_problems(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[1] == f"Art from {tmp_path / 'art'} for the screens: welcome, menu"
     assert lines[2].startswith("Art: welcome.ans holds sequences the door does not pass on")
+
+
+async def test_the_contest_page_has_its_head_when_its_lines_fit_under_it(art_door) -> None:
+    now = art_door.store.now()
+    level = art_door.config.level(1)
+    await art_door.store.declare_contest("Winter Cup", level, 3, now, now + dt.timedelta(hours=1))
+    caller = await Caller.connect(art_door.port)
+    await sign_up_on(caller, "Cupper")
+    await caller.key("C")
+    page = await caller.wait_for(r"Contest - Winter Cup[\s\S]*Your choice")
+    # The art's blank rows at its foot take no room: the title comes right under it.
+    assert caller.row(1) == "=== CONTEST ART ==="
+    assert caller.row(2).strip() == "Contest - Winter Cup"
+    assert "Q  Back to the menu" in page
+    await caller.hang_up()

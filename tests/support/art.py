@@ -118,3 +118,5 @@ MENU = (
 GOODBYE = b"   ART GOODBYE " + b"\x03" * 3 + b"\r\n"
 # 100 columns by its SAUCE record, and using them: no 80-column screen shows it whole.
 WIDE = b"W" * 100 + b"\r\nWIDE ART\r\n" + sauce("Too wide", width=100)
+# A contest page's head of one row, and a blank row under it.
+CONTEST = b"\x1b[1;36m=== CONTEST ART ===\x1b[0m\r\n\r\n"
