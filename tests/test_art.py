@@ -290,7 +290,10 @@ def test_check_config_lists_the_art_and_its_problems(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[1] == f"Art from {tmp_path / 'art'} for the screens: welcome, menu"
+    assert lines[1] == (
+        f'Art from {tmp_path / "art"} for the screens: welcome ("Welcome to the board"), '
+        'menu ("Menu")'
+    )
     assert lines[2].startswith("Art: welcome.ans holds sequences the door does not pass on")
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from door import __version__
-from door.art import art_problems
+from door.art import ScreenArt, art_problems
 from door.commands import door as door_mode
 from door.commands import league, local, serve, sysop, users
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
@@ -61,7 +61,7 @@ def check_config(args: argparse.Namespace) -> int:
         f"port {config.server.port}, database {config.server.database}"
     )
     if config.art.folder is not None:
-        found = ", ".join(art.screen.name for art in config.art.screens) or "none"
+        found = ", ".join(map(_art_named, config.art.screens)) or "none"
         print(f"Art from {config.art.folder} for the screens: {found}")
         for problem in art_problems(config.art.folder):
             print(f"Art: {problem}")
@@ -72,6 +72,16 @@ def check_config(args: argparse.Namespace) -> int:
             "Name your own copy in [web] assets to serve it from the door."
         )
     return 0
+
+
+def _art_named(art: ScreenArt) -> str:
+    """A screen's name, and its art's title when its SAUCE record gives one."""
+    sauce = art.ansi.sauce if art.ansi is not None else None
+    return (
+        f'{art.screen.name} ("{sauce.title}")'
+        if sauce is not None and sauce.title
+        else art.screen.name
+    )
 
 
 _LOOKS_NEGATIVE = re.compile(r"-\d")
