@@ -11,5 +11,6 @@ draws its screens with it and reads its callers' keys through it.
   the editing keys, arrows, other escape sequences, the Escape key, mouse reports).
 - :mod:`ansi.screen`: ``ScreenBuffer``, a grid of styled cells that renders only what
   changed, and its plain-text form for callers without ANSI.
+- :mod:`ansi.art`: ANSI art (CP437 ``.ans``, its SAUCE record) read into a screen's cells.
 - :mod:`ansi.text`: ``sanitize``, for text one caller typed and another will see.
 """

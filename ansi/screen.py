@@ -583,6 +583,17 @@ class ScreenBuffer:
         """The characters of a whole row, ``width`` of them."""
         return self._cells[row - 1][0::2]
 
+    def row_cells(self, row: int) -> Row:
+        """The cells of a whole row, as :meth:`put_cells` takes them (a screen drawn into
+        by one reader and shown on another).
+
+        >>> screen = ScreenBuffer(4, 1)
+        >>> _ = screen.put(1, 1, "ab")
+        >>> ScreenBuffer(4, 1).put_cells(1, 1, screen.row_cells(1))
+        5
+        """
+        return self._cells[row - 1]
+
     def plain_lines(self) -> list[str]:
         """The screen as plain text: trailing spaces and trailing empty lines left out.
 

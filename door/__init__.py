@@ -11,6 +11,7 @@ league) and :mod:`door.commands` (the command line); beside them, the modules se
 - :mod:`door.levels`: the levels of the main menu, and what the door adds to their rules
 - :mod:`door.linked_board`: a board whose callers come over RLOGIN, as sysop.toml names it
 - :mod:`door.xterm`: the pinned xterm.js the web page draws its terminal with
+- :mod:`door.art`: the sysop's ANSI art: its screens, the room each takes, its files read
 - :mod:`door.fairness`: secret deal numbers, seals, the deal of the day's secret start
 - :mod:`door.contests`: contests opened and closed on time, and a contest's table as data
 - :mod:`door.bulletin`: the scoreboards as bulletin files (ANSI, ASCII, JSON)

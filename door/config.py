@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ansi.text import sanitize
+from door.art import ScreenArt, read_screens
 from door.engine.variant import Variant, VariantError
 from door.levels import SHIPPED_LEVELS, Hints, Level
 from door.linked_board import IpNetwork, LinkedBoard
@@ -202,6 +203,19 @@ class LeagueConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ArtConfig:
+    """The sysop's own ANSI art: the ``folder`` it is in (None: the door's own screens) and
+    the ``screens`` art found there, read when sysop.toml is (so a reload reads it again)."""
+
+    folder: Path | None = None
+    screens: tuple[ScreenArt, ...] = ()
+
+    def screen(self, name: str) -> ScreenArt | None:
+        """The art for the screen called ``name`` (``welcome``, ``menu`` ...), if any."""
+        return next((art for art in self.screens if art.screen.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """Everything sysop.toml says, checked; ``path`` is the file it was read from."""
 
@@ -220,6 +234,7 @@ class Config:
     path: Path = DEFAULT_CONFIG_PATH
     door_charset: DoorCharset = DoorCharset.AUTO
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    art: ArtConfig = field(default_factory=ArtConfig)
 
     @property
     def league_key(self) -> Path:
@@ -491,6 +506,7 @@ _SECTIONS = (
     "web",
     "door",
     "league",
+    "art",
     "levels",
 )
 _SSH: dict[str, Check] = {
@@ -516,6 +532,7 @@ _LEAGUE: dict[str, Check] = {
     "key": _plain("a file name"),
     "hub_key": _plain("a public key (ed25519:...)", spaces=False),
 }
+_ART: dict[str, Check] = {"folder": _plain("a folder name")}
 ORIGIN_PATTERN = re.compile(r"(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(:[0-9]{1,5})?")
 TAG_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,16}")
 SECRET_MIN, SECRET_MAX = 8, 64
@@ -583,6 +600,7 @@ class _Reader:
             path=self.path,
             door_charset=self.section(document, "door", _DOOR).get("charset", DoorCharset.AUTO),
             league=self.league(self.section(document, "league", _LEAGUE), bbs.name),
+            art=self.art(self.section(document, "art", _ART)),
         )
         if config.league.hub and config.web.port is None:
             raise self.refuse(
@@ -621,6 +639,28 @@ class _Reader:
         key = self.beside(settings["key"]) if "key" in settings else None
         name = settings.get("name", bbs_name)
         return LeagueConfig(hub, hub_url, tag, name, key, hub_key)
+
+    def art(self, settings: dict[str, Any]) -> ArtConfig:
+        if "folder" not in settings:
+            return ArtConfig()
+        folder = self.beside(settings["folder"])
+        if not folder.is_dir():
+            raise ConfigError(
+                self.path,
+                f"art.folder = {_shown(settings['folder'])} is not a folder (looked for "
+                f"{folder}): name the folder that holds the art, such as welcome.ans",
+                "art.folder",
+            )
+        try:
+            screens = read_screens(folder)
+        except OSError as error:
+            raise ConfigError(
+                self.path,
+                f"art.folder = {_shown(settings['folder'])}: {error.filename} can't be read: "
+                f"{error.strerror or error}",
+                "art.folder",
+            ) from None
+        return ArtConfig(folder, screens)
 
     def ssh(self, settings: dict[str, Any]) -> SshConfig:
         if "host_key" in settings:  # relative to sysop.toml's folder, as the database is

@@ -29,8 +29,14 @@ ROOMS_WITHOUT_CIRCLES = (
     "door.tasks",
 )
 # What sysop.toml's reader and the data it shares with the ways in (a linked board, the pinned
-# xterm.js) may import from the door: the engine's rules, and one another.
-BELOW_THE_WAYS_IN = ("door.config", "door.levels", "door.linked_board", "door.xterm")
+# xterm.js, the sysop's art) may import from the door: the engine's rules, and one another.
+BELOW_THE_WAYS_IN = (
+    "door.art",
+    "door.config",
+    "door.levels",
+    "door.linked_board",
+    "door.xterm",
+)
 CONFIG_MAY_IMPORT = ("door.engine", *BELOW_THE_WAYS_IN)
 # What the ways in may import from the door: nothing above them.
 NET_MAY_IMPORT = ("door.net", *BELOW_THE_WAYS_IN)

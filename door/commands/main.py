@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from door import __version__
+from door.art import ScreenArt, art_problems
 from door.commands import door as door_mode
 from door.commands import league, local, serve, sysop, users
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
@@ -59,6 +60,11 @@ def check_config(args: argparse.Namespace) -> int:
         f"{args.config} is good: {count} level{'s' if count != 1 else ''}, "
         f"port {config.server.port}, database {config.server.database}"
     )
+    if config.art.folder is not None:
+        found = ", ".join(map(_art_named, config.art.screens)) or "none"
+        print(f"Art from {config.art.folder} for the screens: {found}")
+        for problem in art_problems(config.art.folder):
+            print(f"Art: {problem}")
     if config.web.port is not None and config.web.assets is None:
         print(
             f"The web page loads xterm.js from {urlsplit(CDN).hostname}: a caller whose "
@@ -66,6 +72,16 @@ def check_config(args: argparse.Namespace) -> int:
             "Name your own copy in [web] assets to serve it from the door."
         )
     return 0
+
+
+def _art_named(art: ScreenArt) -> str:
+    """A screen's name, and its art's title when its SAUCE record gives one."""
+    sauce = art.ansi.sauce if art.ansi is not None else None
+    return (
+        f'{art.screen.name} ("{sauce.title}")'
+        if sauce is not None and sauce.title
+        else art.screen.name
+    )
 
 
 _LOOKS_NEGATIVE = re.compile(r"-\d")

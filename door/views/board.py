@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ansi.art import Art
 from ansi.screen import Row, ScreenBuffer, Style, cells
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW, clear_to_end_of_line, move
 from door.engine import RANKS, Card, Game, Suit
@@ -602,9 +603,13 @@ def notice_text(text: str) -> str:
 BANNER_ROW = 12  # the middle of the columns, which a won game has emptied
 
 
-def draw_banner(screen: ScreenBuffer, lines: Sequence[str], look: Look) -> None:
+def draw_banner(
+    screen: ScreenBuffer, lines: Sequence[str], look: Look, art: Art | None = None
+) -> None:
     """A banner across the middle of the board in a frame of suits: a win's celebration,
     in one colour so that it costs few bytes. Its suits are drawn as the cards' are.
+    ``art``: the sysop's own instead, in the middle of the emptied columns' rows, left of the
+    sidebar.
 
     >>> screen = ScreenBuffer(80, 24)
     >>> draw_banner(screen, ["YOU WON!"], Look(ansi=False))
@@ -614,6 +619,11 @@ def draw_banner(screen: ScreenBuffer, lines: Sequence[str], look: Look) -> None:
     >>> screen.text_at(12).strip()
     'HDCSHDCSHDCSHD'
     """
+    if art is not None:
+        row = FIRST_COLUMN_ROW + max(LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1 - art.height, 0) // 2
+        col = max(SIDEBAR - 1 - art.columns, 0) // 2 + 1
+        draw_art(screen, art, row, col, look)
+        return
     width = max(len(line) for line in lines) + 6
     col = (WIDTH - width) // 2 + 1
     suits = "".join(suit_text(Suit(suit), look) for suit in (2, 1, 0, 3))  # ♥♦♣♠
@@ -624,6 +634,16 @@ def draw_banner(screen: ScreenBuffer, lines: Sequence[str], look: Look) -> None:
         side = frame[offset % 4]
         screen.put(BANNER_ROW + offset, col, f"{side}{line:^{width - 2}}{side}", style)
     screen.put(BANNER_ROW + len(lines) + 1, col, frame, style)
+
+
+def draw_art(screen: ScreenBuffer, art: Art, row: int, col: int, look: Look) -> None:
+    """The sysop's art from ``row``, ``col`` on: its cells on an ANSI screen, its text on a
+    plain one (an .asc file's)."""
+    if look.ansi:
+        art.draw(screen, row, col)
+    else:
+        for offset, line in enumerate(art.lines()):
+            screen.put(row + offset, col, line, PLAIN)
 
 
 def plain_lines(screen: ScreenBuffer) -> list[str]:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ansi.art import Art
 from ansi.screen import ScreenBuffer, Style
 from ansi.text import sanitize
 from door.engine.status import Status
@@ -34,6 +35,7 @@ from door.views.board import (
     VALUE,
     WIDTH,
     Look,
+    draw_art,
 )
 from door.views.layout import paginate, wrap
 
@@ -134,9 +136,20 @@ def pages_of(lines: Sequence[PageLine], look: Look) -> list[list[ScreenRow]]:
     return paginate(lay_out(lines, look), PAGE_ROWS, BLANK_ROW)
 
 
-def _title(screen: ScreenBuffer, title: str, look: Look) -> None:
+def _title(screen: ScreenBuffer, title: str, look: Look, row: int = 1) -> None:
     line = f" {title}"[: WIDTH - 1].ljust(WIDTH - 1)
-    screen.put(1, 1, line, TITLE if look.ansi else PLAIN)
+    screen.put(row, 1, line, TITLE if look.ansi else PLAIN)
+
+
+def fits_under(head: Art, rows: Sequence[ScreenRow]) -> bool:
+    """Whether a page's ``rows`` fit under ``head``, the art drawn above its title.
+
+    >>> from ansi.art import read_art
+    >>> head = read_art(b"=\\r\\n" * 6)
+    >>> fits_under(head, [BLANK_ROW] * 12), fits_under(head, [BLANK_ROW] * 13)
+    (True, False)
+    """
+    return len(rows) <= PAGE_ROWS - head.height
 
 
 def draw_rows(
@@ -146,13 +159,19 @@ def draw_rows(
     look: Look,
     prompt: str = "",
     message: str = "",
+    head: Art | None = None,
 ) -> None:
-    """A titled page of laid-out rows, a message and a prompt where the cursor waits."""
+    """A titled page of laid-out rows, a message and a prompt where the cursor waits;
+    ``head``, the sysop's art above the title (the rows must fit under it: :func:`fits_under`)."""
     screen.clear()
-    _title(screen, title, look)
-    for offset, row in enumerate(rows[:PAGE_ROWS]):
+    top = 0
+    if head is not None:
+        draw_art(screen, head, 1, 1, look)
+        top = head.height
+    _title(screen, title, look, 1 + top)
+    for offset, row in enumerate(rows[: PAGE_ROWS - top]):
         for col, text, style in row:
-            screen.put(FIRST_ROW + offset, col, text, style)
+            screen.put(FIRST_ROW + top + offset, col, text, style)
     if message:
         style = MESSAGE if look.ansi else PLAIN
         lines = wrap(message, RIGHT_COL - TEXT_COL + 1)[-len(MESSAGE_ROWS) :]
@@ -188,6 +207,23 @@ def welcome_lines(bbs_name: str, sysop: str, node: int) -> list[PageLine]:
         "",
         "Type your alias to log in, or NEW to sign up.",
     ]
+
+
+def art_welcome_lines(bbs_name: str, node: int) -> list[PageLine]:
+    """The welcome's lines under the sysop's own art: which board and node, and how to log in."""
+    return [
+        Text(f"Welcome to {bbs_name}, node {node}.", VALUE),
+        "",
+        "Type your alias to log in, or NEW to sign up.",
+    ]
+
+
+def draw_goodbye(screen: ScreenBuffer, art: Art, look: Look, goodbye: str) -> None:
+    """The sysop's goodbye art, and the goodbye line on the prompt's row under it."""
+    screen.clear()
+    draw_art(screen, art, 1, 1, look)
+    end = screen.put(PROMPT_ROW, 1, goodbye, VALUE if look.ansi else PLAIN)
+    screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
 
 
 def level_line(level: Level) -> str:

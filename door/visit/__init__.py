@@ -14,5 +14,6 @@
 - :mod:`~door.visit.contests`: the contests' pages and their games
 - :mod:`~door.visit.settings`: the terminal settings page, an SSH key
 - :mod:`~door.visit.screens`: a page of text and its question
+- :mod:`~door.visit.art`: the sysop's ANSI art as one caller sees it
 - :mod:`~door.visit.faults`: what a caller is told when the store could not keep a change
 """

@@ -20,6 +20,7 @@ from door.store import StoreError
 from door.store.contests import Contest, ContestState
 from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
 from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
+from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.play import GameTerms, play_game
 from door.visit.screens import wait_key, whole_number
@@ -82,7 +83,8 @@ async def contests(visit: Visit) -> str:
         lines = await _page_lines(visit, board, level.name, menu)
         visit.doing("at the contests")
         title = f"{LEAGUE_TITLE if league else TITLE} - {sanitize(contest.name)}"
-        key = await wait_key(visit, title, lines, "Your choice: ", message)
+        head = art_for(visit, "contest")
+        key = await wait_key(visit, title, lines, "Your choice: ", message, head)
         message = ""
         keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
         number = keys.get(key)

@@ -16,8 +16,10 @@ from door.store.accounts import (
 from door.store.records import User
 from door.views.pages import (
     Text,
+    art_welcome_lines,
     welcome_lines,
 )
+from door.visit.art import art_for
 from door.visit.context import Visit, caller_address
 from door.visit.screens import ask_line, wait_key
 from door.visit.signup import ALIAS_LENGTH, PASSWORD_LENGTH, sign_up
@@ -33,7 +35,11 @@ NEW = "NEW"
 async def log_in(visit: Visit) -> User | None:
     """Ask for an alias and password (or sign up); None when the caller fails too often."""
     config = visit.config
-    lines = welcome_lines(config.bbs.name, config.bbs.sysop, visit.node)
+    head = art_for(visit, "welcome")
+    if head is None:
+        lines = welcome_lines(config.bbs.name, config.bbs.sysop, visit.node)
+    else:  # the sysop's art says the rest
+        lines = art_welcome_lines(config.bbs.name, visit.node)
     failures = 0
     message = ""  # shown until the caller's next answer: a wrong password stays in view
     while failures < LOGIN_TRIES:
@@ -45,6 +51,7 @@ async def log_in(visit: Visit) -> User | None:
             message,
             max_length=ALIAS_LENGTH,
             skip_blank=True,  # an Enter alone draws no page: a flood of them costs nothing
+            head=head,
         )
         message = ""
         if not alias:  # Q on a welcome of more than one page: shown again
@@ -68,6 +75,7 @@ async def log_in(visit: Visit) -> User | None:
                 f"Password for {sanitize(alias)}: ",
                 max_length=PASSWORD_LENGTH,
                 mask=True,
+                head=head,
             )
             user = await visit.store.authenticate(alias, password, address=caller_address(visit))
             if user is None:

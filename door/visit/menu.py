@@ -17,6 +17,7 @@ from door.views.pages import (
     statistics_lines,
 )
 from door.views.texts import rules_lines
+from door.visit.art import art_for
 from door.visit.contests import contests, latest_table, resume_deal, saved_deal
 from door.visit.context import Visit
 from door.visit.daily import deal_of_the_day
@@ -60,7 +61,8 @@ async def main_menu(visit: Visit, message: str = "") -> None:
             Entry("G", "Goodbye"),
         ]
         title = f"Canfield - {visit.config.bbs.name}"
-        key = await wait_key(visit, title, entries, "Your choice: ", message)
+        head = art_for(visit, "menu")
+        key = await wait_key(visit, title, entries, "Your choice: ", message, head)
         message = ""
         if key == "G":
             return
@@ -144,12 +146,14 @@ async def scoreboards(visit: Visit) -> None:
             Entry("C", "The contest's table"),
             Entry("Q", "Back to the menu"),
         ]
-        key = await wait_key(visit, "Scoreboards", lines, "Which board? ", message)
+        head = art_for(visit, "scores")
+        key = await wait_key(visit, "Scoreboards", lines, "Which board? ", message, head)
         if key == "C":
             await latest_table(visit)
         elif key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
-            await wait_key(visit, "Standings", standing_lines(standings), "Press any key. ")
+            lines = standing_lines(standings)
+            await wait_key(visit, "Standings", lines, "Press any key. ", head=head)
         elif (number := whole_number(key)) is not None and (
             level := level_numbered(config, number)
         ) is not None:
@@ -159,6 +163,7 @@ async def scoreboards(visit: Visit) -> None:
                 f"High scores - {level.name}",
                 high_score_lines(level, scores),
                 "Press any key. ",
+                head=head,
             )
         elif key in ("Q", "\r"):
             return

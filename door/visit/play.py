@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from ansi.art import Art
 from ansi.keys import Key
 from ansi.screen import ScreenBuffer
 from ansi.text import sanitize
@@ -48,6 +49,7 @@ from door.views.pointer import draw_pointer, reminder_lines
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import RESIGN_HELP, help_lines
 from door.visit.advice import Hinter, was_it_winnable
+from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.faults import fault_words, log_fault
 from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
@@ -392,6 +394,7 @@ class GameScreen:
         self.message_style = MESSAGE
         self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
         self.banner: tuple[str, ...] = ()  # drawn across the middle of the board (a win)
+        self.banner_art: Art | None = None  # the sysop's own, instead
         self.hinter = Hinter(level, visit.solving)
         self.shown = presentation_for(visit.look)
         self.keys = BoardKeys(
@@ -431,7 +434,7 @@ class GameScreen:
             reminder=self.shown.reminder(self),
         )
         if self.banner:
-            draw_banner(self.buffer, self.banner, self.look)
+            draw_banner(self.buffer, self.banner, self.look, self.banner_art)
         self.shown.send(self, shown, full=full)
 
     def settle(self) -> None:
@@ -816,6 +819,7 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
     caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
     screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
+    screen.banner_art = art_for(visit, "won")
     if screen.record.practice or screen.terms.won:
         where = screen.terms.won or "Practice: it is not on the high scores."
         screen.say(f"You won! Final score {game.score} in {game.moves} moves. {where}", GOOD_NEWS)

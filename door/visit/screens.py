@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ansi.art import Art
 from ansi.screen import ScreenBuffer
-from door.views.pages import PageLine, draw_rows, pages_of
+from door.views.pages import PageLine, draw_rows, fits_under, pages_of
 from door.visit.context import Visit
 
 MORE = "Any key for more, Q to stop. "
@@ -18,19 +19,27 @@ STOP = "Q"
 
 
 async def show_lines(
-    visit: Visit, title: str, lines: Sequence[PageLine], prompt: str, message: str = ""
+    visit: Visit,
+    title: str,
+    lines: Sequence[PageLine],
+    prompt: str,
+    message: str = "",
+    head: Art | None = None,
 ) -> bool:
     """Show ``lines`` under ``title`` with ``prompt`` on their last page; the pages before it
     wait for a key each. False when the caller pressed Q on one of those (the last page is
-    then not shown)."""
+    then not shown). ``head``: the sysop's art above the title, on a page of one page whose
+    lines fit under it (else the door's own head)."""
     pages = pages_of(lines, visit.look)
+    if head is not None and (len(pages) > 1 or not fits_under(head, pages[0])):
+        head = None
     for number, rows in enumerate(pages, start=1):
         last = number == len(pages)
         heading = f"{title} ({number}/{len(pages)})" if len(pages) > 1 else title
         # The page is drawn in this frame, so its buffer is gone by the time the answer
         # leads on (to a game, say, that may last an hour).
         screen = ScreenBuffer()
-        draw_rows(screen, heading, rows, visit.look, prompt if last else MORE, message)
+        draw_rows(screen, heading, rows, visit.look, prompt if last else MORE, message, head)
         message = ""
         visit.show(screen)
         await visit.terminal.flush()
@@ -42,10 +51,15 @@ async def show_lines(
 
 
 async def wait_key(
-    visit: Visit, title: str, lines: Sequence[PageLine], prompt: str, message: str = ""
+    visit: Visit,
+    title: str,
+    lines: Sequence[PageLine],
+    prompt: str,
+    message: str = "",
+    head: Art | None = None,
 ) -> str:
     """Show a page and wait for one key (upper case, or Enter as ``"\\r"``)."""
-    if not await show_lines(visit, title, lines, prompt, message):
+    if not await show_lines(visit, title, lines, prompt, message, head):
         return STOP
     return await visit.terminal.read_key()
 
@@ -60,10 +74,11 @@ async def ask_line(
     max_length: int = 60,
     mask: bool = False,
     skip_blank: bool = False,
+    head: Art | None = None,
 ) -> str:
     """Show a page and read a line the caller types, stripped (see ``Terminal.read_line``;
     ``skip_blank``: an empty line is not an answer, and the page is not drawn again)."""
-    if not await show_lines(visit, title, lines, prompt, message):
+    if not await show_lines(visit, title, lines, prompt, message, head):
         return ""
     line = await visit.terminal.read_line(max_length, mask=mask, skip_blank=skip_blank)
     return line.strip()

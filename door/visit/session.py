@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 
+from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_screen, move, reset, show_cursor
 from ansi.text import sanitize
 from door.app import App
@@ -28,7 +29,8 @@ from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
 from door.views.board import PROMPT_ROW
 from door.views.layout import wrap
-from door.views.pages import MESSAGE_ROWS, TEXT_COL
+from door.views.pages import MESSAGE_ROWS, TEXT_COL, draw_goodbye
+from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
@@ -152,7 +154,13 @@ async def _known_visit(visit: Visit, user: User) -> None:
         visit.game_ended()  # for the bulletins
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
-    if visit.look.ansi:
+    art = art_for(visit, "goodbye")
+    if art is not None:
+        screen = ScreenBuffer()
+        draw_goodbye(screen, art, visit.look, GOODBYE)
+        visit.show(screen)
+        visit.terminal.write(reset() if visit.look.ansi else "\r\n")  # the caller's colours
+    elif visit.look.ansi:
         # On the prompt's row, in the column every line starts in, in the caller's own
         # colours (ESC[0m), not the door's white on black: the last menu stays on the
         # screen, nothing scrolled, but not its message (a key that was not on it).
