@@ -69,11 +69,14 @@ class Look:
     """How this caller wants cards drawn, and the game shown: ``terse``, a line per play
     instead of the board. A visit builds it as it draws, from its terminal's ANSI and suits
     as letters (the terminal's to keep, since it writes by them too) and the caller's
-    choice of view."""
+    choice of view, and the size its window fits."""
 
     ansi: bool = True
     suit_letters: bool = False
     terse: bool = False
+    #: The size of the screen pages are drawn in (:func:`door.views.layout.fitted`).
+    width: int = WIDTH
+    height: int = HEIGHT
 
 
 def _letters(look: Look) -> bool:

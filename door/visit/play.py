@@ -401,6 +401,7 @@ class GameScreen:
         # keys sent at once is answered with one draw, not one a key.
         self.owes_draw = False
         self.owes_typing = False
+        self.told_too_small = False  # the window was too small for the board when drawn
 
     @property
     def look(self) -> Look:
@@ -416,6 +417,12 @@ class GameScreen:
         """Paint the board (``game``: a frame of the game instead of it) and send what the
         presentation shows of it: ``full``, all of it."""
         self.owes_draw = self.owes_typing = False
+        if self.visit.too_small:
+            self.visit.show_too_small()
+            self.told_too_small = True
+            return
+        if self.told_too_small:
+            self.told_too_small, full = False, True
         labels = labels_of(self.record, self.game, self.terms)
         shown = game or self.game
         self.painter.draw(
@@ -433,6 +440,10 @@ class GameScreen:
         if self.banner:
             draw_banner(self.buffer, self.banner, self.look)
         self.shown.send(self, shown, full=full)
+
+    def resized(self) -> None:
+        """The caller's window changed size: the board drawn again, whole."""
+        self.draw(full=True)
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
@@ -486,6 +497,7 @@ async def play_game(
     screen = GameScreen(visit, level, game, record, terms)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
+    terminal.on_resize = screen.resized
     visit.presence.replay = screen.replay
     screen.tell_sysop()
     try:
@@ -520,7 +532,7 @@ async def play_game(
             if ended is not None:
                 return ended
     finally:
-        terminal.on_notice = None
+        terminal.on_notice = terminal.on_resize = None
         visit.presence.replay = None
         terminal.report_mouse(False)  # the caller leaves the board, however they leave it
 
@@ -895,6 +907,7 @@ async def _help(
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
     terminal.on_notice = screen.notice  # notices go on the board again, not on the page
+    terminal.on_resize = screen.resized
     visit.presence.replay = screen.replay  # a watching sysop sees the board again
     if screen.shown.pointer:
         terminal.report_mouse(True)

@@ -26,9 +26,8 @@ from door.solving.daily import close_past_days
 from door.store import Store
 from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
-from door.views.board import PROMPT_ROW
 from door.views.layout import wrap
-from door.views.pages import MESSAGE_ROWS, TEXT_COL
+from door.views.pages import TEXT_COL, prompt_row
 from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
@@ -156,9 +155,10 @@ async def _known_visit(visit: Visit, user: User) -> None:
         # On the prompt's row, in the column every line starts in, in the caller's own
         # colours (ESC[0m), not the door's white on black: the last menu stays on the
         # screen, nothing scrolled, but not its message (a key that was not on it).
+        prompt_at = prompt_row(visit.look)
         visit.terminal.write(
-            f"{reset()}{show_cursor()}{move(MESSAGE_ROWS[0], 1)}{clear_to_end_of_screen()}"
-            f"{move(PROMPT_ROW, TEXT_COL)}{GOODBYE}"
+            f"{reset()}{show_cursor()}{move(prompt_at - 2, 1)}{clear_to_end_of_screen()}"
+            f"{move(prompt_at, TEXT_COL)}{GOODBYE}"
         )
     else:
         visit.terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{GOODBYE}\r\n")
