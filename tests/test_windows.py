@@ -3,11 +3,13 @@ drawn again when it changes."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
 
 from tests.support.telnet_caller import Caller
+from tests.support.tour import Tour, tour
 from tests.support.visits import DEAL, sign_up, start_deal
 
 WELCOME_END = "Type your alias to log in, or NEW to sign up."
@@ -78,3 +80,68 @@ async def test_a_change_of_size_draws_the_board_again(door):
     await caller.wait_for(r"Command \(\? for help\): S")
     await caller.type("\x1b", enter=False)
     await caller.hang_up()
+
+
+# -- every screen of a visit, in every window ---------------------------------------------------
+
+# The callers: terminal type and charset.
+CHARSETS = {"utf-8": "xterm", "cp437": "syncterm", "ascii": "vt100"}
+# The windows: a phone's, the classic, a wide one; the classic's words are the reference.
+SIZES = ((40, 25), (80, 24), (132, 43))
+# What a page's title says of its number, which the windows differ in.
+PAGE_NUMBER = re.compile(r"^\(\d+/\d+\)$")
+
+
+def screen_words(visit: Tour, size: tuple[int, int]) -> set[str]:
+    """Every word on the screens the caller kept, or, for a plain caller (whose pages
+    scroll), in everything they were sent; each caller's alias as "Caller"."""
+    if visit.caller.ansi:
+        text = "\n".join(row for screen in visit.screens.values() for row in screen)
+    else:
+        text = visit.caller.text
+    return set(re.sub(r"Caller\d", "Caller", text).split())
+
+
+def overflowing(visit: Tour, size: tuple[int, int]) -> list[str]:
+    """The rows, of the screens kept or (plain callers) of every line sent, that reach the
+    window's last column or past it: the door never writes there (a terminal may wrap)."""
+    columns = size[0]
+    if not visit.caller.ansi:
+        lines = visit.caller.text.replace("\r", "").split("\n")
+        return [line for line in lines if len(line.rstrip()) >= columns]
+    return [
+        f"{name}: {row!r}"
+        for name, screen in visit.screens.items()
+        for row in screen
+        if len(row) != columns or row[-1] != " "
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("charset", CHARSETS)
+async def test_every_page_of_a_visit_fits_the_window_and_cuts_no_word(door, charset):
+    async def visit_in(size: tuple[int, int], alias: str) -> Tour:
+        caller = await Caller.connect(
+            door.port, term=CHARSETS[charset], charset=charset, ansi=charset != "ascii", size=size
+        )
+        return await tour(door, caller, alias, games=False)
+
+    tours = await asyncio.gather(
+        *(visit_in(size, f"Caller{index}") for index, size in enumerate(SIZES, start=1))
+    )
+    by_size = dict(zip(SIZES, tours, strict=True))
+    reference = screen_words(by_size[80, 24], (80, 24))
+    for size, visit in by_size.items():
+        assert not overflowing(visit, size), (size, overflowing(visit, size)[:5])
+        words = screen_words(visit, size)
+        cut = {word for word in words - reference if not PAGE_NUMBER.match(word)}
+        assert not cut, (size, sorted(cut)[:20])  # a word cut would be two new ones
+    wide = by_size[132, 43]
+    if charset != "ascii":  # the rules are laid out in the whole width
+        rules = [
+            row
+            for name, screen in wide.screens.items()
+            if name.startswith("rules")
+            for row in screen
+        ]
+        assert max(len(row.rstrip()) for row in rules) > 100

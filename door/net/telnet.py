@@ -346,7 +346,8 @@ class DoorServer:
 
         async def visit() -> None:
             await _detect(terminal, writer, self._detect_timeout)
-            writer.protocol.on_resize = terminal.resize
+            protocol = writer.protocol  # the writer lets it go as the connection ends
+            protocol.on_resize = terminal.resize
             try:
                 await settle_call(
                     node,
@@ -358,7 +359,7 @@ class DoorServer:
                 )
                 await self._visit(terminal, node)
             finally:
-                writer.protocol.on_resize = None  # no cycle left through the terminal
+                protocol.on_resize = None  # no cycle left through the terminal
 
         await self._listening.guard(call, visit)
 

@@ -171,15 +171,40 @@ def draw_rows(
     for offset, row in enumerate(rows[: page_rows(look)]):
         for col, text, style in row:
             screen.put(FIRST_ROW + offset, col, text, style)
+    room = right_col(look) - TEXT_COL + 1
     prompt_at = prompt_row(look)
+    prompt_lines = _prompt_lines(prompt, room)
+    first_prompt_row = prompt_at - len(prompt_lines) + 1
     if message:
         style = MESSAGE if look.ansi else PLAIN
-        message_rows = (prompt_at - 2, prompt_at - 1)  # a message takes one row, or two
-        lines = wrap(message, right_col(look) - TEXT_COL + 1)[-len(message_rows) :]
+        # A message takes one row, or two, between the text and the prompt.
+        message_rows = [
+            row for row in (first_prompt_row - 2, first_prompt_row - 1) if row >= prompt_at - 2
+        ]
+        lines = wrap(message, room)[-len(message_rows) :]
         for message_row, line in zip(message_rows[-len(lines) :], lines, strict=True):
             screen.put(message_row, TEXT_COL, line, style)
-    end = screen.put(prompt_at, TEXT_COL, prompt, VALUE if look.ansi else PLAIN)
+    style = VALUE if look.ansi else PLAIN
+    for prompt_line_row, line in enumerate(prompt_lines, start=first_prompt_row):
+        end = screen.put(prompt_line_row, TEXT_COL, line, style)
     screen.set_cursor(prompt_at, min(end, look.width - 1))
+
+
+def _prompt_lines(prompt: str, room: int) -> list[str]:
+    """A prompt in the lines it takes in ``room`` columns: one, unless it is too long, when
+    it is wrapped with a column to spare on its last line for the cursor.
+
+    >>> _prompt_lines("Your choice: ", 38)
+    ['Your choice: ']
+    >>> _prompt_lines("Nobody called Alice is here. Sign up? ", 30)
+    ['Nobody called Alice is here.', 'Sign up? ']
+    """
+    if len(prompt) <= room:
+        return [prompt]
+    lines = wrap(prompt, room - 1)
+    if prompt.endswith(" "):
+        lines[-1] += " "
+    return lines
 
 
 def draw_page(

@@ -19,11 +19,11 @@ async def sign_up_on(caller: Caller, alias="Alice", password="secret-one1") -> N
     in_text = not caller.ansi
     await caller.wait_for("Your alias", in_text=in_text)
     await caller.type(alias)
-    await caller.wait_for("Sign up\\?", in_text=in_text)
+    await caller.wait_for(r"Sign\s+up\?", in_text=in_text)  # wrapped in a narrow window
     await caller.type("Y")
     await caller.wait_for("Password:", in_text=in_text)
     await caller.type(password)
-    await caller.wait_for("Password again", in_text=in_text)
+    await caller.wait_for(r"Password\s+again", in_text=in_text)
     await caller.type(password)
     await caller.wait_for("Your choice", in_text=in_text)
 
