@@ -8,9 +8,13 @@ import re
 
 import pytest
 
+from door.engine import Game
+from door.views.board import geometry
+from tests.support.keyplay import Player, key_bytes
 from tests.support.telnet_caller import Caller
 from tests.support.tour import Tour, tour
 from tests.support.visits import DEAL, sign_up, start_deal
+from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
 
 WELCOME_END = "Type your alias to log in, or NEW to sign up."
 
@@ -92,23 +96,36 @@ SIZES = ((40, 25), (80, 24), (132, 43))
 PAGE_NUMBER = re.compile(r"^\(\d+/\d+\)$")
 
 
-def screen_words(visit: Tour, size: tuple[int, int]) -> set[str]:
-    """Every word on the screens the caller kept, or, for a plain caller (whose pages
-    scroll), in everything they were sent; each caller's alias as "Caller"."""
-    if visit.caller.ansi:
-        text = "\n".join(row for screen in visit.screens.values() for row in screen)
-    else:
-        text = visit.caller.text
+CARD = re.compile(r"(?<!\w)(?:10|[2-9TAJQK])[♠♥♦♣HDCS](?!\w)")
+BOARD = re.compile(r"Command \(\? for help\)|You won")
+
+
+def is_board(screen: list[str]) -> bool:
+    return bool(BOARD.search("\n".join(screen)))
+
+
+def screen_words(visit: Tour) -> set[str]:
+    """Every word on the pages the caller kept (not the boards, whose sidebar has a short
+    form in a narrow window); each caller's alias as "Caller"."""
+    text = "\n".join(
+        row for screen in visit.screens.values() if not is_board(screen) for row in screen
+    )
     return set(re.sub(r"Caller\d", "Caller", text).split())
 
 
+def board_cards(visit: Tour) -> dict[str, list[str]]:
+    """The cards each board the caller kept shows, in order, row by row."""
+    return {
+        name: sorted(CARD.findall("\n".join(screen)))
+        for name, screen in visit.screens.items()
+        if is_board(screen)
+    }
+
+
 def overflowing(visit: Tour, size: tuple[int, int]) -> list[str]:
-    """The rows, of the screens kept or (plain callers) of every line sent, that reach the
-    window's last column or past it: the door never writes there (a terminal may wrap)."""
+    """The rows of the screens kept that reach the window's last column or past it: the
+    door never writes there (a terminal may wrap)."""
     columns = size[0]
-    if not visit.caller.ansi:
-        lines = visit.caller.text.replace("\r", "").split("\n")
-        return [line for line in lines if len(line.rstrip()) >= columns]
     return [
         f"{name}: {row!r}"
         for name, screen in visit.screens.items()
@@ -119,29 +136,55 @@ def overflowing(visit: Tour, size: tuple[int, int]) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("charset", CHARSETS)
-async def test_every_page_of_a_visit_fits_the_window_and_cuts_no_word(door, charset):
+async def test_every_screen_of_a_visit_fits_the_window_and_cuts_no_word(door, charset):
     async def visit_in(size: tuple[int, int], alias: str) -> Tour:
-        caller = await Caller.connect(
-            door.port, term=CHARSETS[charset], charset=charset, ansi=charset != "ascii", size=size
-        )
-        return await tour(door, caller, alias, games=False)
+        caller = await Caller.connect(door.port, term=CHARSETS[charset], charset=charset, size=size)
+        return await tour(door, caller, alias)
 
     tours = await asyncio.gather(
         *(visit_in(size, f"Caller{index}") for index, size in enumerate(SIZES, start=1))
     )
     by_size = dict(zip(SIZES, tours, strict=True))
-    reference = screen_words(by_size[80, 24], (80, 24))
+    reference = by_size[80, 24]
+    words, cards = screen_words(reference), board_cards(reference)
+    assert len(cards) > 10 and all(cards.values())
     for size, visit in by_size.items():
         assert not overflowing(visit, size), (size, overflowing(visit, size)[:5])
-        words = screen_words(visit, size)
-        cut = {word for word in words - reference if not PAGE_NUMBER.match(word)}
+        cut = {word for word in screen_words(visit) - words if not PAGE_NUMBER.match(word)}
         assert not cut, (size, sorted(cut)[:20])  # a word cut would be two new ones
+        assert board_cards(visit) == cards, size  # every card on every board, in any window
     wide = by_size[132, 43]
-    if charset != "ascii":  # the rules are laid out in the whole width
-        rules = [
-            row
-            for name, screen in wide.screens.items()
-            if name.startswith("rules")
-            for row in screen
-        ]
-        assert max(len(row.rstrip()) for row in rules) > 100
+    rules = [row for name, rows in wide.screens.items() if name.startswith("rules") for row in rows]
+    assert max(len(row.rstrip()) for row in rules) > 100  # laid out in the whole width
+
+
+# -- the narrow board, played -------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("method", "size"),
+    [
+        ("lines", (40, 25)),
+        ("pointer", (40, 25)),
+        ("clicks", (40, 20)),
+        ("drag", (64, 22)),
+    ],
+)
+async def test_a_whole_game_won_on_the_narrow_board(door, method, size):
+    caller = await sign_up(door, size=size)
+    await start_deal(caller, WON_DEAL, str(WON_LEVEL))
+    game = Game.deal(door.config.level(WON_LEVEL).variant, WON_DEAL)
+    player = Player(method, game, geometry=geometry(*size, len(game.tableau)))
+    line = winning_line(door)
+    for move, command in enumerate(line, start=1):
+        caller.writer.write(b"".join(key_bytes(key) for key in player.keys_for(command)))
+        game.play(command)
+        if game.status == "won":
+            break
+        await caller.wait_for(rf"Moves\s+{move}\b")
+    await caller.wait_for("You won!", timeout=30)
+    assert re.search(r"Up\s+52/52", caller.display())
+    assert player.commands == line
+    assert all(len(row) == size[0] and row[-1] == " " for row in caller.screen.display)
+    await caller.hang_up()

@@ -38,17 +38,21 @@ def fitted(width: int, height: int) -> tuple[int, int] | None:
     return min(width, MAX_WIDTH), min(height, MAX_HEIGHT)
 
 
-def too_small(width: int) -> list[str]:
+def too_small(width: int, columns: int | None = None) -> list[str]:
     """What a window too small for the door is told, in lines that fit its ``width`` with
-    its last column free (a terminal may wrap after it).
+    its last column free (a terminal may wrap after it); given ``columns``, that a game's
+    board needs that many.
 
     >>> too_small(30)
     ['This door needs a window of', 'at least 40 columns and 20', 'rows.']
+    >>> too_small(60, 64)
+    ['This game needs a window of at least 64 columns.']
     """
-    return wrap(
-        f"This door needs a window of at least {MIN_WIDTH} columns and {MIN_HEIGHT} rows.",
-        max(1, width - 1),
-    )
+    if columns is not None:
+        text = f"This game needs a window of at least {columns} columns."
+    else:
+        text = f"This door needs a window of at least {MIN_WIDTH} columns and {MIN_HEIGHT} rows."
+    return wrap(text, max(1, width - 1))
 
 
 def counted(count: int, thing: str, things: str | None = None) -> str:

@@ -19,6 +19,7 @@ from door.store import Store
 from door.store.records import User
 from door.views.board import Look, notice_text, plain_lines
 from door.views.layout import MIN_HEIGHT, MIN_WIDTH, fitted, too_small
+from door.views.pages import prompt_row
 
 
 @dataclass
@@ -202,16 +203,17 @@ class Visit:
             page = screen.render_full()
             row = screen.cursor[0]
             prompt = screen.render_rows(range(row, row + 1))
-            self.terminal.on_notice = partial(_notice_on_page, prompt)
+            self.terminal.on_notice = partial(_notice_on_page, prompt, self.look)
         else:
             page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
             self.terminal.on_notice = None
         self.terminal.write(page)
         self.presence.replay = lambda: page  # the text only: the page's cells are let go
 
-    def show_too_small(self) -> None:
-        """Tell a window too small for the door's screens what it needs, alone on it."""
-        lines = too_small(self.terminal.info.width)
+    def show_too_small(self, columns: int | None = None) -> None:
+        """Tell a window too small for the door's screens what it needs, alone on it; or,
+        given ``columns``, that the game's board needs that many."""
+        lines = too_small(self.terminal.info.width, columns)
         if self.look.ansi:
             text = f"{reset()}{clear_screen()}{move(1, 1)}" + "\r\n".join(lines) + " "
         else:
@@ -221,9 +223,9 @@ class Visit:
         self.presence.replay = lambda: text
 
 
-def _notice_on_page(prompt: str, text: str) -> str:
+def _notice_on_page(prompt: str, look: Look, text: str) -> str:
     """A notice on an ANSI page's message row, then the page's ``prompt`` row drawn again."""
-    return notice_text(text) + prompt
+    return notice_text(text, prompt_row(look) - 1, look.width) + prompt
 
 
 def caller_address(visit: Visit) -> str:

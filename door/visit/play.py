@@ -32,13 +32,15 @@ from door.views.board import (
     GOOD_NEWS,
     INFO,
     MESSAGE,
-    MESSAGE_ROW,
     PROMPT,
     REFUSAL,
     BoardPainter,
+    Geometry,
     Look,
     card_text,
+    columns_needed,
     draw_banner,
+    geometry,
     notice_text,
     part_words,
     plain_lines,
@@ -216,7 +218,8 @@ class AnsiBoard:
 
     def reminder(self, screen: GameScreen) -> tuple[str, ...]:
         hints = screen.level.hints != "off"
-        return reminder_lines(len(screen.game.tableau), hot=screen.keys.hot, hints=hints)
+        columns, width = len(screen.game.tableau), screen.geometry.reminder_width
+        return reminder_lines(columns, hot=screen.keys.hot, hints=hints, width=width)
 
     def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
         buffer, keys = screen.buffer, screen.keys
@@ -253,10 +256,11 @@ class AnsiBoard:
         # draws it in at once: one style from the first.
         screen.say(text, MESSAGE)
         buffer = screen.buffer
-        buffer.invalidate(MESSAGE_ROW)
+        g = screen.geometry
+        buffer.invalidate(g.message_row)
         row = buffer.cursor[0]
         self.cursor_at = None  # at the prompt, or after the typing echoed there
-        return notice_text(text) + buffer.render_rows(range(row, row + 1))
+        return notice_text(text, g.message_row, g.width) + buffer.render_rows(range(row, row + 1))
 
     def before_play(self, game: Game) -> Sight | None:
         return None
@@ -417,11 +421,13 @@ class GameScreen:
         """Paint the board (``game``: a frame of the game instead of it) and send what the
         presentation shows of it: ``full``, all of it."""
         self.owes_draw = self.owes_typing = False
-        if self.visit.too_small:
-            self.visit.show_too_small()
+        fits = self.fit()
+        if fits is None:
+            columns = columns_needed(len(self.game.tableau))
+            self.visit.show_too_small(None if self.visit.too_small else columns)
             self.told_too_small = True
             return
-        if self.told_too_small:
+        if self.told_too_small or fits:
             self.told_too_small, full = False, True
         labels = labels_of(self.record, self.game, self.terms)
         shown = game or self.game
@@ -438,8 +444,27 @@ class GameScreen:
             reminder=self.shown.reminder(self),
         )
         if self.banner:
-            draw_banner(self.buffer, self.banner, self.look)
+            draw_banner(self.buffer, self.banner, self.look, self.geometry)
         self.shown.send(self, shown, full=full)
+
+    @property
+    def geometry(self) -> Geometry:
+        """Where the board's parts are on the caller's screen."""
+        return self.keys.geometry
+
+    def fit(self) -> bool | None:
+        """Fit the board to the caller's window: True if its screen changed size (to be
+        drawn whole), None if the window has no room for it."""
+        look, columns = self.look, len(self.game.tableau)
+        fitted = None if self.visit.too_small else geometry(look.width, look.height, columns)
+        if fitted is None:
+            return None
+        if (self.buffer.width, self.buffer.height) == (fitted.width, fitted.height):
+            return False
+        self.keys.geometry = fitted
+        self.buffer = ScreenBuffer(fitted.width, fitted.height)
+        self.painter = BoardPainter()
+        return True
 
     def resized(self) -> None:
         """The caller's window changed size: the board drawn again, whole."""
