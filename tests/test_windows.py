@@ -69,15 +69,17 @@ async def test_a_window_too_small_is_told_what_it_needs_until_it_grows(door):
 
 
 async def test_a_change_of_size_draws_the_board_again(door):
-    caller = await sign_up(door)
+    caller = await sign_up(door, size=(199, 56))
     await start_deal(caller, DEAL)
     await caller.type("S", enter=False)  # half a command
     await caller.wait_for(r"Command \(\? for help\): S")
-    caller.stream.feed("\x1b[2J")
-    await caller.resize(100, 30)
-    await caller.wait_for(r"Command \(\? for help\): S")
-    assert re.search(r"Reserve", caller.display())
-    assert "Level 2" in caller.row(1)
+    for size in ((100, 30), (60, 20), (40, 25), (80, 24)):
+        caller.stream.feed("\x1b[2J")  # what a terminal showed may be lost as it resizes
+        await caller.resize(*size)
+        await caller.wait_for(r"Command \(\? for help\): S")
+        assert "Level 2" in caller.row(1) and "Reserve S" in caller.display()
+        assert re.search(r"Moves\s+0", caller.display())
+        assert all(len(row) == size[0] and row[-1] == " " for row in caller.screen.display)
     await caller.resize(30, 15)
     await caller.wait_for("needs a window")
     await caller.resize(80, 24)

@@ -126,8 +126,12 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
 
     def on_naws(self, rows: int, cols: int) -> None:
         super().on_naws(rows, cols)
-        if self.on_resize is not None:
+        if self.on_resize is None:
+            return
+        try:
             self.on_resize(cols, rows)
+        except Exception:  # telnetlib3 would swallow it: a fault here is the door's
+            log.exception("drawing for a new window size failed")
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # telnetlib3 forgets its own at connection_lost; every transport here can abort.

@@ -464,6 +464,7 @@ class GameScreen:
         self.keys.geometry = fitted
         self.buffer = ScreenBuffer(fitted.width, fitted.height)
         self.painter = BoardPainter()
+        self.shown = presentation_for(look)  # nothing kept of where the old screen was
         return True
 
     def resized(self) -> None:
