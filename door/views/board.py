@@ -18,7 +18,7 @@ import functools
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ansi.screen import Row, ScreenBuffer, Style, cells
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW, clear_to_end_of_line, move
@@ -225,9 +225,11 @@ class Look:
     ansi: bool = True
     suit_letters: bool = False
     terse: bool = False
-    #: The size of the screen pages are drawn in (:func:`door.views.layout.fitted`).
-    width: int = WIDTH
-    height: int = HEIGHT
+    #: The size of the screen pages are drawn in (:func:`door.views.layout.fitted`). Left out
+    #: of comparing looks: the cells cached for a look (its cards, say) are the same in every
+    #: size, and callers' windows come in many.
+    width: int = field(default=WIDTH, compare=False)
+    height: int = field(default=HEIGHT, compare=False)
 
 
 def _letters(look: Look) -> bool:
