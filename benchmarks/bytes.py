@@ -3,10 +3,11 @@
 A caller signs up, starts deal 1 at level 1 and plays a winning line found by the solver,
 with a refused command every so often; every byte the door sends for each command (the echo
 of the caller's typing included) is counted until the door has answered it. Beside it: what
-a full redraw of the same board would cost. A second table splits the figures by the kind of
-command: deck turns, plays to a foundation, column to column, refusals, the rest. A third
-plays the winning line again by hot keys (no Enter) and by the pointer, whose every arrow
-step is also counted on its own.
+a full redraw of the same board would cost, and an ANSI caller's in a 40x25 window (the
+narrow board), whose deck turns are set beside the 80x24 board's. A second table splits
+the figures by the kind of command: deck turns, plays to a foundation, column to column,
+refusals, the rest. A third plays the winning line again by hot keys (no Enter) and by
+the pointer, whose every arrow step is also counted on its own.
 
     python -m benchmarks.bytes [--commands 200] [--json FILE]
 
@@ -41,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TURN_TARGET, ANSI_TARGET, LINES_TARGET = 70, 80, 120
 POINTER_TARGET = 40
 DEAL, LEVEL = 1, 1
+NARROW = (40, 25)  # a phone's window: the narrow board
 REFUSE_EVERY = 15
 # Commands a caller might mistype; the first that the position refuses is sent.
 MISTAKES = ("D F", "S F", "1 F", "2 F", "3 F", "4 F", "D 1", "S 2", "1 2", "XX")
@@ -93,17 +95,23 @@ async def settle(caller: Caller, pattern: str, in_text: bool) -> None:
         await asyncio.sleep(0.03)
 
 
-async def measure(door, steps: list[Step], ansi: bool, board: bool = True) -> list[int]:
-    """Bytes per step for an ANSI caller, or a plain one who sees the ``board`` reprinted
-    (chosen in the terminal settings) or, as plain callers do unless they choose, a line per
-    play."""
+async def measure(
+    door, steps: list[Step], ansi: bool, board: bool = True, size: tuple[int, int] = (80, 24)
+) -> list[int]:
+    """Bytes per step for an ANSI caller (in a window of ``size``), or a plain one who sees
+    the ``board`` reprinted (chosen in the terminal settings) or, as plain callers do unless
+    they choose, a line per play."""
     options = (
-        {"term": "xterm", "charset": "utf-8"}
+        {"term": "xterm", "charset": "utf-8", "size": size}
         if ansi
         else {"ansi": False, "term": "dumb", "charset": "ascii"}
     )
     caller = await Caller.connect(door.port, **options)
-    alias = "ansi" if ansi else ("board" if board else "lines")
+    alias = (
+        ("ansi" if size == (80, 24) else f"ansi{size[0]}")
+        if ansi
+        else ("board" if board else "lines")
+    )
     in_text = not ansi
     for prompt, answer in (
         ("Your alias", alias),
@@ -281,6 +289,7 @@ async def main() -> None:
                 "plain ASCII, a line per play": await measure(door, steps, ansi=False, board=False),
                 "plain ASCII, board reprinted": await measure(door, steps, ansi=False),
                 "ANSI, full redraw (for scale)": full_redraws(variant, steps),
+                "ANSI at 40x25, what changed": await measure(door, steps, True, size=NARROW),
             }
             line = [step.command for step in steps if step.refusal is None]
             hot, _ = await measure_keys(door, line, "hot")
@@ -308,6 +317,14 @@ async def main() -> None:
     ansi = callers["ANSI, only what changed"]
     lines = callers["plain ASCII, a line per play"]
     turns = [size for size, step in zip(ansi, steps, strict=True) if step.kind == "turn"]
+    narrow = callers["ANSI at 40x25, what changed"]
+    narrow_turns = [size for size, step in zip(narrow, steps, strict=True) if step.kind == "turn"]
+    print()
+    print(
+        f"deck turn, ANSI, median / mean: 80x24 {statistics.median(turns)} / "
+        f"{statistics.mean(turns):.1f}, 40x25 (the narrow board) {statistics.median(narrow_turns)}"
+        f" / {statistics.mean(narrow_turns):.1f}"
+    )
     for name, figure, target, what in (
         ("deck turn, ANSI, median", statistics.median(turns), TURN_TARGET, "at most"),
         ("every command, ANSI, mean", round(statistics.mean(ansi), 1), ANSI_TARGET, "at most"),

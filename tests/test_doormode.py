@@ -385,3 +385,25 @@ def test_a_bad_sysop_toml_is_exit_status_1(tmp_path):
     assert done.returncode == 1
     assert "server.idle_timeout" in done.stderr.decode()
     assert not (tmp_path / "door.db").exists()
+
+
+def test_the_window_size_the_bbs_gives_is_drawn_for(tmp_path, config):
+    dropfile = write_dropfile(tmp_path, "DOOR32.SYS", door32())
+    call, slave = DoorCall.on_pty(door_args(dropfile, config, "--size", "40x24"))
+    try:
+        call.wait_for("Your choice:")
+        rows = call.display().splitlines()
+        assert max(len(row.rstrip()) for row in rows) <= 39  # the menu wrapped at 40 columns
+        call.send("G")
+        call.wait_for("Goodbye!")
+        assert call.wait_exit() == 0
+    finally:
+        call.close()
+        os.close(slave)
+
+
+def test_window_sizes_a_telnet_client_reports_are_taken_out_and_kept():
+    telnet = TelnetInput()
+    sent = bytes([IAC, SB, NAWS, 0, 132, 0, 43, IAC, SE, IAC, SB, NAWS, 0, 255, 255, 0, 50])
+    assert telnet.feed(sent + bytes([IAC, SE]) + b"k") == b"k"
+    assert telnet.take_sizes() == [(132, 43), (255, 50)]  # 0xFF comes doubled

@@ -12,7 +12,6 @@ frame or letter the door meant to draw is lost, and nothing after it shifts left
 from __future__ import annotations
 
 import asyncio
-import functools
 import random
 import re
 
@@ -22,15 +21,10 @@ import pytest
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
 from door.engine import Game, IllegalMove, Variant
-from door.engine.solver import solve
-from door.levels import SHIPPED_LEVELS
 from door.views.board import REFUSAL, Look, draw_board, part_words
 from tests.support.telnet_caller import Caller, DroppingCaller
-from tests.support.visits import DEAL, sign_up_on
-
-DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
-WON_DEAL, WON_LEVEL = 10, 2  # a deal whose winning line at level 2 is short
-QUIET = 0.3  # seconds without a byte after which a screen is taken as drawn
+from tests.support.tour import Tour, kind_of, tour
+from tests.support.visits import DEAL
 
 # Each charset the door can choose: how the caller is made, its terminal type and charset.
 CALLERS = {
@@ -42,158 +36,9 @@ CALLERS = {
 REFERENCE = "utf-8"
 
 
-@functools.cache
-def winning_line() -> tuple[str, ...]:
-    variant = SHIPPED_LEVELS[WON_LEVEL - 1].variant
-    verdict = solve(Game.deal(variant, WON_DEAL), max_seconds=20)
-    assert verdict.result == "won"
-    return tuple(verdict.line)
-
-
-async def quiet(caller: Caller, since: int | None = None, timeout: float = 15.0) -> None:
-    """Wait for the door to finish drawing: bytes came after ``since`` (if given), then none
-    for a while."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while since is not None and len(caller.received) == since:
-        assert loop.time() < deadline, "the door sent nothing"
-        await asyncio.sleep(0.02)
-    seen = len(caller.received)
-    while True:
-        await asyncio.sleep(QUIET)
-        if len(caller.received) == seen or loop.time() > deadline:
-            return
-        seen = len(caller.received)
-
-
-class Tour:
-    """One caller's way through the door, keeping each screen as their terminal shows it."""
-
-    def __init__(self, caller: Caller) -> None:
-        self.caller = caller
-        self.screens: dict[str, list[str]] = {}
-
-    def keep(self, name: str) -> None:
-        self.screens[name] = list(self.caller.screen.display)
-
-    async def wait(self, name: str, pattern: str) -> None:
-        await self.caller.wait_for(pattern, timeout=20)
-        await quiet(self.caller)
-        self.keep(name)
-
-    async def press(self, name: str | None, data: str) -> None:
-        since = len(self.caller.received)
-        await self.caller.key(data)
-        await quiet(self.caller, since)
-        if name:
-            self.keep(name)
-
-
-def kind_of(refusal: IllegalMove) -> str:
-    """A refusal with its cards, suits, ranks and numbers left out."""
-    return re.sub(r"[A2-9TJQK][♣♦♥♠]|[♣♦♥♠]|\b(?:10|\d|[AJQK])\b|(?<=\")\w+", "#", str(refusal))
-
-
-def refused_commands() -> list[str]:
-    """Commands the practice deal refuses at its start, one of each kind of refusal."""
-    game = Game.deal(SHIPPED_LEVELS[1].variant, DEAL)
-    kinds: dict[str, str] = {}
-    candidates = ["U", "F", "D 1", "S 9", "XX", "1 1"]
-    candidates += [f"{source} {target}" for source in "S1234" for target in "F1234"]
-    for command in candidates:
-        try:
-            game.play(command)
-        except IllegalMove as refusal:
-            kinds.setdefault(kind_of(refusal), command)
-        else:
-            game = Game.deal(game.variant, DEAL)
-    return list(kinds.values())
-
-
-# The main menu's other pages: the key, the page's name (None: not kept) and what it shows.
-MENU_PAGES = (
-    ("T", "terminal settings", "Terminal settings"),
-    ("Q", None, "Your choice"),
-    ("S", "scoreboards", "Which board"),
-    ("1", "high scores", "High scores - "),
-    (" ", None, "Which board"),
-    ("A", "standings", "Won %"),
-    (" ", None, "Which board"),
-    ("Q", None, "Your choice"),
-    ("M", "statistics", "Your statistics"),
-    ("Q", None, "Your choice"),
-)
-
-
-async def tour(door, kind: str, alias: str) -> Tour:
+async def tour_of(door, kind: str, alias: str) -> Tour:
     make, term, charset = CALLERS[kind]
-    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", door.port), 5)
-    caller = make(reader, writer, term=term, charset=charset)
-    visit = Tour(caller)
-    await visit.wait("welcome", "Your alias")
-    await sign_up_on(caller, alias)
-    await visit.wait("main menu", "Your choice")
-
-    # A won game: the last play of a winning line, then the banner.
-    level = door.config.level(WON_LEVEL)
-    game = Game.deal(level.variant, WON_DEAL)
-    line = winning_line()
-    for command in line[:-1]:
-        game.play(command)
-    user = await door.store.find_user(alias)
-    await door.store.start_game(user.id, level, game, practice=True)
-    await caller.key("X")
-    await visit.wait("main menu with a saved game", "Resume your saved game")
-    await caller.key("R")
-    await visit.wait("a game one play from a win", r"Command \(\? for help\)")
-    await caller.type(line[-1])
-    await visit.wait("the win banner", "You won!")
-    await caller.key("\r")
-    await visit.wait("main menu after a win", "Well played")
-
-    # A practice deal: the pointer on each pile, a card held, each refusal, a half command.
-    await caller.key("#")
-    await visit.wait("deal number", "Deal number")
-    await caller.type(str(DEAL))
-    await visit.wait("levels", "Choose a level")
-    await caller.key("\r")
-    await visit.wait("the board", r"Command \(\? for help\)")
-    for pile, key in zip("SVDF4321", [RIGHT] * 4 + [DOWN] + [LEFT] * 3, strict=True):
-        await visit.press(f"the pointer on {pile}", key)
-    await visit.press("column 1's card held", " ")
-    await visit.press(None, "\x1b")  # put back
-    for command in refused_commands():
-        await visit.press(f"the refusal of {command}", command + "\r")
-    await visit.press("a half-typed command", "S")
-    await visit.press(None, "\x7f")
-    await caller.key("?")
-    await visit.wait("help", "Canfield commands")
-    await caller.key("\r")
-    await caller.wait_for(r"Command \(\? for help\)")
-    await caller.key("Q")
-    await visit.wait("main menu with the deal saved", "Your game is saved")
-
-    # The pages of the main menu.
-    await caller.key("I")
-    while True:
-        shown = await caller.wait_for(r"The rules of Canfield \((\d+)/(\d+)\)")
-        page, pages = map(int, re.search(r"\((\d+)/(\d+)\)", shown).groups())
-        await visit.wait(f"rules page {page}", rf"The rules of Canfield \({page}/")
-        await caller.key(" ")
-        if page == pages:
-            break
-        await caller.wait_for(rf"The rules of Canfield \({page + 1}/")
-    await caller.wait_for("Your choice")
-    for key, name, pattern in MENU_PAGES:
-        await caller.key(key)
-        if name:
-            await visit.wait(name, pattern)
-        else:
-            await caller.wait_for(pattern)
-    await caller.key("G")
-    await caller.wait_closed()
-    visit.keep("goodbye")
-    return visit
+    return await tour(door, await make.connect(door.port, term=term, charset=charset), alias)
 
 
 def lost_cells(reference: list[str], shown: list[str]) -> list[tuple[int, int, str]]:
@@ -209,7 +54,7 @@ def lost_cells(reference: list[str], shown: list[str]) -> list[tuple[int, int, s
 @pytest.mark.slow
 async def test_every_screen_keeps_every_cell_in_every_charset(door):
     tours = await asyncio.gather(
-        *(tour(door, kind, f"Caller{index}") for index, kind in enumerate(CALLERS, start=1))
+        *(tour_of(door, kind, f"Caller{index}") for index, kind in enumerate(CALLERS, start=1))
     )
     by_kind = dict(zip(CALLERS, tours, strict=True))
     reference = by_kind[REFERENCE].screens

@@ -23,8 +23,6 @@ from door.views.daily import board_lines, day_list_lines
 from door.views.layout import paginate, wrap
 from door.views.pages import (
     FIRST_ROW,
-    LAST_ROW,
-    PAGE_ROWS,
     Entry,
     PageLine,
     Term,
@@ -32,6 +30,7 @@ from door.views.pages import (
     draw_rows,
     high_score_lines,
     level_line,
+    page_rows,
     pages_of,
     standing_lines,
     statistics_lines,
@@ -66,7 +65,8 @@ def shown_pages(lines: list[PageLine], look: Look) -> list[list[str]]:
     for rows in pages_of(lines, look):
         screen = ScreenBuffer(80, 24)
         draw_rows(screen, "Title", rows, look, "Your choice: ")
-        shown.append([screen.text_at(row) for row in range(FIRST_ROW, LAST_ROW + 1)])
+        rows = range(FIRST_ROW, FIRST_ROW + page_rows(look))
+        shown.append([screen.text_at(row) for row in rows])
     return shown
 
 
@@ -204,7 +204,7 @@ def test_pages_hold_every_row_in_order_and_never_overflow(rows, size):
 
 
 def test_a_page_holds_eighteen_rows():
-    assert PAGE_ROWS == 18  # rows 3 to 20; 21 and 22 for a message, 23 for the prompt
+    assert page_rows(Look()) == 18  # rows 3 to 20; 21 and 22 for a message, 23 for the prompt
 
 
 def test_a_plain_screen_writes_a_ten_as_t_throughout():

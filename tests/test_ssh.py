@@ -155,6 +155,8 @@ async def test_window_size_comes_with_the_session_and_its_changes_are_followed(d
             24,
             "utf-8",
         )
+        caller.screen.resize(50, 132)
+        caller.stream.feed("\x1b[2J")  # what the window showed is lost as it grows
         process.change_terminal_size(132, 50)
         await caller.type("")  # a key, so the door reads the change
         for _ in range(100):
@@ -162,6 +164,8 @@ async def test_window_size_comes_with_the_session_and_its_changes_are_followed(d
                 break
             await asyncio.sleep(0.05)
         assert (call.terminal.info.width, call.terminal.info.height) == (132, 50)
+        await caller.wait_for("Alias:")  # the page drawn again for the new size
+        assert caller.row(49).startswith(" Alias:")
 
 
 async def test_a_command_is_refused(door):

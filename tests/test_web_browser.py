@@ -4,8 +4,10 @@ chromedriver, on a door started as ``serve`` with the pinned xterm.js as its loc
 
 What a caller does: open the page, sign up, play a whole game by keys and another by mouse
 clicks on the terminal, the board read back from xterm.js's buffer and every card checked
-for its suit; resize the window; close the tab mid-game and resume; the reconnect button;
-the scoreboards' page after a won game, a hostile alias shown as text.
+for its suit; resize the window mid-game; play on a phone (Chromium's mobile emulation, in
+portrait and landscape) by the row of keys under the terminal and taps on the cards; close
+the tab mid-game and resume; the reconnect button; the scoreboards' page after a won game, a
+hostile alias shown as text.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from door.engine import Game
 from door.engine.solver import solve
 from door.net.web import PUBLISHED_SECONDS
 from door.store import Store
-from door.views.board import CARD_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW, Look, draw_board
+from door.views.board import Geometry, Look, draw_board, geometry
+from door.views.layout import fitted
 from tests.support.door_log import DoorLog
 from tests.support.keyplay import Player
 from tests.support.live_door import write_config
@@ -209,11 +212,11 @@ def open_page(driver, door: Door) -> None:
 def sign_up(driver, door: Door, alias: str) -> None:
     open_page(driver, door)
     type_keys(driver, alias + "\n")
-    wait_for(driver, r"Sign up\?")
+    wait_for(driver, r"Sign\s+up\?")  # wrapped on a narrow screen
     type_keys(driver, "Y")
     wait_for(driver, "Password:")
     type_keys(driver, PASSWORD + "\n")
-    wait_for(driver, "Password again")
+    wait_for(driver, r"Password\s+again")
     type_keys(driver, PASSWORD + "\n")
     wait_for(driver, "Your choice")
 
@@ -235,14 +238,37 @@ def practice(driver, deal: int, level: int) -> None:
     wait_for(driver, r"Command \(\? for help\)")
 
 
-def assert_board_shows(rows: list[str], game: Game, level_name: str) -> None:
-    """Every card in view on the page is the door's card, with its suit (UTF-8 detected)."""
-    expected = ScreenBuffer(80, 24)
-    draw_board(expected, game, level_name, Look())
-    for row in (CARD_ROW, *range(FIRST_COLUMN_ROW, LAST_COLUMN_ROW + 1)):
-        shown = rows[row - 1][:60].replace("►", " ")  # the mouse's pointer, beside a pile
-        assert shown.rstrip() == expected.text_at(row)[:60].rstrip(), row
-    assert re.search("[♥♦♣♠]", rows[CARD_ROW - 1])
+def terminal_size(driver) -> tuple[int, int]:
+    cols, rows = driver.execute_script(
+        "return [window.door.terminal.cols, window.door.terminal.rows]"
+    )
+    return cols, rows
+
+
+def board_geometry(size: tuple[int, int], game: Game) -> Geometry:
+    """Where the door draws the board for a terminal of ``size`` (columns, rows)."""
+    shown = fitted(*size)
+    assert shown is not None, size
+    g = geometry(*shown, len(game.tableau))
+    assert g is not None, size
+    return g
+
+
+def assert_board_shows(
+    rows: list[str], game: Game, level_name: str, size: tuple[int, int] = (80, 24)
+) -> None:
+    """Every card in view on the page is the door's card, with its suit (UTF-8 detected),
+    on the board the door draws for a terminal of ``size`` (any larger than 80x24 shows the
+    classic board)."""
+    g = board_geometry(size, game)
+    expected = ScreenBuffer(g.width, g.height)
+    draw_board(expected, game, level_name, Look(width=g.width, height=g.height))
+    piles = [g.card_row, g.foundation_row, *range(g.first_column_row, g.last_column_row + 1)]
+    for row in dict.fromkeys(piles):
+        end = g.piles_end if row == g.card_row else g.sidebar_col - 2
+        shown = rows[row - 1][:end].replace("►", " ")  # the mouse's pointer, beside a pile
+        assert shown.rstrip() == expected.text_at(row)[:end].rstrip(), (row, rows)
+    assert re.search("[♥♦♣♠]", rows[g.card_row - 1] + rows[g.foundation_row - 1])
 
 
 BOARD_BLACK = "rgb(46, 52, 54)"  # xterm.js's ANSI black, on which the door draws
@@ -343,38 +369,151 @@ def test_a_whole_game_by_mouse_clicks_on_the_terminal(browser, door):
     play_to_the_win(browser, Game.deal(level.variant, WON_DEAL), level.name, "clicks")
 
 
-def test_the_terminal_follows_the_window_and_keeps_the_whole_board(browser, door):
+def test_the_terminal_fills_the_window_and_the_board_is_drawn_again_as_it_changes(browser, door):
+    browser.set_window_size(1920, 1080)
     sign_up(browser, door, "Resizer")
     practice(browser, 48213, 2)
     level = load_config(door.config).level(2)
     game = Game.deal(level.variant, 48213)
-    before = browser.execute_script("return window.door.terminal.options.fontSize")
-    for width, height in ((700, 500), (1400, 1000)):
-        browser.set_window_size(width, height)
+    size = terminal_size(browser)
+    for window in ((640, 480), (1280, 800)):
+        browser.set_window_size(*window)
         deadline = time.monotonic() + WAIT
-        while browser.execute_script("return window.door.terminal.options.fontSize") == before:
-            assert time.monotonic() < deadline, "the terminal was not fitted to the window"
+        while terminal_size(browser) == size:
+            assert time.monotonic() < deadline, f"the terminal was not fitted to {window}"
             time.sleep(0.05)
-        before = browser.execute_script("return window.door.terminal.options.fontSize")
-        cols, rows = browser.execute_script(
-            "return [window.door.terminal.cols, window.door.terminal.rows]"
-        )
-        assert cols >= 80 and rows >= 24
+        size = terminal_size(browser)
+        assert size[0] >= 40 and size[1] >= 20  # the classic board, or the narrow one
+        # The terminal fills the window, on the board's own black from edge to edge.
         shown = browser.find_element(By.CSS_SELECTOR, ".xterm-screen").size
         inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
         assert shown["width"] <= inner[0] and shown["height"] <= inner[1]
-        # The board in the middle, on the board's own black from edge to edge: no band.
-        left, right = browser.execute_script(
-            "const box = document.querySelector('.xterm-screen').getBoundingClientRect();"
-            "return [box.left, window.innerWidth - box.right]"
-        )
-        assert abs(left - right) <= 8, (left, right)
+        assert shown["width"] > inner[0] * 0.9, (shown, inner)
         assert page_colours(browser) == {BOARD_BLACK}
-        # The board is still whole, and plays on at the new size.
-        assert_board_shows(screen(browser), game, level.name)
-    type_keys(browser, "V")
-    game.play("V")
-    assert_board_shows(wait_for(browser, r"Moves\s+1\b"), game, level.name)
+        # The door drew the board again for the new size, and it plays on.
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                assert_board_shows(screen(browser), game, level.name, size)
+                break
+            except AssertionError:
+                assert time.monotonic() < deadline, "the board was not drawn again"
+                time.sleep(0.1)
+        type_keys(browser, "V")
+        game.play("V")
+        assert_board_shows(wait_for(browser, rf"Moves\s+{game.moves}\b"), game, level.name, size)
+
+
+# -- a phone ----------------------------------------------------------------------------------
+
+
+def emulate_phone(driver, width: int, height: int) -> None:
+    """Chromium as a phone of ``width`` x ``height`` CSS pixels with a touch screen."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 3, "mobile": True},
+    )
+    driver.execute_cdp_cmd(
+        "Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}
+    )
+
+
+def tap(driver, x: float, y: float) -> None:
+    """A finger's tap at ``x``, ``y`` (CSS pixels in the window)."""
+    point = {"x": round(x), "y": round(y)}
+    driver.execute_cdp_cmd(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]}
+    )
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+KEY_CENTRES_JS = """
+const centres = {};
+for (const button of document.querySelectorAll("#keys button")) {
+    const box = button.getBoundingClientRect();
+    centres[button.textContent] = [box.left + box.width / 2, box.top + box.height / 2];
+}
+return centres;
+"""
+
+
+def tap_keys(driver, labels: list[str]) -> None:
+    """Taps on the keys under the terminal, by their labels."""
+    centres = driver.execute_script(KEY_CENTRES_JS)
+    for label in labels:
+        tap(driver, *centres[label])
+
+
+def tap_cells(driver, cells: list[tuple[int, int]]) -> None:
+    """Taps on the terminal's cells (1-based row, column)."""
+    box = driver.execute_script(
+        "const box = document.querySelector('.xterm-screen').getBoundingClientRect();"
+        "return [box.left, box.top, box.width, box.height]"
+    )
+    cols, rows = terminal_size(driver)
+    for row, col in cells:
+        tap(driver, box[0] + (col - 0.5) * box[2] / cols, box[1] + (row - 0.5) * box[3] / rows)
+
+
+@pytest.mark.parametrize(
+    ("width", "height"), [(390, 844), (844, 390)], ids=["portrait", "landscape"]
+)
+def test_a_phone_plays_by_the_row_of_keys_and_taps_on_the_cards(browser, door, width, height):
+    emulate_phone(browser, width, height)
+    sign_up(browser, door, f"Phone{width}")
+    keys = browser.find_element(By.ID, "keys")
+    assert keys.is_displayed()
+    labels = [button.text for button in keys.find_elements(By.TAG_NAME, "button")]
+    assert labels == [
+        "Esc",
+        "←",
+        "↑",
+        "↓",
+        "→",
+        "Space",
+        "Enter",
+        "V",
+        "S",
+        "D",
+        "1",
+        "2",
+        "3",
+        "4",
+        "F",
+        "U",
+        "?",
+    ]
+    size = terminal_size(browser)
+    assert size[0] >= 40 and size[1] >= 20
+    inner = browser.execute_script("return [window.innerWidth, window.innerHeight]")
+    assert inner == [width, height]
+    practice(browser, WON_DEAL, WON_LEVEL)
+    level = load_config(door.config).level(WON_LEVEL)
+    game = Game.deal(level.variant, WON_DEAL)
+    g = board_geometry(size, game)
+    assert g.short  # a phone's window: the narrow board
+    assert_board_shows(screen(browser), game, level.name, size)
+    clicks = Player("clicks", game, geometry=g)
+    hot = Player("hot", game)
+    hot.mirror = clicks.mirror  # one pointer, whichever way a play is made
+    for move, command in enumerate(winning_line(game.variant), start=1):
+        # By turns, the keys under the terminal and taps on the cards (as a mouse clicks
+        # them); a play with no pile to tap, by its keys.
+        keys = (hot if move % 2 else clicks).keys_for(command)
+        taps = [(key.row, key.col) for key in keys if isinstance(key, Mouse) and key.pressed]
+        if taps:
+            tap_cells(browser, taps)
+        else:
+            tap_keys(browser, [key for key in keys if isinstance(key, str)])
+        game.play(command)
+        if game.status == "won":
+            break
+        rows = wait_for(browser, rf"Moves\s+{move}\b")
+        if move % 20 == 1:
+            assert_board_shows(rows, game, level.name, size)
+    wait_for(browser, "You won!", timeout=30)
+    tap_keys(browser, ["Enter"])
+    wait_for(browser, "Well played")
 
 
 def test_a_tab_closed_mid_game_resumes_and_a_cut_off_page_connects_again(browser, door):

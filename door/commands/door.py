@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import re
 import signal
 import sys
 import time
@@ -41,7 +42,13 @@ from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, DoorCharset, l
 from door.files import create_private
 from door.net.clocks import describe_seconds
 from door.net.detection import DETECT_TIMEOUT, TerminalInfo, screen_size
-from door.net.doorio import connect_streams, is_socket, socket_streams, stdio_streams
+from door.net.doorio import (
+    TelnetReader,
+    connect_streams,
+    is_socket,
+    socket_streams,
+    stdio_streams,
+)
 from door.net.dropfile import COMM_TELNET, KINDS, DropFile, DropFileError, read_dropfile
 from door.net.listening import SHUTDOWN_MESSAGE, guard_visit, probe_and_log
 from door.net.nodes import Call, Way
@@ -124,6 +131,13 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
         "else suits as letters); default: door.charset of sysop.toml",
     )
     door.add_argument(
+        "--size",
+        type=window_size,
+        metavar="COLSxROWS",
+        help="the caller's window, e.g. 132x43, when the BBS knows it (default: the drop "
+        "file's page length, 80 columns; a telnet caller's NAWS changes it as they go)",
+    )
+    door.add_argument(
         "--bbs",
         metavar="NAME",
         help="the board's name to keep callers under (default: DOOR32.SYS line 4, "
@@ -158,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     bbs = args.bbs or drop.bbs_name or config.bbs.name
     charset = DoorCharset(args.charset) if args.charset else config.door_charset
     try:
-        return asyncio.run(door(config, drop, transport, bbs, charset=charset, port=args.port))
+        return asyncio.run(
+            door(config, drop, transport, bbs, charset=charset, port=args.port, size=args.size)
+        )
     except OSError as error:  # the caller's line could not be opened (the visit is guarded)
         log.error("can't reach the caller over %s: %s", transport, error)
         return EXIT_FAULT
@@ -214,10 +230,28 @@ def set_up_logging(config: Config, destination: str | None) -> None:
     root.setLevel(logging.INFO)
 
 
-def terminal_info(drop: DropFile, charset: DoorCharset = DoorCharset.AUTO) -> TerminalInfo:
-    """What the drop file says of the caller's terminal: ANSI, in CP437 (the BBS convention)
-    unless the sysop chose a ``charset``; or plain ASCII."""
-    width, height = screen_size((80, drop.page_length) if drop.page_length else None)
+def window_size(text: str) -> tuple[int, int]:
+    """``--size``'s ``COLSxROWS``, as ``(columns, rows)``.
+
+    >>> window_size("132x43"), window_size("40X25")
+    ((132, 43), (40, 25))
+    """
+    found = re.fullmatch(r"\s*(\d{1,4})\s*[xX]\s*(\d{1,4})\s*", text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not COLSxROWS (e.g. 80x24)")
+    return int(found[1]), int(found[2])
+
+
+def terminal_info(
+    drop: DropFile,
+    charset: DoorCharset = DoorCharset.AUTO,
+    size: tuple[int, int] | None = None,
+) -> TerminalInfo:
+    """What the drop file (and ``--size``) say of the caller's terminal: ANSI, in CP437 (the
+    BBS convention) unless the sysop chose a ``charset``; or plain ASCII."""
+    if size is None and drop.page_length:
+        size = (80, drop.page_length)
+    width, height = screen_size(size)
     if drop.ansi:
         return TerminalInfo(
             "ansi-bbs", width, height, True, "cp437" if charset == DoorCharset.AUTO else charset
@@ -260,12 +294,14 @@ async def door(
     *,
     charset: DoorCharset = DoorCharset.AUTO,
     port: int | None = None,
+    size: tuple[int, int] | None = None,
 ) -> int:
     """The caller's visit, from the main menu to goodbye; returns the exit status.
 
-    With ``charset`` "auto" an ANSI caller's screen is asked which suits it draws.
+    With ``charset`` "auto" an ANSI caller's screen is asked which suits it draws; ``size``
+    is the caller's window, if the BBS said.
     """
-    info = terminal_info(drop, charset)
+    info = terminal_info(drop, charset, size)
     log.info(
         "node %d: %s from %s, %s over %s, %s, %s, %s left",
         drop.node,
@@ -292,6 +328,8 @@ async def door(
             idle_warning=config.server.idle_warning,
             deadline=deadline(drop, config, time.monotonic()),
         )
+        if isinstance(reader, TelnetReader):  # a telnet socket: its window's changes too
+            reader.on_resize = terminal.resize
         return await known_caller_visit(
             terminal,
             config,

@@ -9,8 +9,8 @@ plain ASCII if it did not:
 >>> choose_charset("wyse60", ansi=True), choose_charset("wyse60", ansi=False)
 ('cp437', 'ascii')
 
-Screens are laid out in 80x24 whatever the terminal reports; the reported size is kept only
-when it is believable:
+The reported size is kept only when it is believable (screens are drawn for it: see
+:func:`door.views.layout.fitted`):
 
 >>> screen_size((132, 50)), screen_size((1, 1)), screen_size((65535, 65535)), screen_size(None)
 ((132, 50), (80, 24), (80, 24), (80, 24))
@@ -43,8 +43,8 @@ class TerminalInfo:
     """What a caller's terminal is and can do.
 
     ``width`` and ``height`` are what the terminal reported, if believable, else 80x24; the
-    door lays its screens out in 80x24 either way (SyncTERM reports 25 rows and scrolls when
-    the bottom-right cell is written).
+    door draws its screens for that size, never writing the bottom-right cell (SyncTERM
+    scrolls when it is written).
     """
 
     term_type: str
@@ -145,10 +145,19 @@ def screen_size(size: tuple[int, int] | None) -> tuple[int, int]:
     """
     if size is None:
         return DEFAULT_WIDTH, DEFAULT_HEIGHT
-    width, height = size
+    return size_believable(*size) or (DEFAULT_WIDTH, DEFAULT_HEIGHT)
+
+
+def size_believable(width: int, height: int) -> tuple[int, int] | None:
+    """``(width, height)`` if a window could be that size, else None (see
+    :func:`screen_size`).
+
+    >>> size_believable(40, 20), size_believable(1, 1), size_believable(0, 0)
+    ((40, 20), None, None)
+    """
     if 20 <= width <= 1000 and 10 <= height <= 1000:
         return width, height
-    return DEFAULT_WIDTH, DEFAULT_HEIGHT
+    return None
 
 
 async def answers_ansi(send: Send, receive: Receive, timeout: float = DETECT_TIMEOUT) -> bool:

@@ -35,6 +35,8 @@ CLOSE_TIMEOUT = 5.0  # seconds to let the last output reach a socket before givi
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 _SUBNEGOTIATION_LIMIT = 1024  # a longer "subnegotiation" is garbage, not telnet
+NAWS = 31
+_NAWS_LENGTH = 5  # the option, then columns and rows in two bytes each
 
 # --- the terminal on standard input ---------------------------------------------------------
 
@@ -206,13 +208,16 @@ class TelnetInput:
     """Takes telnet commands out of what the caller sends, across packets.
 
     Options (``IAC WILL x``), subnegotiations (``IAC SB ... IAC SE``) and two-byte commands go;
-    ``IAC IAC`` is one 0xFF byte of data.
+    ``IAC IAC`` is one 0xFF byte of data. The window sizes reported (NAWS) are kept for
+    :meth:`take_sizes`.
 
     >>> telnet = TelnetInput()
     >>> telnet.feed(b"a\\xff\\xfb\\x1fb\\xff\\xfa\\x1f\\x00\\x50")  # WILL NAWS, a NAWS report...
     b'ab'
     >>> telnet.feed(b"\\x00\\x18\\xff\\xf0c\\xff")  # ...ending in the next packet
     b'c'
+    >>> telnet.take_sizes(), telnet.take_sizes()
+    ([(80, 24)], [])
     >>> telnet.feed(b"\\xffd\\xff\\xf1e")
     b'\\xffde'
     """
@@ -222,6 +227,13 @@ class TelnetInput:
     def __init__(self) -> None:
         self._state = self._DATA
         self._sub_length = 0
+        self._sub = bytearray()  # the subnegotiation read so far, if short enough to matter
+        self._sizes: list[tuple[int, int]] = []
+
+    def take_sizes(self) -> list[tuple[int, int]]:
+        """The window sizes reported since the last call, ``(columns, rows)``, oldest first."""
+        sizes, self._sizes = self._sizes, []
+        return sizes
 
     def feed(self, data: bytes) -> bytes:
         if self._state == self._DATA and IAC not in data:
@@ -247,6 +259,7 @@ class TelnetInput:
             self._state = self._DATA
         elif byte == SB:
             self._state, self._sub_length = self._SUB, 0
+            self._sub.clear()
         elif WILL <= byte <= DONT:
             self._state = self._OPTION
         else:  # NOP, AYT, GA and the like: two bytes in all
@@ -255,11 +268,29 @@ class TelnetInput:
     def _subnegotiation(self, byte: int) -> None:
         self._sub_length += 1
         if self._state == self._SUB_IAC:
-            self._state = self._DATA if byte == SE else self._SUB
+            if byte == SE:
+                self._state = self._DATA
+                self._ended(bytes(self._sub))
+                return
+            self._state = self._SUB
+            if byte == IAC:  # an escaped 0xFF of the subnegotiation's data
+                self._keep(byte)
         elif byte == IAC:
             self._state = self._SUB_IAC
         elif self._sub_length > _SUBNEGOTIATION_LIMIT:
             self._state = self._DATA  # never ended: go back to reading keys
+        else:
+            self._keep(byte)
+
+    def _keep(self, byte: int) -> None:
+        if len(self._sub) < _NAWS_LENGTH:
+            self._sub.append(byte)
+        else:
+            self._sub = bytearray(b"\0")  # longer than any window size: not one
+
+    def _ended(self, body: bytes) -> None:
+        if len(body) == _NAWS_LENGTH and body[0] == NAWS:
+            self._sizes.append((body[1] << 8 | body[2], body[3] << 8 | body[4]))
 
 
 def escape_iac(data: bytes) -> bytes:
@@ -272,11 +303,13 @@ def escape_iac(data: bytes) -> bytes:
 
 
 class TelnetReader:
-    """The caller's bytes from a telnet socket, without telnet commands."""
+    """The caller's bytes from a telnet socket, without telnet commands; each window size
+    the caller's client reports is passed to ``on_resize(columns, rows)``."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
         self._telnet = TelnetInput()
+        self.on_resize: Callable[[int, int], None] = lambda columns, rows: None
 
     async def read(self, n: int) -> bytes:
         while True:
@@ -284,6 +317,8 @@ class TelnetReader:
             if not data:
                 return b""
             kept = self._telnet.feed(data)
+            for columns, rows in self._telnet.take_sizes():
+                self.on_resize(columns, rows)
             if kept:
                 return kept
 

@@ -39,12 +39,12 @@ import struct
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ansi.text import sanitize
 from door.linked_board import LinkedBoard
 from door.net.clocks import describe_seconds
-from door.net.detection import DETECT_TIMEOUT, screen_size
+from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
@@ -429,13 +429,9 @@ class RloginDoor:
         terminal.logged_in = True  # the board vouches for its caller
         started = time.monotonic()
 
-        def resize(columns: int, rows: int) -> None:
-            width, height = screen_size((columns, rows))
-            terminal.info = replace(terminal.info, width=width, height=height)
-
         async def visit() -> None:
             await terminal.detect(term_type=arrival.term_type, timeout=self._detect_timeout)
-            reader.on_resize = resize
+            reader.on_resize = terminal.resize
             came = f"RLOGIN from {arrival.board.name} ({address})"
             await settle_call(
                 call.node, came, terminal, self._detect_timeout, self.config.time_limit, started

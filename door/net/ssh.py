@@ -33,14 +33,13 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import asyncssh
 
 from ansi.text import sanitize
-from door.net.detection import DETECT_TIMEOUT, screen_size
+from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import (
     CLOSE_GRACE,
     SHUTDOWN_MESSAGE,
@@ -366,16 +365,12 @@ class SshDoor:
     ) -> None:
         node, started = call.node, call.since
 
-        def resize(width: int, height: int) -> None:
-            width, height = screen_size((width, height))
-            terminal.info = replace(terminal.info, width=width, height=height)
-
         async def visit() -> None:
             term_type = sanitize(process.get_terminal_type() or "", 40)
             width, height, _, _ = process.get_terminal_size()
             size = (width, height) if width and height else None
             await terminal.detect(term_type=term_type, size=size, timeout=self._detect_timeout)
-            reader.on_resize = resize
+            reader.on_resize = terminal.resize
             await settle_call(
                 node,
                 f"SSH connect from {address}",

@@ -117,8 +117,21 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
     _lost = False
     _refused = False
 
+    #: Told of each window size the client reports (NAWS) once the call's terminal is known,
+    #: as ``(columns, rows)``.
+    on_resize: Callable[[int, int], None] | None = None
+
     def __init__(self, **options: Any) -> None:
         super().__init__(writer_factory=DoorWriter, **options)
+
+    def on_naws(self, rows: int, cols: int) -> None:
+        super().on_naws(rows, cols)
+        if self.on_resize is None:
+            return
+        try:
+            self.on_resize(cols, rows)
+        except Exception:  # telnetlib3 would swallow it: a fault here is the door's
+            log.exception("drawing for a new window size failed")
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # telnetlib3 forgets its own at connection_lost; every transport here can abort.
@@ -337,15 +350,20 @@ class DoorServer:
 
         async def visit() -> None:
             await _detect(terminal, writer, self._detect_timeout)
-            await settle_call(
-                node,
-                f"{'' if self.way == Way.TELNET else self.way + ' '}connect from {address}",
-                terminal,
-                self._detect_timeout,
-                self.config.time_limit,
-                started,
-            )
-            await self._visit(terminal, node)
+            protocol = writer.protocol  # the writer lets it go as the connection ends
+            protocol.on_resize = terminal.resize
+            try:
+                await settle_call(
+                    node,
+                    f"{'' if self.way == Way.TELNET else self.way + ' '}connect from {address}",
+                    terminal,
+                    self._detect_timeout,
+                    self.config.time_limit,
+                    started,
+                )
+                await self._visit(terminal, node)
+            finally:
+                protocol.on_resize = None  # no cycle left through the terminal
 
         await self._listening.guard(call, visit)
 

@@ -34,8 +34,6 @@ from ansi.sequences import (
 from door.net.alarm import Alarm
 from door.net.clocks import MONOTONIC, TIME_WARNINGS, Clock, Clocks, TimeUp, VisitEnded
 from door.net.detection import (
-    DEFAULT_HEIGHT,
-    DEFAULT_WIDTH,
     DETECT_TIMEOUT,
     UNKNOWN_TERMINAL,
     TerminalInfo,
@@ -43,6 +41,7 @@ from door.net.detection import (
     choose_charset,
     probe_suits,
     screen_size,
+    size_believable,
 )
 from door.net.pace import CommandPace
 
@@ -159,6 +158,9 @@ class Terminal:
         #: Gets every chunk of output sent, and its charset (a sysop watching), when set.
         self.on_output: Callable[[bytes, str], None] | None = None
         self.on_notice: Callable[[str], str] | None = None
+        #: Called when the window's size changes, to draw the screen shown again for it
+        #: (writing it with :meth:`write`); what the caller has typed is written after.
+        self.on_resize: Callable[[], None] | None = None
         self._drain_timeout = drain_timeout
         # One timer each for the waits for keys and for the line to take output, kept
         # from wait to wait (see door.net.alarm).
@@ -251,6 +253,22 @@ class Terminal:
         self.info = replace(self._info, charset=charset, suit_letters=letters)
         return answered
 
+    def resize(self, width: int, height: int) -> None:
+        """The window is ``width`` x ``height`` now (NAWS, SSH's window change, RLOGIN's
+        message): the screen shown is drawn again for it (:attr:`on_resize`), at once if the
+        caller waits at a prompt, else with the door's next output. A size not believable
+        (see :func:`~door.net.detection.screen_size`) leaves the size as it was."""
+        if size_believable(width, height) is None:
+            return
+        if (width, height) == (self._info.width, self._info.height):
+            return
+        self._info = replace(self._info, width=width, height=height)
+        if self.on_resize is None or self._closed:
+            return
+        self.on_resize()
+        self._emit(self._editing)
+        self._send_while_waiting()
+
     async def _send_now(self, data: bytes) -> None:
         self._out += data
         await self.flush(check_time=False)
@@ -306,12 +324,16 @@ class Terminal:
             # scrolls the door's last screen away.
             self.write(reset() + show_cursor())
             if message:
-                rows = -(-len(message) // DEFAULT_WIDTH)
+                lines = message.split("\r\n")
+                rows = sum(-(-len(line) // self._info.width) or 1 for line in lines)
                 self.write(
-                    move(DEFAULT_HEIGHT - rows, 1) + clear_to_end_of_screen() + message + "\r\n"
+                    move(self._info.height - rows, 1)
+                    + clear_to_end_of_screen()
+                    + message
+                    + "\r\n"
                 )
             else:
-                self.write(move(DEFAULT_HEIGHT, 1) + clear_to_end_of_line())
+                self.write(move(self._info.height, 1) + clear_to_end_of_line())
         elif message:
             self.write(f"\r\n{message}\r\n")
         try:
@@ -339,6 +361,7 @@ class Terminal:
         """Close the connection; anything not flushed is lost."""
         if not self._closed:
             self._closed = True
+            self.on_resize = None  # it holds the visit, which holds this terminal
             self._out.clear()
             self._input_alarm.cancel()
             self._output_alarm.cancel()
@@ -348,6 +371,11 @@ class Terminal:
         """Show ``message`` (from the sysop) as a notice, without disturbing the caller's
         typing: at once if they are waiting at a prompt, else with the door's next output."""
         self._notice(message)
+        self._send_while_waiting()
+
+    def _send_while_waiting(self) -> None:
+        """Send what is queued now if the caller waits at input (nothing else would), else
+        leave it to the visit's next flush."""
         if not self._at_input or self._closed:
             return
         data = bytes(self._out)

@@ -18,7 +18,7 @@ import functools
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ansi.art import Art
 from ansi.screen import Row, ScreenBuffer, Style, cells
@@ -49,6 +49,157 @@ WASTE_FAN = 6  # between the fanned waste cards: room for the marker, a blank ei
 REMINDER_TOP, REMINDER_COL = 12, SIDEBAR
 REMINDER_WIDTH = 80 - SIDEBAR  # from REMINDER_COL to the edge
 
+NAME_WIDTH = 10  # the sidebar's names, its values right of them
+VALUE_COL = SIDEBAR + NAME_WIDTH
+VALUE_WIDTH = WIDTH - VALUE_COL
+BANNER_ROW = 12  # the middle of the columns, which a won game has emptied
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Where a board's parts go on its screen of ``width`` x ``height``.
+
+    :data:`CLASSIC` is the board of 80x24 (the constants above); :func:`geometry` gives the
+    narrow one for a window narrower (down to 40 columns) or shorter: the foundations on a
+    row of their own under the other piles, and a shorter sidebar beside them and the
+    columns, with the keys' reminder under it. Cards keep their three cells and the pointer
+    its place.
+    """
+
+    width: int
+    height: int
+    label_row: int  # the reserve's, deck's and waste's names and keys
+    card_row: int
+    count_row: int  # under the cards: the waste's playable mark
+    deck_col: int
+    waste_col: int
+    foundation_label_row: int
+    foundation_row: int
+    foundation_col: int
+    column_label_row: int
+    first_column_row: int
+    last_column_row: int
+    sidebar_row: int
+    sidebar_col: int
+    name_width: int
+    reminder_top: int
+    reminder_col: int
+    banner_row: int
+    piles_end: int  # the last column of the piles' rows
+    short: bool = False  # the sidebar's short names and values
+
+    @property
+    def value_col(self) -> int:
+        return self.sidebar_col + self.name_width
+
+    @property
+    def value_width(self) -> int:
+        return self.width - self.value_col
+
+    @property
+    def reminder_width(self) -> int:
+        """From the reminder's column to the edge."""
+        return self.width - self.reminder_col
+
+    @property
+    def reminder_rows(self) -> int:
+        """The rows the keys' reminder may take."""
+        return self.last_column_row - self.reminder_top + 1
+
+    @property
+    def footnote_row(self) -> int:
+        return self.height - 3
+
+    @property
+    def message_row(self) -> int:
+        return self.height - 2
+
+    @property
+    def prompt_row(self) -> int:
+        return self.height - 1
+
+
+CLASSIC = Geometry(
+    WIDTH,
+    HEIGHT,
+    LABEL_ROW,
+    CARD_ROW,
+    COUNT_ROW,
+    DECK_COL,
+    WASTE_COL,
+    LABEL_ROW,
+    CARD_ROW,
+    FOUNDATION_COL,
+    COLUMN_LABEL_ROW,
+    FIRST_COLUMN_ROW,
+    LAST_COLUMN_ROW,
+    LABEL_ROW,
+    SIDEBAR,
+    NAME_WIDTH,
+    REMINDER_TOP,
+    REMINDER_COL,
+    BANNER_ROW,
+    SIDEBAR - 1,
+)
+SIDEBAR_ROOM = 13  # the narrow sidebar's width: a short name and value, as "Score -1234"
+SHORT_NAME_WIDTH = 6
+
+
+def geometry(width: int, height: int, columns: int) -> Geometry | None:
+    """The board for a screen of ``width`` x ``height`` (see :func:`fitted`) and a game of
+    ``columns`` columns: the classic board on 80x24 and larger (in its top-left corner), else
+    the narrow one; None when the columns leave no room for the narrow sidebar.
+
+    >>> geometry(80, 24, 4) is CLASSIC, geometry(132, 60, 4) is CLASSIC
+    (True, True)
+    >>> narrow = geometry(40, 25, 4)
+    >>> narrow.sidebar_col, narrow.value_width, narrow.last_column_row, narrow.prompt_row
+    (27, 7, 21, 24)
+    >>> narrow.reminder_top, narrow.reminder_rows, narrow.reminder_width
+    (13, 9, 13)
+    >>> geometry(40, 25, 5) is None, geometry(46, 25, 5) is not None
+    (True, True)
+    """
+    if width >= WIDTH and height >= HEIGHT:
+        return CLASSIC
+    sidebar_col = RESERVE_COL + COLUMN_WIDTH * columns  # after the last column's slot
+    if width - sidebar_col < SIDEBAR_ROOM:
+        return None
+    last_column_row = height - 4
+    return Geometry(
+        width,
+        height,
+        label_row=2,
+        card_row=3,
+        count_row=4,
+        deck_col=13,
+        waste_col=23,
+        foundation_label_row=5,
+        foundation_row=6,
+        foundation_col=RESERVE_COL,
+        column_label_row=7,
+        first_column_row=8,
+        last_column_row=last_column_row,
+        sidebar_row=5,
+        sidebar_col=sidebar_col,
+        name_width=SHORT_NAME_WIDTH,
+        reminder_top=13,
+        reminder_col=sidebar_col,
+        banner_row=max(8, (8 + last_column_row) // 2 - 1),
+        piles_end=width - 1,
+        short=True,
+    )
+
+
+def columns_needed(columns: int) -> int:
+    """The narrowest window whose board shows ``columns`` columns.
+
+    >>> columns_needed(4), columns_needed(10)
+    (40, 76)
+    """
+    return max(40, RESERVE_COL + COLUMN_WIDTH * columns + SIDEBAR_ROOM)
+
+
 TITLE = Style(WHITE, BLUE, True)
 LABEL = Style(CYAN)
 KEY = Style(YELLOW, BLACK, True)
@@ -70,11 +221,16 @@ class Look:
     """How this caller wants cards drawn, and the game shown: ``terse``, a line per play
     instead of the board. A visit builds it as it draws, from its terminal's ANSI and suits
     as letters (the terminal's to keep, since it writes by them too) and the caller's
-    choice of view."""
+    choice of view, and the size its window fits."""
 
     ansi: bool = True
     suit_letters: bool = False
     terse: bool = False
+    #: The size of the screen pages are drawn in (:func:`door.views.layout.fitted`). Left out
+    #: of comparing looks: the cells cached for a look (its cards, say) are the same in every
+    #: size, and callers' windows come in many.
+    width: int = field(default=WIDTH, compare=False)
+    height: int = field(default=HEIGHT, compare=False)
 
 
 def _letters(look: Look) -> bool:
@@ -204,12 +360,14 @@ def _put_label(screen: ScreenBuffer, row: int, col: int, name: str, key: str, lo
     screen.put(row, end + 1, key, KEY if look.ansi else PLAIN)
 
 
-def _title(screen: ScreenBuffer, level_name: str, caption: str, look: Look) -> None:
+def _title(screen: ScreenBuffer, level_name: str, caption: str, look: Look, g: Geometry) -> None:
     # The deal number is never drawn from the game here: a scored game's number is secret
     # until it ends, so the game screen says what the title shows (``caption``).
-    text = f" CANFIELD  {level_name}"
-    line = text + caption.rjust(WIDTH - 1 - len(text)) + " "
-    screen.put(TITLE_ROW, 1, line[:WIDTH], TITLE if look.ansi else PLAIN)
+    text = f" CANFIELD  {level_name}" if not g.short else f" {level_name}"
+    if g.short and len(text) + len(caption) + 2 > g.width:
+        caption = ""  # the level's name first; the practice deal's number is in the footnote
+    line = text + caption.rjust(g.width - 1 - len(text)) + " "
+    screen.put(TITLE_ROW, 1, line[: g.width], TITLE if look.ansi else PLAIN)
 
 
 @functools.lru_cache(maxsize=64)
@@ -217,50 +375,64 @@ def _frame(
     look: Look,
     columns: int,
     names: tuple[str, ...],
-    size: tuple[int, int],
+    g: Geometry,
     reminder: tuple[str, ...],
 ) -> ScreenBuffer:
     """What a board shows whatever the position: the piles' and columns' labels, the
     sidebar's names and the keys' ``reminder``. Drawn once (each board starts from it),
     never written to after."""
-    frame = ScreenBuffer(*size)
+    frame = ScreenBuffer(g.width, g.height)
+    if len(reminder) > g.reminder_rows:  # a short window: its first lines, and the last
+        reminder = (*reminder[: g.reminder_rows - 1], reminder[-1])
     for offset, line in enumerate(reminder):
-        frame.put(REMINDER_TOP + offset, REMINDER_COL, line, INFO)
-    _put_label(frame, LABEL_ROW, RESERVE_COL, "Reserve", "S", look)
-    _put_label(frame, LABEL_ROW, DECK_COL, "Deck", "V", look)
-    _put_label(frame, LABEL_ROW, WASTE_COL, "Waste", "D", look)
-    _put_label(frame, LABEL_ROW, FOUNDATION_COL, "Foundations", "F", look)
+        frame.put(g.reminder_top + offset, g.reminder_col, line, INFO)
+    _put_label(frame, g.label_row, RESERVE_COL, "Reserve", "S", look)
+    _put_label(frame, g.label_row, g.deck_col, "Deck", "V", look)
+    _put_label(frame, g.label_row, g.waste_col, "Waste", "D", look)
+    _put_label(frame, g.foundation_label_row, g.foundation_col, "Foundations", "F", look)
     for index in range(columns):
         col = RESERVE_COL + 1 + COLUMN_WIDTH * index  # over the card's middle
-        frame.put(COLUMN_LABEL_ROW, col, str(index + 1), KEY if look.ansi else PLAIN)
+        frame.put(g.column_label_row, col, str(index + 1), KEY if look.ansi else PLAIN)
     for offset, name in enumerate(names):
-        frame.put(LABEL_ROW + offset, SIDEBAR, f"{name:<10}", LABEL if look.ansi else PLAIN)
+        frame.put(
+            g.sidebar_row + offset,
+            g.sidebar_col,
+            f"{name:<{g.name_width}}",
+            LABEL if look.ansi else PLAIN,
+        )
     return frame
 
 
-def _top_piles(screen: ScreenBuffer, game: Game, look: Look) -> None:
-    """The piles' row and the row under it, whole, left of the sidebar."""
+def _top_piles(screen: ScreenBuffer, game: Game, look: Look, g: Geometry) -> None:
+    """The piles' row and the row under it, whole, left of the sidebar; and the
+    foundations' row, when they have one of their own."""
     piles = _pile_cells(look)
     reserve, deck = game.reserve, game.deck
     placed = [
         (RESERVE_COL, piles[reserve[-1] if reserve else NO_CARD_CELLS]),
         (RESERVE_COL + 4, _count_cells(len(reserve))),
-        (DECK_COL, piles[BACK_CELLS if deck else NO_CARD_CELLS]),
-        (DECK_COL + 4, _count_cells(len(deck))),
+        (g.deck_col, piles[BACK_CELLS if deck else NO_CARD_CELLS]),
+        (g.deck_col + 4, _count_cells(len(deck))),
     ]
     shown = waste_shown(game)
-    placed += [(WASTE_COL + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)]
-    if not shown:
-        placed.append((WASTE_COL, piles[NO_CARD_CELLS]))
     placed += [
-        (FOUNDATION_COL + 5 * index, piles[pile[-1] if pile else NO_CARD_CELLS])
+        (g.waste_col + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)
+    ]
+    if not shown:
+        placed.append((g.waste_col, piles[NO_CARD_CELLS]))
+    foundations = [
+        (g.foundation_col + 5 * index, piles[pile[-1] if pile else NO_CARD_CELLS])
         for index, pile in enumerate(game.foundations)
     ]
-    screen.put_cells(CARD_ROW, 1, _stretch(placed, SIDEBAR - 1))
+    if g.foundation_row == g.card_row:
+        placed += foundations
+    else:  # the narrow board's: the sidebar starts beside them
+        screen.put_cells(g.foundation_row, 1, _stretch(foundations, g.sidebar_col - 1))
+    screen.put_cells(g.card_row, 1, _stretch(placed, g.piles_end))
     marked = []
     if len(shown) > 1:  # only the top card of the fan is playable: point at it
-        marked.append((WASTE_COL + WASTE_FAN * (len(shown) - 1), _playable_mark(look)))
-    screen.put_cells(COUNT_ROW, 1, _stretch(marked, SIDEBAR - 1))
+        marked.append((g.waste_col + WASTE_FAN * (len(shown) - 1), _playable_mark(look)))
+    screen.put_cells(g.count_row, 1, _stretch(marked, g.piles_end))
 
 
 @functools.lru_cache(maxsize=8)
@@ -282,12 +454,12 @@ def waste_shown(game: Game) -> Sequence[Card]:
     return game.waste[-game.variant.draw :]
 
 
-def column_rows(pile: Sequence[Card]) -> list[Card | None]:
+def column_rows(pile: Sequence[Card], g: Geometry = CLASSIC) -> list[Card | None]:
     """What a column shows in its rows; None marks cards left out of a very tall column.
 
     Its bottom card stays in view, since a whole pile moves by it.
     """
-    rows = LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1
+    rows = g.last_column_row - g.first_column_row + 1
     if len(pile) <= rows:
         return list(pile)
     return [pile[0], None, *pile[len(pile) - (rows - 2) :]]
@@ -330,26 +502,37 @@ def column_sample(cards: Sequence[Card], look: Look) -> tuple[list[tuple[str, St
     return pieces, (before + "^^^" + after) * len(cards)
 
 
-def _columns(screen: ScreenBuffer, game: Game, look: Look, rows: range) -> None:
+def _columns(screen: ScreenBuffer, game: Game, look: Look, rows: range, g: Geometry) -> None:
     """The column rows ``rows``, whole, as far as the columns reach across."""
     slots = _column_slots(look)
     shown: list[list[int]] = []  # each column's slots from its first row down
+    folds = g.last_column_row - g.first_column_row - 1  # the cards shown under the fold
     for pile in game.tableau:
         if not pile:
             shown.append([EMPTY_SLOT])
         else:
-            folded = FOLDED_SLOTS + len(pile) - 12
-            shown.append([folded if card is None else card for card in column_rows(pile)])
+            folded = FOLDED_SLOTS + len(pile) - folds - 1
+            shown.append([folded if card is None else card for card in column_rows(pile, g)])
     for row in rows:
-        offset = row - FIRST_COLUMN_ROW
+        offset = row - g.first_column_row
         line = "".join(
             [slots[column[offset] if offset < len(column) else BLANK_SLOT] for column in shown]
         )
         screen.put_cells(row, 1, line)
 
 
-def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]:
+def sidebar_lines(
+    game: Game, look: Look | None = None, *, short: bool = False
+) -> list[tuple[str, str]]:
+    """The sidebar's names and values; ``short``, in the narrow board's few columns.
+
+    >>> from door.engine import Variant
+    >>> sidebar_lines(Game.deal(Variant(), 1), short=True)[::3]
+    [('Score', '0'), ('Pass', '1'), ('Up', '1/52')]
+    """
     variant = game.variant
+    if short:
+        return _short_sidebar(game, look)
     passes = (
         f"{game.passes_started} of {variant.passes}" if variant.passes else f"{game.passes_started}"
     )
@@ -366,12 +549,30 @@ def sidebar_lines(game: Game, look: Look | None = None) -> list[tuple[str, str]]
     ]
 
 
-VALUE_COL = SIDEBAR + 10  # the sidebar's values, right of their names
-VALUE_WIDTH = WIDTH - VALUE_COL
+def _short_sidebar(game: Game, look: Look | None) -> list[tuple[str, str]]:
+    variant = game.variant
+    passes = str(game.passes_started)
+    if variant.passes:
+        passes += f"/{variant.passes}"
+    base = "?" if game.base_rank is None else rank_word(game.base_rank, look)
+    return [
+        ("Bal." if variant.scoring == Scoring.VEGAS else "Score", str(game.score)),
+        ("Moves", str(game.moves)),
+        ("Base", base),
+        ("Pass", passes),
+        ("Draw", str(variant.draw)),
+        ("Undo", "any" if variant.undo == "unlimited" else variant.undo),
+        ("Up", f"{game.cards_on_foundations}/52"),
+        ("Waste", str(len(game.waste))),
+    ]
 
 
 def _sidebar(
-    screen: ScreenBuffer, values: Sequence[str], look: Look, drawn: Sequence[str] = ()
+    screen: ScreenBuffer,
+    values: Sequence[str],
+    look: Look,
+    g: Geometry,
+    drawn: Sequence[str] = (),
 ) -> None:
     """The sidebar's values beside their names (the frame's), each padded to the width of
     its place; those equal to what ``drawn`` shows there are left as they are."""
@@ -381,8 +582,8 @@ def _sidebar(
     for offset, value in enumerate(values):
         if offset < len(drawn) and drawn[offset] == value:
             continue
-        padded = f"{value[:VALUE_WIDTH]:<{VALUE_WIDTH}}"
-        screen.put(LABEL_ROW + offset, VALUE_COL, padded, value_style)
+        padded = f"{value[: g.value_width]:<{g.value_width}}"
+        screen.put(g.sidebar_row + offset, g.value_col, padded, value_style)
 
 
 def draw_board(
@@ -522,29 +723,29 @@ class BoardPainter:
     ) -> None:
         """Draw the board into ``screen`` as :func:`draw_board` does, with the same
         arguments."""
-        sidebar = sidebar_lines(game, look)
+        g = geometry(screen.width, screen.height, len(game.tableau)) or CLASSIC
+        sidebar = sidebar_lines(game, look, short=g.short)
         names = tuple(name for name, _ in sidebar)
-        size = (screen.width, screen.height)
-        frame = _frame(look, len(game.tableau), names, size, reminder)
+        frame = _frame(look, len(game.tableau), names, g, reminder)
         board = self._board
         if board is None or frame is not self._frame:
-            board = self._board = ScreenBuffer(*size)
+            board = self._board = ScreenBuffer(g.width, g.height)
             board.clear(frame)
             self._frame = frame
             self._forget()
         if level_name != self._level_name or caption != self._caption:
-            _title(board, level_name, caption, look)  # the whole row
+            _title(board, level_name, caption, look, g)  # the whole row
             board.share_rows(range(TITLE_ROW, TITLE_ROW + 1))
             self._level_name, self._caption = level_name, caption
         top = _top_contents(game)
         if top != self._top:
-            _top_piles(board, game, look)
-            board.share_rows(range(CARD_ROW, COUNT_ROW + 1))
+            _top_piles(board, game, look, g)
+            board.share_rows(range(g.card_row, max(g.count_row, g.foundation_row) + 1))
             self._top = top
         values = tuple(value for _, value in sidebar)
         if values != self._values:
-            _sidebar(board, values, look, self._values)
-            board.share_rows(range(LABEL_ROW, LABEL_ROW + len(values)))
+            _sidebar(board, values, look, g, self._values)
+            board.share_rows(range(g.sidebar_row, g.sidebar_row + len(values)))
             self._values = values
         columns = _columns_contents(game)
         moved = columns != self._columns
@@ -558,58 +759,79 @@ class BoardPainter:
             # The rows under the columns start again from the frame, and so does the last
             # column row, where the footnote may go up; the other column rows only if the
             # columns changed.
-            under = range(LAST_COLUMN_ROW, screen.height + 1)
-            board.copy_area(frame, under, 1, screen.width)
-            redrawn = range(FIRST_COLUMN_ROW if moved else LAST_COLUMN_ROW, screen.height + 1)
-            _columns(board, game, look, range(redrawn.start, LAST_COLUMN_ROW + 1))
-            self._prompt_end = _bottom(board, look, message, message_style, prompt, footnote)
+            under = range(g.last_column_row, g.height + 1)
+            board.copy_area(frame, under, 1, g.width)
+            redrawn = range(g.first_column_row if moved else g.last_column_row, g.height + 1)
+            _columns(board, game, look, range(redrawn.start, g.last_column_row + 1), g)
+            self._prompt_end = _bottom(board, look, message, message_style, prompt, footnote, g)
             board.share_rows(redrawn)
             self._columns, self._message, self._message_style = columns, message, message_style
             self._prompt, self._footnote = prompt, footnote
         screen.clear(board)
-        screen.set_cursor(PROMPT_ROW, min(self._prompt_end, WIDTH - 1))
+        screen.set_cursor(g.prompt_row, min(self._prompt_end, g.width - 1))
 
 
 def _bottom(
-    screen: ScreenBuffer, look: Look, message: str, message_style: Style, prompt: str, footnote: str
+    screen: ScreenBuffer,
+    look: Look,
+    message: str,
+    message_style: Style,
+    prompt: str,
+    footnote: str,
+    g: Geometry = CLASSIC,
 ) -> int:
     """The footnote, the message and the prompt under the columns; the column after the
     prompt."""
-    lines = wrap(card_words(message, look), WIDTH - 3)[-2:] if message else []
+    room = g.width - 3
+    lines = wrap(card_words(message, look), room) if message else []
+    # A narrow board's long message may take a third row, the last of the columns', where
+    # they leave it free (they do once a game is won).
+    free = not screen.text_at(g.last_column_row)[: g.sidebar_col - 1].strip()
+    lines = lines[-3:] if g.short and len(lines) > 2 and free else lines[-2:]
     # A long message takes the footnote's row: the footnote goes up a row if the columns
     # leave it free (they do once a game is won), since it may say what the deal was.
-    row = FOOTNOTE_ROW if len(lines) < 2 else FOOTNOTE_ROW - 1
-    if footnote and (row == FOOTNOTE_ROW or not screen.text_at(row).strip()):
-        screen.put(row, 2, footnote[: WIDTH - 3], LABEL if look.ansi else PLAIN)
+    footnote_row = g.footnote_row
+    row = footnote_row if len(lines) < 2 else footnote_row - 1
+    if footnote and (row == footnote_row or not screen.text_at(row).strip()):
+        shown = wrap(footnote, room)[0] if g.short else footnote[:room]
+        screen.put(row, 2, shown, LABEL if look.ansi else PLAIN)
     if message:
         # The row under the columns is free for a second row of a long message.
-        for row, line in zip((MESSAGE_ROW - 1, MESSAGE_ROW)[-len(lines) :], lines, strict=True):
+        message_rows = (g.message_row - 2, g.message_row - 1, g.message_row)
+        for row, line in zip(message_rows[-len(lines) :], lines, strict=True):
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
-    return screen.put(PROMPT_ROW, 2, prompt, INFO)
+    if g.short and len(prompt) > room:
+        prompt = wrap(prompt, room - 1)[-1] + " "  # a question's last words, on a narrow board
+    return screen.put(g.prompt_row, 2, prompt, INFO)
 
 
-def notice_text(text: str) -> str:
+def notice_text(text: str, row: int = MESSAGE_ROW, width: int = WIDTH) -> str:
     """What shows a notice (a line from the sysop, a clock's warning) on an ANSI screen, a
     board or a page, from wherever the cursor is: on the message row over what was there,
-    in the message's colours from the first, nothing scrolled. What follows it puts the
-    cursor back at the prompt, in the prompt's colours.
+    in the message's colours from the first, nothing scrolled (``row``, on a screen
+    ``width`` wide). What follows it puts the cursor back at the prompt, in the prompt's
+    colours.
 
     >>> notice_text("Sysop: Back soon")
     '\\x1b[22;2H\\x1b[0;1;33;40m\\x1b[KSysop: Back soon'
     """
-    return f"{move(MESSAGE_ROW, 2)}{MESSAGE.sgr()}{clear_to_end_of_line()}{text[: WIDTH - 3]}"
-
-
-BANNER_ROW = 12  # the middle of the columns, which a won game has emptied
+    # The classic screen's notice is cut at its width, as it always was; a narrower one's
+    # shows its first line's words.
+    shown = text[: width - 3] if width >= WIDTH else wrap(text, width - 3)[0]
+    return f"{move(row, 2)}{MESSAGE.sgr()}{clear_to_end_of_line()}{shown}"
 
 
 def draw_banner(
-    screen: ScreenBuffer, lines: Sequence[str], look: Look, art: Art | None = None
+    screen: ScreenBuffer,
+    lines: Sequence[str],
+    look: Look,
+    art: Art | None = None,
+    g: Geometry = CLASSIC,
 ) -> None:
     """A banner across the middle of the board in a frame of suits: a win's celebration,
     in one colour so that it costs few bytes. Its suits are drawn as the cards' are.
     ``art``: the sysop's own instead, in the middle of the emptied columns' rows, left of the
-    sidebar.
+    sidebar, on the board of 80x24 it is drawn for (another size shows the door's own).
 
     >>> screen = ScreenBuffer(80, 24)
     >>> draw_banner(screen, ["YOU WON!"], Look(ansi=False))
@@ -619,21 +841,23 @@ def draw_banner(
     >>> screen.text_at(12).strip()
     'HDCSHDCSHDCSHD'
     """
-    if art is not None:
+    if art is not None and g == CLASSIC:
         row = FIRST_COLUMN_ROW + max(LAST_COLUMN_ROW - FIRST_COLUMN_ROW + 1 - art.height, 0) // 2
         col = max(SIDEBAR - 1 - art.columns, 0) // 2 + 1
         draw_art(screen, art, row, col, look)
         return
     width = max(len(line) for line in lines) + 6
-    col = (WIDTH - width) // 2 + 1
+    across = g.width if not g.short else g.sidebar_col - 1  # a narrow board's columns
+    col = max(1, (across - width) // 2 + 1)
+    row = g.banner_row
     suits = "".join(suit_text(Suit(suit), look) for suit in (2, 1, 0, 3))  # ♥♦♣♠
     frame = (suits * width)[:width]
     style = GOOD_NEWS if look.ansi else PLAIN
-    screen.put(BANNER_ROW, col, frame, style)
+    screen.put(row, col, frame, style)
     for offset, line in enumerate(lines, start=1):
         side = frame[offset % 4]
-        screen.put(BANNER_ROW + offset, col, f"{side}{line:^{width - 2}}{side}", style)
-    screen.put(BANNER_ROW + len(lines) + 1, col, frame, style)
+        screen.put(row + offset, col, f"{side}{line:^{width - 2}}{side}", style)
+    screen.put(row + len(lines) + 1, col, frame, style)
 
 
 def draw_art(screen: ScreenBuffer, art: Art, row: int, col: int, look: Look) -> None:

@@ -20,6 +20,40 @@ from typing import TypeVar
 
 Row = TypeVar("Row")
 
+# The windows screens are drawn for: a larger one gets a screen of the largest size, drawn in
+# its top-left corner; a smaller one is told what it needs (:func:`too_small`).
+MIN_WIDTH, MIN_HEIGHT = 40, 20
+MAX_WIDTH, MAX_HEIGHT = 132, 60
+
+
+def fitted(width: int, height: int) -> tuple[int, int] | None:
+    """The size screens are drawn in for a window of ``width`` x ``height``; None when it is
+    too small for any.
+
+    >>> fitted(80, 24), fitted(200, 70), fitted(40, 20), fitted(39, 50), fitted(100, 19)
+    ((80, 24), (132, 60), (40, 20), None, None)
+    """
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        return None
+    return min(width, MAX_WIDTH), min(height, MAX_HEIGHT)
+
+
+def too_small(width: int, columns: int | None = None) -> list[str]:
+    """What a window too small for the door is told, in lines that fit its ``width`` with
+    its last column free (a terminal may wrap after it); given ``columns``, that a game's
+    board needs that many.
+
+    >>> too_small(30)
+    ['This door needs a window of', 'at least 40 columns and 20', 'rows.']
+    >>> too_small(60, 64)
+    ['This game needs a window of at least 64 columns.']
+    """
+    if columns is not None:
+        text = f"This game needs a window of at least {columns} columns."
+    else:
+        text = f"This door needs a window of at least {MIN_WIDTH} columns and {MIN_HEIGHT} rows."
+    return wrap(text, max(1, width - 1))
+
 
 def counted(count: int, thing: str, things: str | None = None) -> str:
     """``count`` of ``thing``, in the singular for one.

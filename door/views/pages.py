@@ -1,6 +1,7 @@
 """Full-screen pages: the welcome, menus, scoreboards, statistics, rules and help.
 
-Each function draws one page into an 80x24 :class:`ScreenBuffer`; the session sends it whole
+Each function draws one page into a :class:`ScreenBuffer` of the caller's size (the look's
+``width`` and ``height``, 80x24 unless their window says otherwise); the session sends it whole
 (ANSI) or as plain lines (ASCII). Anything a user typed (aliases) is cleaned with
 ``sanitize`` before it is drawn here.
 
@@ -25,6 +26,7 @@ from door.engine.variant import Scoring
 from door.levels import Level
 from door.store.records import HighScore, Standing, Statistics
 from door.views.board import (
+    HEIGHT,
     INFO,
     KEY,
     LABEL,
@@ -33,18 +35,30 @@ from door.views.board import (
     PROMPT_ROW,
     TITLE,
     VALUE,
-    WIDTH,
     Look,
     draw_art,
 )
 from door.views.layout import paginate, wrap
 
 FIRST_ROW = 3
-LAST_ROW = 20
-PAGE_ROWS = LAST_ROW - FIRST_ROW + 1
-MESSAGE_ROWS = (PROMPT_ROW - 2, PROMPT_ROW - 1)  # a message takes one row, or two
+# Under the text: a blank row, a message's two rows, the prompt's and the bottom row.
+ROWS_UNDER = 4
 TEXT_COL, KEY_COL, ENTRY_COL = 2, 3, 6
-RIGHT_COL = WIDTH - 1  # the last column text uses: a terminal may wrap after the 80th
+
+
+def page_rows(look: Look) -> int:
+    """How many rows of text a page holds on the caller's screen (18 on 80x24)."""
+    return look.height - ROWS_UNDER - FIRST_ROW + 1
+
+
+def prompt_row(look: Look) -> int:
+    """The row the prompt is on: the last but one (23 on 80x24), as on the board."""
+    return look.height - (HEIGHT - PROMPT_ROW)
+
+
+def right_col(look: Look) -> int:
+    """The last column text uses: a terminal may wrap after the last one."""
+    return look.width - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +102,12 @@ ScreenRow = tuple[Piece, ...]
 BLANK_ROW: ScreenRow = ()
 
 
-def _beside(col: int, head: Piece | None, text: str, style: Style) -> list[ScreenRow]:
-    """``text`` wrapped from ``col`` to the right edge, ``head`` on its first row."""
+def _beside(
+    col: int, head: Piece | None, text: str, style: Style, right: int
+) -> list[ScreenRow]:
+    """``text`` wrapped from ``col`` to column ``right``, ``head`` on its first row."""
     rows = []
-    for index, line in enumerate(wrap(text, RIGHT_COL - col + 1)):
+    for index, line in enumerate(wrap(text, right - col + 1)):
         pieces = [(col, line, style)] if line else []
         if index == 0 and head is not None:
             pieces.insert(0, head)
@@ -105,21 +121,22 @@ def lay_out(lines: Sequence[PageLine], look: Look) -> list[ScreenRow]:
     def styled(style: Style) -> Style:
         return style if look.ansi else PLAIN
 
+    right = right_col(look)
     rows: list[ScreenRow] = []
     for line in lines:
         if isinstance(line, Entry):
             head = (KEY_COL, line.key, styled(KEY))
             col = max(ENTRY_COL, KEY_COL + len(line.key) + 1)
-            rows += _beside(col, head, line.text, styled(INFO))
+            rows += _beside(col, head, line.text, styled(INFO), right)
         elif isinstance(line, Term):
             if len(line.term) < line.width:
                 head = (TEXT_COL, line.term, styled(LABEL))
-                rows += _beside(TEXT_COL + line.width, head, line.text, styled(INFO))
+                rows += _beside(TEXT_COL + line.width, head, line.text, styled(INFO), right)
             else:  # a term too long for its column gets a row of its own
-                rows += _beside(TEXT_COL, None, line.term, styled(LABEL))
-                rows += _beside(TEXT_COL + line.width, None, line.text, styled(INFO))
+                rows += _beside(TEXT_COL, None, line.term, styled(LABEL), right)
+                rows += _beside(TEXT_COL + line.width, None, line.text, styled(INFO), right)
         elif isinstance(line, Text):
-            rows += _beside(TEXT_COL, None, line.text, styled(line.style))
+            rows += _beside(TEXT_COL, None, line.text, styled(line.style), right)
         elif isinstance(line, Styled):
             pieces, col = [], TEXT_COL
             for text, style in line.pieces:
@@ -127,29 +144,30 @@ def lay_out(lines: Sequence[PageLine], look: Look) -> list[ScreenRow]:
                 col += len(text)
             rows.append(tuple(pieces))
         else:
-            rows += _beside(TEXT_COL, None, line, styled(INFO))
+            rows += _beside(TEXT_COL, None, line, styled(INFO), right)
     return rows
 
 
 def pages_of(lines: Sequence[PageLine], look: Look) -> list[list[ScreenRow]]:
     """``lines`` laid out and cut into pages between paragraphs (see :func:`paginate`)."""
-    return paginate(lay_out(lines, look), PAGE_ROWS, BLANK_ROW)
+    return paginate(lay_out(lines, look), page_rows(look), BLANK_ROW)
 
 
 def _title(screen: ScreenBuffer, title: str, look: Look, row: int = 1) -> None:
-    line = f" {title}"[: WIDTH - 1].ljust(WIDTH - 1)
+    line = f" {title}"[: look.width - 1].ljust(look.width - 1)
     screen.put(row, 1, line, TITLE if look.ansi else PLAIN)
 
 
-def fits_under(head: Art, rows: Sequence[ScreenRow]) -> bool:
-    """Whether a page's ``rows`` fit under ``head``, the art drawn above its title.
+def fits_under(head: Art, rows: Sequence[ScreenRow], look: Look) -> bool:
+    """Whether a page's ``rows`` fit under ``head``, the art drawn above its title, in the
+    look's window: no wider than it, and with the rows below.
 
     >>> from ansi.art import read_art
     >>> head = read_art(b"=\\r\\n" * 6)
-    >>> fits_under(head, [BLANK_ROW] * 12), fits_under(head, [BLANK_ROW] * 13)
+    >>> fits_under(head, [BLANK_ROW] * 12, Look()), fits_under(head, [BLANK_ROW] * 13, Look())
     (True, False)
     """
-    return len(rows) <= PAGE_ROWS - head.height
+    return head.columns <= look.width and len(rows) <= page_rows(look) - head.height
 
 
 def draw_rows(
@@ -161,24 +179,52 @@ def draw_rows(
     message: str = "",
     head: Art | None = None,
 ) -> None:
-    """A titled page of laid-out rows, a message and a prompt where the cursor waits;
-    ``head``, the sysop's art above the title (the rows must fit under it: :func:`fits_under`)."""
+    """A titled page of laid-out rows, a message and a prompt where the cursor waits, on a
+    ``screen`` of the look's size; ``head``, the sysop's art above the title (the rows must
+    fit under it: :func:`fits_under`)."""
     screen.clear()
     top = 0
     if head is not None:
         draw_art(screen, head, 1, 1, look)
         top = head.height
     _title(screen, title, look, 1 + top)
-    for offset, row in enumerate(rows[: PAGE_ROWS - top]):
+    for offset, row in enumerate(rows[: page_rows(look) - top]):
         for col, text, style in row:
             screen.put(FIRST_ROW + top + offset, col, text, style)
+    room = right_col(look) - TEXT_COL + 1
+    prompt_at = prompt_row(look)
+    prompt_lines = _prompt_lines(prompt, room)
+    first_prompt_row = prompt_at - len(prompt_lines) + 1
     if message:
         style = MESSAGE if look.ansi else PLAIN
-        lines = wrap(message, RIGHT_COL - TEXT_COL + 1)[-len(MESSAGE_ROWS) :]
-        for message_row, line in zip(MESSAGE_ROWS[-len(lines) :], lines, strict=True):
+        # A message takes one row, or two, between the text and the prompt.
+        message_rows = [
+            row for row in (first_prompt_row - 2, first_prompt_row - 1) if row >= prompt_at - 2
+        ]
+        lines = wrap(message, room)[-len(message_rows) :]
+        for message_row, line in zip(message_rows[-len(lines) :], lines, strict=True):
             screen.put(message_row, TEXT_COL, line, style)
-    end = screen.put(PROMPT_ROW, TEXT_COL, prompt, VALUE if look.ansi else PLAIN)
-    screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
+    style = VALUE if look.ansi else PLAIN
+    for prompt_line_row, line in enumerate(prompt_lines, start=first_prompt_row):
+        end = screen.put(prompt_line_row, TEXT_COL, line, style)
+    screen.set_cursor(prompt_at, min(end, look.width - 1))
+
+
+def _prompt_lines(prompt: str, room: int) -> list[str]:
+    """A prompt in the lines it takes in ``room`` columns: one, unless it is too long, when
+    it is wrapped with a column to spare on its last line for the cursor.
+
+    >>> _prompt_lines("Your choice: ", 38)
+    ['Your choice: ']
+    >>> _prompt_lines("Nobody called Alice is here. Sign up? ", 30)
+    ['Nobody called Alice is here.', 'Sign up? ']
+    """
+    if len(prompt) <= room:
+        return [prompt]
+    lines = wrap(prompt, room - 1)
+    if prompt.endswith(" "):
+        lines[-1] += " "
+    return lines
 
 
 def draw_page(
@@ -199,9 +245,9 @@ def welcome_lines(bbs_name: str, sysop: str, node: int) -> list[PageLine]:
         "",
         Text("C A N F I E L D", MESSAGE),
         "",
-        "The solitaire of the casino: build four foundations up in suit from the base",
-        "card, turning the corner from K to A, with the help of four columns built down",
-        "in alternate colours, a reserve of thirteen cards and the deck.",
+        "The solitaire of the casino: build four foundations up in suit from the base card,"
+        " turning the corner from K to A, with the help of four columns built down in"
+        " alternate colours, a reserve of thirteen cards and the deck.",
         "",
         f"Your sysop is {sysop}.",
         "",
@@ -218,12 +264,15 @@ def art_welcome_lines(bbs_name: str, node: int) -> list[PageLine]:
     ]
 
 
-def draw_goodbye(screen: ScreenBuffer, art: Art, look: Look, goodbye: str) -> None:
-    """The sysop's goodbye art, and the goodbye line on the prompt's row under it."""
-    screen.clear()
+def goodbye_screen(art: Art, goodbye: str, look: Look) -> ScreenBuffer:
+    """The sysop's goodbye art, and the goodbye line on the prompt's row under it, in the
+    column every line starts in, on a screen of the look's size."""
+    screen = ScreenBuffer(look.width, look.height)
     draw_art(screen, art, 1, 1, look)
-    end = screen.put(PROMPT_ROW, 1, goodbye, VALUE if look.ansi else PLAIN)
-    screen.set_cursor(PROMPT_ROW, min(end, WIDTH - 1))
+    row = prompt_row(look)
+    end = screen.put(row, TEXT_COL, goodbye, VALUE if look.ansi else PLAIN)
+    screen.set_cursor(row, min(end, look.width - 1))
+    return screen
 
 
 def level_line(level: Level) -> str:

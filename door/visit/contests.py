@@ -19,7 +19,7 @@ from door.levels import Level
 from door.store import StoreError
 from door.store.contests import Contest, ContestState
 from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
-from door.views.pages import PAGE_ROWS, Entry, PageLine, Text, lay_out
+from door.views.pages import Entry, PageLine, Text, lay_out, page_rows
 from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.play import GameTerms, play_game
@@ -137,13 +137,14 @@ async def _page_lines(
     deals = ["", *deal_lines(board.state, plays, contest.deals)]
     foot: list[PageLine] = ["", *menu]
     open_page = [*lines, rule, *deals, *foot]
-    if board.state == ContestState.OPEN and len(lay_out(open_page, visit.look)) <= PAGE_ROWS:
+    room = page_rows(visit.look)
+    if board.state == ContestState.OPEN and len(lay_out(open_page, visit.look)) <= room:
         lines.append(rule)  # where ten deals leave room for it
     lines += deals
     if board.state == ContestState.COMING:
         return lines + foot
     # The table below the deals, as many rows as the page has room for (T: all of them).
-    room = PAGE_ROWS - len(lay_out([*lines, *foot], visit.look)) - 2  # a blank, the titles
+    room -= len(lay_out([*lines, *foot], visit.look)) + 2  # a blank, the titles
     fits = room if len(board.rows) <= room else room - 1  # and a row for "... and N more"
     if fits >= 1:
         return [*lines, "", *table_lines(board.rows, fits, _me(visit)), *foot]

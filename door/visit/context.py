@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 from ansi.screen import ScreenBuffer
+from ansi.sequences import clear_screen, move, reset
 from door.app import App
 from door.config import Config
 from door.net.detection import TerminalInfo
@@ -16,6 +18,8 @@ from door.solving.pool import Solving
 from door.store import Store
 from door.store.records import User
 from door.views.board import Look, notice_text, plain_lines
+from door.views.layout import MIN_HEIGHT, MIN_WIDTH, fitted, too_small
+from door.views.pages import prompt_row
 
 
 @dataclass
@@ -59,7 +63,13 @@ class Visit:
         sysop's message).
         """
         info = self.terminal.info
-        return Look(ansi=info.ansi, suit_letters=info.suit_letters, terse=self.terse)
+        width, height = fitted(info.width, info.height) or (MIN_WIDTH, MIN_HEIGHT)
+        return Look(info.ansi, info.suit_letters, self.terse, width, height)
+
+    @property
+    def too_small(self) -> bool:
+        """Whether the caller's window is too small for any screen of the door's."""
+        return fitted(self.terminal.info.width, self.terminal.info.height) is None
 
     # The app's services, as the rooms of a visit reach them.
 
@@ -172,28 +182,50 @@ class Visit:
             self.user = await self.store.save_game_view(self.user.id, "terse" if terse else "board")
         self.terse = terse
 
-    def show(self, screen: ScreenBuffer) -> None:
-        """Send a whole page: drawn in place (ANSI) or as plain lines.
+    def show(self, draw: Callable[[Look], ScreenBuffer]) -> None:
+        """Send a whole page, as ``draw`` draws it for the caller's look (and size): drawn in
+        place (ANSI) or as plain lines; drawn again whenever the window's size changes while
+        it is shown. A window too small for any page is told what it needs instead.
 
         A notice that comes while the page is shown (a line from the sysop, a clock's
         warning) goes on an ANSI page's message row, its prompt then drawn again: nothing
         scrolls; under a plain page, on a line of its own, then the prompt.
         """
+        self.terminal.on_resize = partial(self._show, draw)
+        self._show(draw)
+
+    def _show(self, draw: Callable[[Look], ScreenBuffer]) -> None:
+        if self.too_small:
+            self.show_too_small()
+            return
+        screen = draw(self.look)
         if self.look.ansi:
             page = screen.render_full()
             row = screen.cursor[0]
             prompt = screen.render_rows(range(row, row + 1))
-            self.terminal.on_notice = partial(_notice_on_page, prompt)
+            self.terminal.on_notice = partial(_notice_on_page, prompt, self.look)
         else:
             page = "\r\n" + "\r\n".join(plain_lines(screen)) + " "
             self.terminal.on_notice = None
         self.terminal.write(page)
         self.presence.replay = lambda: page  # the text only: the page's cells are let go
 
+    def show_too_small(self, columns: int | None = None) -> None:
+        """Tell a window too small for the door's screens what it needs, alone on it; or,
+        given ``columns``, that the game's board needs that many."""
+        lines = too_small(self.terminal.info.width, columns)
+        if self.look.ansi:
+            text = f"{reset()}{clear_screen()}{move(1, 1)}" + "\r\n".join(lines) + " "
+        else:
+            text = "\r\n" + "\r\n".join(lines) + " "
+        self.terminal.on_notice = None
+        self.terminal.write(text)
+        self.presence.replay = lambda: text
 
-def _notice_on_page(prompt: str, text: str) -> str:
+
+def _notice_on_page(prompt: str, look: Look, text: str) -> str:
     """A notice on an ANSI page's message row, then the page's ``prompt`` row drawn again."""
-    return notice_text(text) + prompt
+    return notice_text(text, prompt_row(look) - 1, look.width) + prompt
 
 
 def caller_address(visit: Visit) -> str:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from ansi.keys import DOWN, ENTER, ERASE, ESCAPE, KILL, LEFT, RIGHT, UP, Key, Mouse
 from door.engine import Game, IllegalMove
 from door.engine.variant import Moves
+from door.views.board import CLASSIC, Geometry
 from door.views.commands import AFTER_KEY, COLUMN, COMMANDS, LEADING
 from door.views.pointer import (
     TOP_ROW,
@@ -172,6 +173,8 @@ class BoardKeys:
         self.hot = hot
         self.pointer_allowed = pointer
         self.columns = columns
+        #: Where the board's piles are on the caller's screen, for the pointer and the mouse.
+        self.geometry: Geometry = CLASSIC
         self.typed = ""
         self.pointer: Spot | None = None
         self.held: Spot | None = None
@@ -300,7 +303,10 @@ class BoardKeys:
                 step = 1 if key == RIGHT else -1
                 self.pointer = Spot(TOP_ROW[max(0, min(len(TOP_ROW) - 1, place + step))])
             elif key == DOWN:
-                self.pointer = Spot(str(self._nearest_column(marker_cell(game, spot)[1])))
+                # Up and down go by the classic board's places whatever the layout, so
+                # that the same keys make the same moves on every screen.
+                col = marker_cell(game, spot)[1]
+                self.pointer = Spot(str(self._nearest_column(col)))
             return
         if key in (LEFT, RIGHT):
             number += 1 if key == RIGHT else -1
@@ -316,14 +322,13 @@ class BoardKeys:
     def _choosing_depth(self, game: Game) -> bool:
         return self.held is None and game.variant.moves == Moves.PARTIAL
 
-    @staticmethod
-    def _run_depth(game: Game, number: int) -> int:
+    def _run_depth(self, game: Game, number: int) -> int:
         """How many cards from the top of column ``number`` form a run (partial moves)."""
         pile = game.tableau[number - 1]
         if not pile:
             return 1
         start = game._run_start(pile)  # the engine's own reading of a run
-        return min(len(pile) - start, visible_depth(game, number))
+        return min(len(pile) - start, visible_depth(game, number, self.geometry))
 
     def _nearest_column(self, col: int) -> int:
         return min(range(1, self.columns + 1), key=lambda n: abs(column_left(n) - col))
@@ -364,7 +369,7 @@ class BoardKeys:
     # -- the mouse ----------------------------------------------------------------------------
 
     def _mouse(self, report: Mouse, game: Game) -> Step:
-        spot = spot_at(game, report.row, report.col)
+        spot = spot_at(game, report.row, report.col, self.geometry)
         self.typed, self._as_line = "", not self.hot
         if report.pressed:
             self._pressed = self._release_done = False

@@ -33,13 +33,15 @@ from door.views.board import (
     GOOD_NEWS,
     INFO,
     MESSAGE,
-    MESSAGE_ROW,
     PROMPT,
     REFUSAL,
     BoardPainter,
+    Geometry,
     Look,
     card_text,
+    columns_needed,
     draw_banner,
+    geometry,
     notice_text,
     part_words,
     plain_lines,
@@ -218,7 +220,8 @@ class AnsiBoard:
 
     def reminder(self, screen: GameScreen) -> tuple[str, ...]:
         hints = screen.level.hints != "off"
-        return reminder_lines(len(screen.game.tableau), hot=screen.keys.hot, hints=hints)
+        columns, width = len(screen.game.tableau), screen.geometry.reminder_width
+        return reminder_lines(columns, hot=screen.keys.hot, hints=hints, width=width)
 
     def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
         buffer, keys = screen.buffer, screen.keys
@@ -255,10 +258,11 @@ class AnsiBoard:
         # draws it in at once: one style from the first.
         screen.say(text, MESSAGE)
         buffer = screen.buffer
-        buffer.invalidate(MESSAGE_ROW)
+        g = screen.geometry
+        buffer.invalidate(g.message_row)
         row = buffer.cursor[0]
         self.cursor_at = None  # at the prompt, or after the typing echoed there
-        return notice_text(text) + buffer.render_rows(range(row, row + 1))
+        return notice_text(text, g.message_row, g.width) + buffer.render_rows(range(row, row + 1))
 
     def before_play(self, game: Game) -> Sight | None:
         return None
@@ -404,6 +408,7 @@ class GameScreen:
         # keys sent at once is answered with one draw, not one a key.
         self.owes_draw = False
         self.owes_typing = False
+        self.told_too_small = False  # the window was too small for the board when drawn
 
     @property
     def look(self) -> Look:
@@ -419,6 +424,14 @@ class GameScreen:
         """Paint the board (``game``: a frame of the game instead of it) and send what the
         presentation shows of it: ``full``, all of it."""
         self.owes_draw = self.owes_typing = False
+        fits = self.fit()
+        if fits is None:
+            columns = columns_needed(len(self.game.tableau))
+            self.visit.show_too_small(None if self.visit.too_small else columns)
+            self.told_too_small = True
+            return
+        if self.told_too_small or fits:
+            self.told_too_small, full = False, True
         labels = labels_of(self.record, self.game, self.terms)
         shown = game or self.game
         self.painter.draw(
@@ -434,8 +447,32 @@ class GameScreen:
             reminder=self.shown.reminder(self),
         )
         if self.banner:
-            draw_banner(self.buffer, self.banner, self.look, self.banner_art)
+            draw_banner(self.buffer, self.banner, self.look, self.banner_art, self.geometry)
         self.shown.send(self, shown, full=full)
+
+    @property
+    def geometry(self) -> Geometry:
+        """Where the board's parts are on the caller's screen."""
+        return self.keys.geometry
+
+    def fit(self) -> bool | None:
+        """Fit the board to the caller's window: True if its screen changed size (to be
+        drawn whole), None if the window has no room for it."""
+        look, columns = self.look, len(self.game.tableau)
+        fitted = None if self.visit.too_small else geometry(look.width, look.height, columns)
+        if fitted is None:
+            return None
+        if (self.buffer.width, self.buffer.height) == (fitted.width, fitted.height):
+            return False
+        self.keys.geometry = fitted
+        self.buffer = ScreenBuffer(fitted.width, fitted.height)
+        self.painter = BoardPainter()
+        self.shown = presentation_for(look)  # nothing kept of where the old screen was
+        return True
+
+    def resized(self) -> None:
+        """The caller's window changed size: the board drawn again, whole."""
+        self.draw(full=True)
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
@@ -489,6 +526,7 @@ async def play_game(
     screen = GameScreen(visit, level, game, record, terms)
     terminal = visit.terminal
     terminal.on_notice = screen.notice
+    terminal.on_resize = screen.resized
     visit.presence.replay = screen.replay
     screen.tell_sysop()
     try:
@@ -523,7 +561,7 @@ async def play_game(
             if ended is not None:
                 return ended
     finally:
-        terminal.on_notice = None
+        terminal.on_notice = terminal.on_resize = None
         visit.presence.replay = None
         terminal.report_mouse(False)  # the caller leaves the board, however they leave it
 
@@ -899,6 +937,7 @@ async def _help(
     if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
         await terminal.read_key()
     terminal.on_notice = screen.notice  # notices go on the board again, not on the page
+    terminal.on_resize = screen.resized
     visit.presence.replay = screen.replay  # a watching sysop sees the board again
     if screen.shown.pointer:
         terminal.report_mouse(True)

@@ -8,9 +8,11 @@ the caller's answer asked for on the last.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from ansi.art import Art
 from ansi.screen import ScreenBuffer
+from door.views.board import Look
 from door.views.pages import PageLine, draw_rows, fits_under, pages_of
 from door.visit.context import Visit
 
@@ -29,25 +31,45 @@ async def show_lines(
     """Show ``lines`` under ``title`` with ``prompt`` on their last page; the pages before it
     wait for a key each. False when the caller pressed Q on one of those (the last page is
     then not shown). ``head``: the sysop's art above the title, on a page of one page whose
-    lines fit under it (else the door's own head)."""
-    pages = pages_of(lines, visit.look)
-    if head is not None and (len(pages) > 1 or not fits_under(head, pages[0])):
-        head = None
-    for number, rows in enumerate(pages, start=1):
-        last = number == len(pages)
-        heading = f"{title} ({number}/{len(pages)})" if len(pages) > 1 else title
-        # The page is drawn in this frame, so its buffer is gone by the time the answer
-        # leads on (to a game, say, that may last an hour).
-        screen = ScreenBuffer()
-        draw_rows(screen, heading, rows, visit.look, prompt if last else MORE, message, head)
+    lines fit under it in the caller's window (else the door's own head).
+
+    The pages are laid out for the caller's window as it is when each is drawn: a change of
+    its size draws the page shown again, the last page (with ``prompt``) if that was the one.
+    """
+    number = 1
+    while True:
+        last = number >= len(pages_of(lines, visit.look))
+        visit.show(partial(_page, title, lines, number, last, prompt, message, head))
         message = ""
-        visit.show(screen)
         await visit.terminal.flush()
         if last:
             return True
         if await visit.terminal.read_key() == STOP:
             return False
-    return True
+        number += 1
+
+
+def _page(
+    title: str,
+    lines: Sequence[PageLine],
+    number: int,
+    last: bool,
+    prompt: str,
+    message: str,
+    head: Art | None,
+    look: Look,
+) -> ScreenBuffer:
+    """Page ``number`` of ``lines`` (``last``: the last page, whichever number that is now)
+    drawn for ``look``, on a screen of its size; ``head`` above a page that is the only one
+    and fits under it."""
+    pages = pages_of(lines, look)
+    index = len(pages) - 1 if last else min(number, len(pages)) - 1
+    heading = f"{title} ({index + 1}/{len(pages)})" if len(pages) > 1 else title
+    if head is not None and (len(pages) > 1 or not fits_under(head, pages[0], look)):
+        head = None
+    screen = ScreenBuffer(look.width, look.height)
+    draw_rows(screen, heading, pages[index], look, prompt if last else MORE, message, head)
+    return screen
 
 
 async def wait_key(

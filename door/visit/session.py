@@ -15,8 +15,8 @@ the ways in apply to a log-in (:data:`LOGIN_TRIES`, :data:`LOGIN_DELAY`,
 from __future__ import annotations
 
 import logging
+from functools import partial
 
-from ansi.screen import ScreenBuffer
 from ansi.sequences import clear_to_end_of_screen, move, reset, show_cursor
 from ansi.text import sanitize
 from door.app import App
@@ -27,9 +27,8 @@ from door.solving.daily import close_past_days
 from door.store import Store
 from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
-from door.views.board import PROMPT_ROW
 from door.views.layout import wrap
-from door.views.pages import MESSAGE_ROWS, TEXT_COL, draw_goodbye
+from door.views.pages import TEXT_COL, goodbye_screen, prompt_row
 from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
@@ -156,17 +155,16 @@ async def _known_visit(visit: Visit, user: User) -> None:
     await main_menu(visit, message)
     art = art_for(visit, "goodbye")
     if art is not None:
-        screen = ScreenBuffer()
-        draw_goodbye(screen, art, visit.look, GOODBYE)
-        visit.show(screen)
+        visit.show(partial(goodbye_screen, art, GOODBYE))
         visit.terminal.write(reset() if visit.look.ansi else "\r\n")  # the caller's colours
     elif visit.look.ansi:
         # On the prompt's row, in the column every line starts in, in the caller's own
         # colours (ESC[0m), not the door's white on black: the last menu stays on the
         # screen, nothing scrolled, but not its message (a key that was not on it).
+        prompt_at = prompt_row(visit.look)
         visit.terminal.write(
-            f"{reset()}{show_cursor()}{move(MESSAGE_ROWS[0], 1)}{clear_to_end_of_screen()}"
-            f"{move(PROMPT_ROW, TEXT_COL)}{GOODBYE}"
+            f"{reset()}{show_cursor()}{move(prompt_at - 2, 1)}{clear_to_end_of_screen()}"
+            f"{move(prompt_at, TEXT_COL)}{GOODBYE}"
         )
     else:
         visit.terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{GOODBYE}\r\n")

@@ -11,6 +11,7 @@ import copy
 
 from ansi.keys import DOWN, ENTER, LEFT, RIGHT, UP, Key, Mouse
 from door.engine import Game, IllegalMove
+from door.views.board import CLASSIC, Geometry
 from door.views.pointer import TOP_ROW, Spot, marker_cell
 from door.visit.keys import BoardKeys
 
@@ -31,14 +32,18 @@ def moved_cards(game: Game, command: str) -> int:
 
 
 class Player:
-    """Plays by one of :data:`METHODS`; ``commands`` collects what the door would run."""
+    """Plays by one of :data:`METHODS` on a board laid out by ``geometry`` (the mouse's
+    cells); ``commands`` collects what the door would run."""
 
-    def __init__(self, method: str, game: Game, *, hot: bool = True) -> None:
+    def __init__(
+        self, method: str, game: Game, *, hot: bool = True, geometry: Geometry = CLASSIC
+    ) -> None:
         self.method = method
         self.game = game
         self.mirror = BoardKeys(
             hot=hot and method != "lines", pointer=True, columns=len(game.tableau)
         )
+        self.mirror.geometry = geometry
         self.commands: list[str] = []
 
     def _press(self, key: Key, out: list[Key], more: bool = False) -> None:
@@ -102,7 +107,7 @@ class Player:
         raise AssertionError(f"the pointer never reached {spot}")
 
     def _cell(self, spot: Spot) -> tuple[int, int]:
-        row, col = marker_cell(self.game, spot)
+        row, col = marker_cell(self.game, spot, self.mirror.geometry)
         return row, col + 1
 
     def _mouse(self, command: str, out: list[Key]) -> None:

@@ -16,6 +16,7 @@ import time
 import pyte
 
 from ansi.charset import decode
+from door.net.detection import size_believable
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 ECHO, SGA, TTYPE, NAWS, BINARY = 1, 3, 24, 31, 0
@@ -26,8 +27,16 @@ CPR_REQUEST = b"\x1b[6n"
 WAIT = 30.0
 
 
+def screen_size(size: tuple[int, int] | None) -> tuple[int, int]:
+    """The size of the screen a window reported as ``size`` shows: a size no window has
+    (0x0, 65535x65535: hostile or broken clients, NetRunner's 1x1) shows 80x24."""
+    return (size and size_believable(*size)) or (80, 24)
+
+
 class Caller:
-    """One caller. ``ansi`` decides whether it answers the cursor-position probe."""
+    """One caller. ``ansi`` decides whether it answers the cursor-position probe; ``size``
+    is its window, ``(columns, rows)``, reported by NAWS (None: it refuses NAWS, and shows
+    80x24)."""
 
     def __init__(
         self,
@@ -40,7 +49,7 @@ class Caller:
     ) -> None:
         self.reader, self.writer = reader, writer
         self.term, self.charset, self.ansi, self.size = term, charset, ansi, size
-        self.screen = pyte.Screen(80, 24)
+        self.screen = pyte.Screen(*screen_size(size))
         self.stream = pyte.Stream(self.screen)
         self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.received = bytearray()  # every byte after telnet commands were taken out
@@ -172,6 +181,14 @@ class Caller:
     async def type(self, text: str, enter: bool = True) -> None:
         data = text.encode("utf-8" if self.charset == "utf-8" else "latin-1", "replace")
         self.writer.write(data + (b"\r\n" if enter else b""))
+        await self.writer.drain()
+
+    async def resize(self, columns: int, rows: int) -> None:
+        """The window changes size: the screen keeps what it shows (cut, or blank where it
+        grew), as a terminal's does, and the new size is reported (NAWS)."""
+        self.size = (columns, rows)
+        self.screen.resize(rows, columns)
+        self._send(IAC, SB, NAWS, columns >> 8, columns & 255, rows >> 8, rows & 255, IAC, SE)
         await self.writer.drain()
 
     async def key(self, key: str) -> None:

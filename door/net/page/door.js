@@ -12,7 +12,17 @@
     const THEIRS = new Set([BINARY, ECHO, SGA]);  // what we let the door do
     const TOO_BIG = 1009;  // the WebSocket's close code for a message over the door's limit
     const REFUSED = 1008;  // and for a page the door does not take calls from, with a reason
-    const COLUMNS = 80, ROWS = 24;  // the door's screen: the terminal is never smaller
+    // The door's classic screen, and the least its narrow one takes: the font is the
+    // largest at which the window holds the classic board (down to CLASSIC_FONT), else the
+    // largest at which it holds the narrow one.
+    const CLASSIC = { cols: 80, rows: 24 }, NARROW = { cols: 40, rows: 20 };
+    const DEFAULT_FONT = 16, CLASSIC_FONT = 12, SMALLEST_FONT = 6, LARGEST_FONT = 24;
+    // A touch screen's keys: the label shown, and what the key sends.
+    const TOUCH_KEYS = [
+        ["Esc", "\x1b"], ["←", "\x1b[D"], ["↑", "\x1b[A"], ["↓", "\x1b[B"], ["→", "\x1b[C"],
+        ["Space", " "], ["Enter", "\r"], ["V", "V"], ["S", "S"], ["D", "D"],
+        ["1", "1"], ["2", "2"], ["3", "3"], ["4", "4"], ["F", "F"], ["U", "U"], ["?", "?"],
+    ];
 
     // The board's black (xterm.js's ANSI black, on which the door draws every screen) is
     // the page's too: the space around the terminal is the board's own.
@@ -22,6 +32,7 @@
     const status = document.getElementById("status");
     const again = document.getElementById("again");
     const holder = document.getElementById("terminal");
+    const keys = document.getElementById("keys");
 
     // xterm.js did not load (a blocked CDN, say): say so, and where else the door answers.
     if (window.Terminal === undefined || window.FitAddon === undefined) {
@@ -38,10 +49,10 @@
         return;
     }
     const terminal = new Terminal({
-        cols: COLUMNS,
-        rows: ROWS,
+        cols: CLASSIC.cols,
+        rows: CLASSIC.rows,
         fontFamily: '"DejaVu Sans Mono", "Cascadia Mono", Consolas, "Liberation Mono", monospace',
-        fontSize: 16,
+        fontSize: DEFAULT_FONT,
         scrollback: 0,
         cursorBlink: true,
         theme: { background: BOARD_BLACK, black: BOARD_BLACK },
@@ -157,27 +168,49 @@
     terminal.onBinary((text) => typed(Array.from(text, (c) => c.charCodeAt(0) & 255)));
     terminal.onResize(sendSize);
 
-    // The largest font at which the door's 80x24 screen fits the window (centred by the
-    // stylesheet): the board is all the door draws, so the terminal is no bigger.
+    // On a touch screen, a row of keys under the terminal for what its keyboard lacks. A
+    // key is pressed on the pointer's down (not its click), and never takes the focus from
+    // the terminal, so a phone's keyboard stays as it was.
+    const touch = navigator.maxTouchPoints > 0 || window.matchMedia("(pointer: coarse)").matches;
+    if (touch) {
+        for (const [label, sends] of TOUCH_KEYS) {
+            const button = document.createElement("button");
+            button.type = "button";
+            button.textContent = label;
+            button.dataset.sends = sends;
+            button.addEventListener("pointerdown", (event) => {
+                event.preventDefault();
+                typed(encoder.encode(sends));
+            });
+            keys.append(button);
+        }
+        keys.hidden = false;
+    }
+
+    // The terminal fills the window, in the largest font at which it holds the door's
+    // classic board (no smaller than CLASSIC_FONT), else in the largest at which it holds
+    // the narrow one; its size goes to the door (NAWS, by onResize), which draws for it.
+    function holds(size, least) {
+        terminal.options.fontSize = size;
+        const proposed = fit.proposeDimensions();
+        return proposed && proposed.cols >= least.cols && proposed.rows >= least.rows;
+    }
+    function largestFont(least, smallest, largest) {
+        for (let size = largest; size >= smallest; size--) {
+            if (holds(size, least)) {
+                return size;
+            }
+        }
+        return null;
+    }
     function fitWindow() {
-        const width = holder.clientWidth, height = holder.clientHeight;
-        if (!width || !height) {
+        if (!holder.clientWidth || !holder.clientHeight) {
             return;
         }
-        let size = terminal.options.fontSize;
-        for (let tries = 0; tries < 4; tries++) {
-            const proposed = fit.proposeDimensions();
-            if (!proposed || !proposed.cols || !proposed.rows) {
-                return;
-            }
-            const scale = Math.min(proposed.cols / COLUMNS, proposed.rows / ROWS);
-            const next = Math.max(6, Math.min(40, Math.floor(size * scale)));
-            if (next === size) {
-                break;
-            }
-            size = next;
-            terminal.options.fontSize = size;
-        }
+        terminal.options.fontSize = largestFont(CLASSIC, CLASSIC_FONT, DEFAULT_FONT)
+            || largestFont(NARROW, SMALLEST_FONT, LARGEST_FONT)
+            || SMALLEST_FONT;
+        fit.fit();
     }
     let fitting = null;
     window.addEventListener("resize", () => {
