@@ -87,6 +87,9 @@ class ServerConfig:
     idle_warning: int = 60
     time_limit: int = 60
     database: Path = Path("canfield.db")
+    #: Processes serving callers (``serve`` only): 1 is one process, as door mode is; more
+    #: run a front process that admits calls and hands each to one of that many workers.
+    workers: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,6 +460,7 @@ _SERVER: dict[str, Check] = {
     "idle_warning": _whole(0),
     "time_limit": _whole(0, note=" (0 for no limit)"),
     "database": _plain("a file name"),
+    "workers": _whole(1, note=" (processes serving callers; 1 for one process)"),
 }
 _SCOREBOARD: dict[str, Check] = {
     "high_scores": _whole(1),

@@ -124,8 +124,14 @@ def _port(text: str) -> int:
 
 
 async def serve(config: Config, reread: Callable[[], Config]) -> None:
-    """Serve until SIGINT or SIGTERM; SIGHUP reads sysop.toml again (``reread``)."""
-    await Service(config, reread).run()
+    """Serve until SIGINT or SIGTERM; SIGHUP reads sysop.toml again (``reread``). One
+    worker: this process is the whole door; more: a front process and its workers."""
+    if config.server.workers > 1:
+        from door.running.front import Front
+
+        await Front(config, reread).run()
+    else:
+        await Service(config, reread).run()
 
 
 def run(args: argparse.Namespace) -> int:

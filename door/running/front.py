@@ -1,0 +1,369 @@
+"""``serve`` on every core: one front process and ``[server] workers`` workers.
+
+The front holds no game. It listens on telnet's port, admits or refuses each connection the
+moment it arrives by the one table of nodes (:class:`~door.net.nodes.Table`: ``max_nodes``,
+the nodes reserved for callers logged in, the limits per address, room made for a new
+caller), since those decisions need one view of every call, and hands each admitted
+connection, with the node it takes, to the worker serving the fewest calls, over a Unix
+socket (:mod:`door.running.handoff`), before a byte of telnet was read: the worker does
+the whole protocol and the visit (:mod:`door.running.worker`).
+
+Workers are forked from the front once everything is imported, the garbage collector's
+objects frozen first (``gc.freeze``) so that the pages the imports filled stay shared. A
+worker that dies (killed, or failed) is forked again at once; its callers' nodes are freed
+(their games are saved as on any dropped line: every play is committed before the board
+that shows it is drawn), and new callers go to the live workers meanwhile.
+
+Signals: SIGINT and SIGTERM close the door (every worker tells its callers, as one process
+does); SIGHUP reads sysop.toml again here (the limits of the table of nodes) and in every
+worker (what their visits read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import signal
+import socket
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from door.config import Config, ConfigError
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
+from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way
+from door.running.handoff import Channel, Message, channel_pair
+from door.running.reload import compare
+from door.running.service import Service
+from door.running.worker import Worker, forget_front_signals, name_in_log
+
+log = logging.getLogger("door")
+
+RESTART_PAUSE = 1.0  # seconds between forks of a worker that keeps dying at once
+QUICK_DEATH = 5.0  # seconds: a worker dying sooner after its start is paused before a fork
+
+
+@dataclass(eq=False)
+class HandedCall:
+    """A connection the front handed to a worker, on its node, as the table sees it."""
+
+    node: int
+    way: Way
+    address: str
+    worker: WorkerLink
+    call_id: int
+    since: float = field(default_factory=time.monotonic)
+    farewell: str | None = None
+    ending: str | None = None
+    user_id: int | None = None
+    answered: bool = False
+    alias: str = ""
+    gone: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def logged_in(self) -> bool:
+        return self.user_id is not None
+
+    def end(self, farewell: str, ending: str) -> None:
+        """Have the worker end the call (its visit saves and says ``farewell``)."""
+        if self.farewell is None:
+            self.farewell, self.ending = farewell, ending
+            self.worker.channel.send(
+                {"end": self.call_id, "node": self.node, "farewell": farewell, "ending": ending}
+            )
+
+
+class FrontTable(Table[HandedCall]):
+    """The front's table of every worker's calls. A worker keeps the log-in limit of its
+    own calls (its table starts the clock as the visit begins), so this one does not."""
+
+    clocks_log_in = False
+
+
+@dataclass(eq=False)
+class WorkerLink:
+    """One worker as the front knows it: its process, its line, its calls."""
+
+    index: int
+    pid: int
+    channel: Channel = field(init=False)
+    started: float = field(default_factory=time.monotonic)
+    calls: dict[int, HandedCall] = field(default_factory=dict)  # by call id
+
+
+class Front:
+    """The front process of ``serve`` with more than one worker; :meth:`run` serves until a
+    shutdown signal. ``reread`` reads sysop.toml again, as :class:`Service`'s does."""
+
+    def __init__(self, config: Config, reread: Callable[[], Config]) -> None:
+        self.config = config
+        self._reread = reread
+        self.table = FrontTable(config.server)
+        self._workers: dict[int, WorkerLink] = {}  # by index
+        self._listener: socket.socket | None = None
+        self._refusals = AddressLog()
+        self._next_call = 0
+        self._closing: str | None = None
+        self._stopped = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def run(self) -> None:
+        self._loop = loop = asyncio.get_running_loop()
+        handlers = {
+            signal.SIGINT: lambda: self.close("SIGINT"),
+            signal.SIGTERM: lambda: self.close("SIGTERM"),
+            signal.SIGHUP: self._reload,
+            signal.SIGCHLD: self._reap,
+        }
+        for number, handler in handlers.items():
+            loop.add_signal_handler(number, handler)
+        server = self.config.server
+        listener = socket.create_server((server.host, server.port), backlog=1024)
+        listener.setblocking(False)
+        self._listener = listener
+        try:
+            for index in range(server.workers):
+                self._fork(index)
+            loop.add_reader(listener.fileno(), self._accept)
+            log.info(
+                "listening on %s port %d for %d nodes, with %d workers",
+                server.host,
+                listener.getsockname()[1],
+                server.max_nodes,
+                server.workers,
+            )
+            await self._stopped.wait()
+        finally:
+            self._stop_listening()
+            for number in handlers:
+                loop.remove_signal_handler(number)
+            for link in self._workers.values():
+                _end_process(link.pid)
+        log.info("door stopped")
+
+    # --- workers ---------------------------------------------------------------------------
+
+    def _fork(self, index: int) -> None:
+        front_end, worker_end = channel_pair()
+        gc.freeze()  # what the front made so far stays on pages the workers share
+        pid = os.fork()
+        if pid == 0:  # the worker
+            status = 1
+            try:
+                front_end.close()
+                self._forget_in_worker()
+                status = run_worker(index, worker_end, self.config, self._reread)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(status)
+        worker_end.close()
+        link = WorkerLink(index, pid)
+        link.channel = Channel(
+            front_end,
+            lambda message, fds: self._heard(link, message, fds),
+            lambda: self._worker_gone(link),
+        )
+        link.channel.start()
+        self._workers[index] = link
+        log.info("worker %d started (process %d)", index, pid)
+
+    def _forget_in_worker(self) -> None:
+        """A worker keeps none of the front's sockets."""
+        if self._listener is not None:
+            self._listener.close()
+        for link in self._workers.values():
+            link.channel.abandon()
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            link = next((w for w in self._workers.values() if w.pid == pid), None)
+            if link is None:
+                continue
+            del self._workers[link.index]
+            link.channel.close()
+            self._free_calls(link)
+            if self._closing is not None:
+                log.info("worker %d stopped", link.index)
+                if not self._workers:
+                    self._stopped.set()
+                continue
+            log.warning(
+                "worker %d (process %d) ended (%s) with %d caller(s) on; starting it again",
+                link.index,
+                pid,
+                _status(status),
+                len(link.calls),
+            )
+            pause = RESTART_PAUSE if time.monotonic() - link.started < QUICK_DEATH else 0.0
+            assert self._loop is not None
+            self._loop.call_later(pause, self._refork, link.index)
+
+    def _refork(self, index: int) -> None:
+        if self._closing is None and index not in self._workers:
+            self._fork(index)
+
+    def _worker_gone(self, link: WorkerLink) -> None:
+        """The worker's line closed: it is ending (reaped on SIGCHLD); no call goes to it."""
+        self._free_calls(link)
+
+    def _free_calls(self, link: WorkerLink) -> None:
+        for call in list(link.calls.values()):
+            self._release(call)
+
+    # --- calls -----------------------------------------------------------------------------
+
+    def _accept(self) -> None:
+        assert self._listener is not None
+        for _ in range(64):  # then let the loop hear the workers
+            try:
+                connection, peer = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:  # out of descriptors: the connection waits its turn
+                log.warning("cannot accept a connection: %s", error)
+                return
+            self._admit(connection, str(peer[0]) if peer else "unknown")
+
+    def _admit(self, connection: socket.socket, address: str) -> None:
+        refusal = self._closing or self.table.refusal(address)
+        live = [link for link in self._workers.values() if link.channel.open]
+        if refusal is None and not live:
+            refusal = "The door is starting again. Please call again in a moment."
+        if refusal is not None:
+            self._refusals.note(address, f"refused {address}: {refusal}")
+            _tell(connection, refusal)
+            return
+        worker = min(live, key=lambda link: len(link.calls))
+        self._next_call += 1
+        call = HandedCall(self.table.free_node(), Way.TELNET, address, worker, self._next_call)
+        self.table.seat(call)
+        worker.calls[call.call_id] = call
+        message = {"call": call.call_id, "node": call.node, "way": call.way.value}
+        if not worker.channel.send(message, connection):
+            self._release(call)
+
+    def _release(self, call: HandedCall) -> None:
+        call.worker.calls.pop(call.call_id, None)
+        self.table.unseat(call)
+        call.gone.set()
+
+    def _heard(self, link: WorkerLink, message: Message, fds: list[int]) -> None:
+        for fd in fds:  # a worker hands the front no connection
+            socket.socket(fileno=fd).close()
+        if "gone" in message:
+            call = link.calls.get(message["gone"])
+            if call is not None:
+                self._release(call)
+        elif "logged_in" in message:
+            call = link.calls.get(message["logged_in"])
+            if call is not None:
+                self.table.log_in(call.node, int(message["user"]))
+        elif "answered" in message:
+            call = link.calls.get(message["answered"])
+            if call is not None:
+                call.answered = True
+        elif "other_node" in message:
+            other = self.table.holder(int(message["other_node"]), besides=int(message["besides"]))
+            link.channel.send({"answer": message["ask"], "value": other and other.node})
+        elif "take_over" in message:
+            assert self._loop is not None
+            self._loop.create_task(self._take_over(link, message))
+
+    async def _take_over(self, link: WorkerLink, message: Message) -> None:
+        stale = self.table.call(int(message["take_over"]))
+        if stale is not None:
+            log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
+            stale.end(TAKEN_OVER_MESSAGE, "taken over by a log-in on another node")
+            grace = float(message.get("grace", TAKE_OVER_GRACE))
+            try:
+                async with asyncio.timeout(grace):
+                    await stale.gone.wait()
+            except TimeoutError:
+                pass
+        link.channel.send({"answer": message["ask"], "value": True})
+
+    # --- the sysop -------------------------------------------------------------------------
+
+    def _reload(self) -> None:
+        log.info("SIGHUP received: reading %s again", self.config.path)
+        try:
+            fresh = self._reread()
+        except ConfigError as error:
+            log.error("settings not reloaded; the door keeps those it has: %s", error)
+            return
+        self.config = compare(self.config, fresh).config
+        self.table.limits = self.config.server
+        for link in self._workers.values():
+            _signal(link.pid, signal.SIGHUP)
+
+    def close(self, name: str, reason: str = SHUTDOWN_MESSAGE) -> None:
+        """Close the door: no more callers, and every worker tells its own and ends."""
+        if self._closing is not None:
+            return
+        log.info("%s received", name)
+        self._closing = reason
+        self.table.closing = reason
+        self._stop_listening()
+        for link in self._workers.values():
+            link.channel.send({"close": reason})
+        if not self._workers:
+            self._stopped.set()
+            return
+        assert self._loop is not None
+        self._loop.call_later(CLOSE_GRACE + 5.0, self._stopped.set)
+
+    def _stop_listening(self) -> None:
+        if self._listener is not None and self._loop is not None:
+            self._loop.remove_reader(self._listener.fileno())
+            self._listener.close()
+            self._listener = None
+
+
+def run_worker(
+    index: int, sock: socket.socket, config: Config, reread: Callable[[], Config]
+) -> int:
+    """A worker's life, in the process just forked; its exit status."""
+    forget_front_signals()
+    name_in_log(index)
+    worker = Worker(index, sock, config)
+    asyncio.run(Service(config, reread, worker=worker).run())
+    return 0
+
+
+def _tell(connection: socket.socket, refusal: str) -> None:
+    """Say why a connection is refused, and hang up, as telnet's listener does."""
+    try:
+        connection.setblocking(False)
+        connection.send(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+    except OSError:
+        pass
+    connection.close()
+
+
+def _status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def _signal(pid: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, number)
+
+
+def _end_process(pid: int) -> None:
+    """A worker still there once the door has closed (it did not end in time)."""
+    _signal(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
