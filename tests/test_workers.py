@@ -3,16 +3,20 @@ one for all of them, a worker killed started again."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 
+from door.commands.live import request
 from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import TAKEN_OVER_MESSAGE
-from tests.support.served_door import Serving, serve
+from door.running.control import control_path
+from tests.support.served_door import ROOT, Serving, serve
 from tests.support.telnet_caller import Caller
 from tests.support.visits import log_in, sign_up
 
@@ -121,6 +125,92 @@ async def test_a_worker_killed_is_started_again_and_its_callers_games_are_kept(
         await again.wait_for(r"Moves\s+1\b")
         await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {worker} started")
         await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {worker}: serving")
+        await stopped(door)
+    finally:
+        door.process.kill()
+
+
+async def test_the_sysop_reaches_a_caller_on_any_worker(tmp_path) -> None:
+    path = config(tmp_path)
+    door = await serve(path)
+    control = control_path(tmp_path / "door.db")
+    try:
+        await door.wait_logged(r"control socket")
+        alice = await sign_up(door, "Alice")
+        bob = await sign_up(door, "Bobby")
+        text = await door.wait_logged(r"worker \d: node 2: connect from")
+        assert {m for m in re.findall(r"worker (\d): node \d: connect from", text)} == {"0", "1"}
+        who = await asyncio.to_thread(request, control, {"command": "who"})
+        assert [(c["node"], c["alias"]) for c in who["calls"]] == [(1, "Alice"), (2, "Bobby")]
+        sent = await asyncio.to_thread(
+            request, control, {"command": "send", "node": "all", "text": "Back in five"}
+        )
+        assert sent == {"ok": True, "nodes": [1, 2]}
+        await alice.wait_for("Sysop: Back in five")
+        await bob.wait_for("Sysop: Back in five")
+        status = await asyncio.to_thread(request, control, {"command": "status"})
+        assert (status["callers"], status["users"], status["workers"]) == (2, 2, 2)
+
+        watching = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "door",
+            "sysop",
+            "--config",
+            str(path),
+            "watch",
+            "2",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert watching.stdout is not None and watching.stdin is not None
+        seen = b""
+        await bob.type("M")
+        async with asyncio.timeout(30):
+            while b"Your statistics" not in seen:
+                chunk = await watching.stdout.read(4096)
+                assert chunk, seen[-500:]
+                seen += chunk
+        watching.stdin.write(b"q")
+        await watching.stdin.drain()
+        async with asyncio.timeout(30):
+            _rest, err = await watching.communicate()
+        assert b"Watching node 2 (Bobby)" in err
+
+        kicked = await asyncio.to_thread(
+            request, control, {"command": "kick", "node": 2, "reason": "Maintenance"}
+        )
+        assert kicked == {"ok": True, "node": 2}
+        await bob.wait_closed(30)
+        assert "The sysop has ended your call: Maintenance" in bob.text
+        who = await asyncio.to_thread(request, control, {"command": "who"})
+        assert [c["node"] for c in who["calls"]] == [1]
+        await stopped(door)
+        await alice.wait_closed(30)
+    finally:
+        door.process.kill()
+
+
+async def test_a_reload_reaches_the_front_and_every_worker_without_a_drop(tmp_path) -> None:
+    path = config(tmp_path, max_nodes=4, reserved_nodes=0)
+    door = await serve(path)
+    control = control_path(tmp_path / "door.db")
+    try:
+        await door.wait_logged(r"control socket")
+        alice = await sign_up(door, "Alice")
+        bob = await sign_up(door, "Bobby")
+        path.write_text(path.read_text().replace("max_nodes = 4", "max_nodes = 2"))
+        reloaded = await asyncio.to_thread(request, control, {"command": "reload"})
+        assert reloaded["ok"] and "server.max_nodes: 4 -> 2" in reloaded["changes"]
+        await door.wait_logged(r"worker 0: settings reloaded")
+        await door.wait_logged(r"worker 1: settings reloaded")
+        third = await Caller.connect(door.port)  # the front's table took the new limit
+        await third.wait_for("All 2 nodes are busy", in_text=True)
+        for caller in (alice, bob):  # nobody was dropped
+            await caller.type("M")
+            await caller.wait_for("Your statistics")
         await stopped(door)
     finally:
         door.process.kill()

@@ -32,17 +32,29 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from door.config import Config, ConfigError
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way
-from door.running.handoff import Channel, Message, channel_pair
+from door.running.control import (
+    Answer,
+    ControlError,
+    ControlServer,
+    control_path,
+    is_node,
+    nobody,
+    send_answer,
+)
+from door.running.handoff import Channel, Message, Requests, channel_pair
 from door.running.reload import compare
 from door.running.service import Service
 from door.running.worker import Worker, forget_front_signals, name_in_log
 
 log = logging.getLogger("door")
 
+STARTING: Answer = {"ok": False, "error": "the door is starting; try again in a moment"}
 RESTART_PAUSE = 1.0  # seconds between forks of a worker that keeps dying at once
 QUICK_DEATH = 5.0  # seconds: a worker dying sooner after its start is paused before a fork
 
@@ -91,6 +103,7 @@ class WorkerLink:
     index: int
     pid: int
     channel: Channel = field(init=False)
+    requests: Requests = field(default_factory=Requests)
     started: float = field(default_factory=time.monotonic)
     calls: dict[int, HandedCall] = field(default_factory=dict)  # by call id
 
@@ -110,13 +123,14 @@ class Front:
         self._closing: str | None = None
         self._stopped = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._control: FrontControl | None = None
 
     async def run(self) -> None:
         self._loop = loop = asyncio.get_running_loop()
         handlers = {
             signal.SIGINT: lambda: self.close("SIGINT"),
             signal.SIGTERM: lambda: self.close("SIGTERM"),
-            signal.SIGHUP: self._reload,
+            signal.SIGHUP: self._hang_up_signal,
             signal.SIGCHLD: self._reap,
         }
         for number, handler in handlers.items():
@@ -136,14 +150,27 @@ class Front:
                 server.max_nodes,
                 server.workers,
             )
+            await self._open_control()
             await self._stopped.wait()
         finally:
+            if self._control is not None:
+                await self._control.close()
             self._stop_listening()
             for number in handlers:
                 loop.remove_signal_handler(number)
             for link in self._workers.values():
                 _end_process(link.pid)
         log.info("door stopped")
+
+    async def _open_control(self) -> None:
+        control = FrontControl(control_path(self.config.server.database), self)
+        try:
+            await control.start()
+        except ControlError as error:
+            log.warning("no control channel for the sysop's commands: %s", error)
+            return
+        self._control = control
+        log.info("control socket %s", control.path)
 
     # --- workers ---------------------------------------------------------------------------
 
@@ -215,6 +242,7 @@ class Front:
 
     def _worker_gone(self, link: WorkerLink) -> None:
         """The worker's line closed: it is ending (reaped on SIGCHLD); no call goes to it."""
+        link.requests.cancel()
         self._free_calls(link)
 
     def _free_calls(self, link: WorkerLink) -> None:
@@ -261,6 +289,8 @@ class Front:
     def _heard(self, link: WorkerLink, message: Message, fds: list[int]) -> None:
         for fd in fds:  # a worker hands the front no connection
             socket.socket(fileno=fd).close()
+        if link.requests.answered(message):
+            return
         if "gone" in message:
             call = link.calls.get(message["gone"])
             if call is not None:
@@ -276,6 +306,10 @@ class Front:
         elif "other_node" in message:
             other = self.table.holder(int(message["other_node"]), besides=int(message["besides"]))
             link.channel.send({"answer": message["ask"], "value": other and other.node})
+        elif "game_ended" in message:
+            keeper = self._workers.get(0)
+            if keeper is not None:
+                keeper.channel.send({"game_ended": message["game_ended"]})
         elif "take_over" in message:
             assert self._loop is not None
             self._loop.create_task(self._take_over(link, message))
@@ -295,17 +329,85 @@ class Front:
 
     # --- the sysop -------------------------------------------------------------------------
 
-    def _reload(self) -> None:
+    def _hang_up_signal(self) -> None:
         log.info("SIGHUP received: reading %s again", self.config.path)
+        assert self._loop is not None
+        self._loop.create_task(self.reload())
+
+    async def reload(self) -> Answer:
+        """Read sysop.toml again here (the table's limits) and in every worker, each taking
+        it on as one process does (:meth:`Service.reload`); worker 0's answer."""
         try:
             fresh = self._reread()
         except ConfigError as error:
             log.error("settings not reloaded; the door keeps those it has: %s", error)
-            return
+            return {"ok": False, "error": str(error)}
         self.config = compare(self.config, fresh).config
         self.table.limits = self.config.server
-        for link in self._workers.values():
-            _signal(link.pid, signal.SIGHUP)
+        answers = await self._ask_every({"command": "reload"})
+        return answers[0] if answers else STARTING
+
+    async def _ask(self, link: WorkerLink, request: dict[str, object]) -> Answer | None:
+        answer = await link.requests.ask(link.channel, {"request": request})
+        return answer if isinstance(answer, dict) else None
+
+    async def _ask_every(self, request: dict[str, object]) -> list[Answer]:
+        """Each live worker's answer, by worker."""
+        links = sorted(self._live(), key=lambda link: link.index)
+        answers = await asyncio.gather(*(self._ask(link, request) for link in links))
+        return [answer for answer in answers if answer is not None]
+
+    def _live(self) -> list[WorkerLink]:
+        return [link for link in self._workers.values() if link.channel.open]
+
+    async def control_answer(self, request: dict[str, Any]) -> Answer:
+        """The answer to a sysop's command (all but ``watch``), from the workers whose
+        calls it is about: ``who`` and ``send all`` from every worker, ``send`` and ``kick``
+        from the node's, ``status`` and ``contests`` from the worker keeping the jobs
+        (the calls counted here)."""
+        command = request.get("command")
+        if command == "reload":
+            return await self.reload()
+        if command == "who":
+            answers = await self._ask_every(request)
+            calls = [call for answer in answers for call in answer.get("calls", ())]
+            return {"ok": True, "calls": sorted(calls, key=lambda call: call["node"])}
+        if command == "send" and request.get("node") == "all":
+            answers = await self._ask_every(request)
+            if any(not answer.get("ok") for answer in answers):
+                return next(answer for answer in answers if not answer.get("ok"))
+            return {"ok": True, "nodes": sorted(n for a in answers for n in a.get("nodes", ()))}
+        node = request.get("node")
+        call = self.table.call(node) if command in ("send", "kick") and is_node(node) else None
+        link = call.worker if call is not None else self._workers.get(0)
+        if link is None or not link.channel.open:
+            live = self._live()
+            if not live:
+                return STARTING
+            link = live[0]
+        answer = await self._ask(link, request)
+        if answer is None:
+            return STARTING
+        if command == "status" and answer.get("ok"):
+            answer = {
+                **answer,
+                "callers": len(self.table.calls),
+                "peak": self.table.peak_today(),
+                "max_nodes": self.config.server.max_nodes,
+                "workers": len(self._workers),
+            }
+        return answer
+
+    def watch(self, request: dict[str, Any], connection: socket.socket) -> Answer | None:
+        """Hand the sysop's ``connection`` to the worker serving the node to watch; the
+        answer to give here if there is no such call."""
+        node = request.get("node")
+        call = self.table.call(node) if is_node(node) else None
+        if call is None or not call.worker.channel.open:
+            connection.close()
+            return nobody(node)
+        call.worker.channel.send({"watch": request}, connection)
+        return None
 
     def close(self, name: str, reason: str = SHUTDOWN_MESSAGE) -> None:
         """Close the door: no more callers, and every worker tells its own and ends."""
@@ -328,6 +430,27 @@ class Front:
             self._loop.remove_reader(self._listener.fileno())
             self._listener.close()
             self._listener = None
+
+
+class FrontControl(ControlServer):
+    """The control socket, kept by the front: each command answered by the workers whose
+    calls it is about (:meth:`Front.control_answer`), a watch by the worker serving the
+    caller watched, to whom the sysop's connection is handed."""
+
+    def __init__(self, path: Path, front: Front) -> None:
+        super().__init__(path, None)
+        self._front = front
+
+    async def _handle(
+        self, request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if request.get("command") != "watch":
+            await send_answer(writer, await self._front.control_answer(request))
+            return
+        sock = writer.get_extra_info("socket")
+        refused = self._front.watch(request, socket.socket(fileno=os.dup(sock.fileno())))
+        if refused is not None:
+            await send_answer(writer, refused)
 
 
 def run_worker(

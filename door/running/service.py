@@ -154,7 +154,7 @@ class Service:
                 if worker is None:
                     await self._open_control(store.path)
                 else:
-                    worker.serve(server)
+                    worker.serve(server, self)
                 if worker is None or worker.keeps_jobs:
                     solving.start()
                     contests.start()
@@ -246,7 +246,9 @@ class Service:
     # --- what a visit asks -----------------------------------------------------------------
 
     def game_ended(self) -> None:
-        if self._bulletins is not None:
+        if self._worker is not None and not self._worker.keeps_jobs:
+            self._worker.game_ended()
+        elif self._bulletins is not None:
             self._bulletins.game_ended()
 
     # --- reload ----------------------------------------------------------------------------

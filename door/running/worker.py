@@ -13,7 +13,11 @@ they run once whatever the number of workers.
 
 What the front says: ``call`` (a connection, with its node and id), ``end`` (end the call
 on a node: a take-over, the log-in limit reached elsewhere, room made for a new caller),
-``close`` (the door is shutting down) and the answers to the worker's questions.
+``request`` (a sysop's command on the control socket, which the front keeps: who, send,
+kick, status, reload, contests, answered here for this worker's calls), ``watch`` (the
+sysop's connection itself, handed over to watch a caller here), ``game_ended`` (a game
+ended on another worker: for the bulletins), ``close`` (the door is shutting down) and
+the answers to the worker's questions.
 """
 
 from __future__ import annotations
@@ -24,14 +28,23 @@ import signal
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 from door.config import Config
 from door.net.nodes import TAKE_OVER_GRACE, Call, NodeLimits, Nodes, Way
 from door.net.telnet import DoorServer
 from door.net.terminal import Terminal
+from door.running import control
+from door.running.control import Controlled
 from door.running.handoff import Channel, Message, Requests
 
 log = logging.getLogger("door")
+
+
+class ServedDoor(Controlled, Protocol):
+    """The door a worker runs (its :class:`~door.running.service.Service`)."""
+
+    def game_ended(self) -> None: ...
 
 
 class WorkerNodes(Nodes):
@@ -113,6 +126,7 @@ class Worker:
         self.channel = Channel(sock, self._receive, self._front_gone)
         self.nodes = WorkerNodes(config.server, self.channel, self.requests)
         self.server: DoorServer | None = None
+        self.door: ServedDoor | None = None
         self._shut_down: Callable[[str], None] | None = None
         self._waiting: list[tuple[Message, list[int]]] = []
 
@@ -127,9 +141,10 @@ class Worker:
         self.channel.start()
         self.channel.send({"ready": self.index})
 
-    def serve(self, server: DoorServer) -> None:
-        """Serve the connections handed over, on ``server``'s visits."""
-        self.server = server
+    def serve(self, server: DoorServer, door: ServedDoor) -> None:
+        """Serve the connections handed over, on ``server``'s visits, and the sysop's
+        commands the front relays, by ``door``."""
+        self.server, self.door = server, door
         waiting, self._waiting = self._waiting, []
         for message, fds in waiting:
             self._receive(message, fds)
@@ -137,18 +152,48 @@ class Worker:
     def _receive(self, message: Message, fds: list[int]) -> None:
         if self.requests.answered(message):
             return
-        if "call" in message:
-            if self.server is None:
+        if "call" in message or "request" in message or "watch" in message:
+            if self.server is None:  # the store is opening: they wait
                 self._waiting.append((message, fds))
-            else:
+            elif "call" in message:
                 self._adopt(message, fds)
+            else:
+                asyncio.get_running_loop().create_task(self._answer(message, fds))
             return
         for fd in fds:  # only a call brings a connection
             socket.socket(fileno=fd).close()
         if "end" in message:
             self.nodes.end(message["node"], message["end"], message["farewell"], message["ending"])
+        elif "game_ended" in message and self.door is not None:
+            self.door.game_ended()
         elif "close" in message and self._shut_down is not None:
             self._shut_down("the front's close")
+
+    def game_ended(self) -> None:
+        """A game ended here: the worker keeping the bulletins hears of it through the front."""
+        if not self.keeps_jobs:
+            self.channel.send({"game_ended": self.index})
+
+    async def _answer(self, message: Message, fds: list[int]) -> None:
+        """A sysop's command relayed by the front, or their connection to watch a caller."""
+        assert self.door is not None
+        if "request" in message:
+            for fd in fds:
+                socket.socket(fileno=fd).close()
+            answered = await control.answer(self.door, message["request"])
+            self.channel.send({"answer": message["ask"], "value": answered})
+            return
+        if not fds:
+            return
+        for extra in fds[1:]:
+            socket.socket(fileno=extra).close()
+        reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=fds[0]))
+        try:
+            await control.answer_watch(self.door, message["watch"], reader, writer)
+        except OSError:
+            pass  # the sysop went away
+        finally:
+            writer.close()
 
     def _adopt(self, message: Message, fds: list[int]) -> None:
         call_id, node = int(message["call"]), int(message["node"])
