@@ -31,6 +31,7 @@ import socket
 import time
 import traceback
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ from door.running.handoff import Channel, Message, Requests, channel_pair
 from door.running.reload import compare
 from door.running.service import Service
 from door.running.worker import Worker, forget_front_signals, name_in_log
+from door.store.hashing import CHECKS, HASHING
 
 log = logging.getLogger("door")
 
@@ -124,6 +126,7 @@ class Front:
         self._stopped = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._control: FrontControl | None = None
+        self._leases: dict[tuple[int, int], asyncio.Task[None]] = {}  # (worker, lease)
 
     async def run(self) -> None:
         self._loop = loop = asyncio.get_running_loop()
@@ -243,6 +246,8 @@ class Front:
     def _worker_gone(self, link: WorkerLink) -> None:
         """The worker's line closed: it is ending (reaped on SIGCHLD); no call goes to it."""
         link.requests.cancel()
+        for lease in [lease for lease in self._leases if lease[0] == link.index]:
+            self._leases.pop(lease).cancel()
         self._free_calls(link)
 
     def _free_calls(self, link: WorkerLink) -> None:
@@ -299,6 +304,7 @@ class Front:
             call = link.calls.get(message["logged_in"])
             if call is not None:
                 self.table.log_in(call.node, int(message["user"]))
+                call.alias = str(message.get("alias", ""))
         elif "answered" in message:
             call = link.calls.get(message["answered"])
             if call is not None:
@@ -306,6 +312,14 @@ class Front:
         elif "other_node" in message:
             other = self.table.holder(int(message["other_node"]), besides=int(message["besides"]))
             link.channel.send({"answer": message["ask"], "value": other and other.node})
+        elif "hold" in message or "turn" in message:
+            assert self._loop is not None
+            lease = (link.index, int(message["lease"]))
+            self._leases[lease] = self._loop.create_task(self._lease(link, message))
+        elif "let_go" in message:
+            task = self._leases.pop((link.index, int(message["let_go"])), None)
+            if task is not None:
+                task.cancel()
         elif "game_ended" in message:
             keeper = self._workers.get(0)
             if keeper is not None:
@@ -313,6 +327,19 @@ class Front:
         elif "take_over" in message:
             assert self._loop is not None
             self._loop.create_task(self._take_over(link, message))
+
+    async def _lease(self, link: WorkerLink, message: Message) -> None:
+        """Hold a password check's names, or a hash's turn, for a worker, until it lets go
+        (or ends): every worker's checks and hashes wait in the front's one line."""
+        turn = (
+            CHECKS.holding(*message["hold"])
+            if "hold" in message
+            else HASHING.turn(int(message["turn"]))
+        )
+        with suppress(asyncio.CancelledError):
+            async with turn:
+                link.channel.send({"answer": message["ask"], "value": True})
+                await asyncio.get_running_loop().create_future()  # until let go
 
     async def _take_over(self, link: WorkerLink, message: Message) -> None:
         stale = self.table.call(int(message["take_over"]))

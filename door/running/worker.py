@@ -23,12 +23,13 @@ the answers to the worker's questions.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import signal
 import socket
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Protocol
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from typing import Protocol, TypeVar
 
 from door.config import Config
 from door.net.nodes import TAKE_OVER_GRACE, Call, NodeLimits, Nodes, Way
@@ -37,6 +38,9 @@ from door.net.terminal import Terminal
 from door.running import control
 from door.running.control import Controlled
 from door.running.handoff import Channel, Message, Requests
+from door.store.hashing import HASHING, arbitrate
+
+T = TypeVar("T")
 
 log = logging.getLogger("door")
 
@@ -95,9 +99,10 @@ class WorkerNodes(Nodes):
 
     def log_in(self, node: int, user_id: int) -> None:
         super().log_in(node, user_id)
-        call_id = self._ids.get(node)
+        call_id, call = self._ids.get(node), self.call(node)
         if call_id is not None:
-            self._channel.send({"logged_in": call_id, "user": user_id})
+            alias = call.alias if call is not None else ""
+            self._channel.send({"logged_in": call_id, "user": user_id, "alias": alias})
 
     async def other_node(self, user_id: int, *, besides: int) -> int | None:
         answer = await self._requests.ask(
@@ -117,6 +122,37 @@ class WorkerNodes(Nodes):
             call.end(farewell, ending)
 
 
+class FrontTurns:
+    """Password checks and hashes that take their turns from the front, which holds one
+    :data:`~door.store.hashing.CHECKS` and one :data:`~door.store.hashing.HASHING` for every
+    worker: one check per alias and per address at a time, and one hash per spare core,
+    the waiting served in the same order, whichever worker the callers are on. The hash
+    itself runs here, in this worker's hashing threads."""
+
+    def __init__(self, channel: Channel, requests: Requests) -> None:
+        self._channel = channel
+        self._requests = requests
+        self._leases = itertools.count(1)
+
+    @asynccontextmanager
+    async def _lease(self, what: Message) -> AsyncIterator[None]:
+        lease = next(self._leases)
+        try:
+            await self._requests.ask(self._channel, {**what, "lease": lease})
+            yield
+        finally:
+            self._channel.send({"let_go": lease})
+
+    def holding(self, *names: str) -> AbstractAsyncContextManager[None]:
+        return self._lease({"hold": list(names)})
+
+    async def run(self, standing: int, function: Callable[..., T], *args: object) -> T:
+        async with self._lease({"turn": standing}):
+            return await asyncio.get_running_loop().run_in_executor(
+                HASHING.executor, function, *args
+            )
+
+
 class Worker:
     """A worker's link to its front: ``index`` among the workers, and its channel."""
 
@@ -125,6 +161,8 @@ class Worker:
         self.requests = Requests()
         self.channel = Channel(sock, self._receive, self._front_gone)
         self.nodes = WorkerNodes(config.server, self.channel, self.requests)
+        turns = FrontTurns(self.channel, self.requests)
+        arbitrate(turns, turns)
         self.server: DoorServer | None = None
         self.door: ServedDoor | None = None
         self._shut_down: Callable[[str], None] | None = None
