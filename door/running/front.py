@@ -16,7 +16,7 @@ that shows it is drawn), and new callers go to the live workers meanwhile.
 
 Signals: SIGINT and SIGTERM close the door (every worker tells its callers, as one process
 does); SIGHUP reads sysop.toml again here (the limits of the table of nodes) and in every
-worker (what their visits read).
+worker (what their visits read); SIGUSR1 has every worker log its store's commits.
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ class Front:
             signal.SIGINT: lambda: self.close("SIGINT"),
             signal.SIGTERM: lambda: self.close("SIGTERM"),
             signal.SIGHUP: self._hang_up_signal,
+            signal.SIGUSR1: self._pass_on_usr1,
             signal.SIGCHLD: self._reap,
         }
         for number, handler in handlers.items():
@@ -355,6 +356,11 @@ class Front:
         link.channel.send({"answer": message["ask"], "value": True})
 
     # --- the sysop -------------------------------------------------------------------------
+
+    def _pass_on_usr1(self) -> None:
+        """Each worker logs its store's commits and its collector's passes."""
+        for link in self._workers.values():
+            _signal(link.pid, signal.SIGUSR1)
 
     def _hang_up_signal(self) -> None:
         log.info("SIGHUP received: reading %s again", self.config.path)
