@@ -455,7 +455,7 @@ def test_workers_are_counted_and_serve_telnet_alone(tmp_path) -> None:
     path.write_text("")
     assert load_config(path).server.workers == 1
     path.write_text("[server]\nworkers = 0\n")
-    with pytest.raises(ConfigError, match="server.workers = 0 is not accepted"):
+    with pytest.raises(ConfigError, match=r"server\.workers = 0 is not accepted"):
         load_config(path)
     path.write_text("[server]\nworkers = 2\n[web]\nport = 8080\n")
     with pytest.raises(ConfigError, match=r"1 while \[web\] port is on"):

@@ -30,7 +30,7 @@ import signal
 import socket
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +127,7 @@ class Front:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._control: FrontControl | None = None
         self._leases: dict[tuple[int, int], asyncio.Task[None]] = {}  # (worker, lease)
+        self._tasks: set[asyncio.Task[object]] = set()
 
     async def run(self) -> None:
         self._loop = loop = asyncio.get_running_loop()
@@ -165,6 +166,12 @@ class Front:
             for link in self._workers.values():
                 _end_process(link.pid)
         log.info("door stopped")
+
+    def _keep(self, work: Coroutine[Any, Any, object]) -> None:
+        """Run ``work`` in a task held until it ends (the loop holds tasks weakly)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _open_control(self) -> None:
         control = FrontControl(control_path(self.config.server.database), self)
@@ -321,13 +328,13 @@ class Front:
             task = self._leases.pop((link.index, int(message["let_go"])), None)
             if task is not None:
                 task.cancel()
-        elif "game_ended" in message:
-            keeper = self._workers.get(0)
+        elif "game_ended" in message or "wake_solver" in message:
+            keeper = self._workers.get(0)  # the worker keeping the jobs hears of it
             if keeper is not None:
-                keeper.channel.send({"game_ended": message["game_ended"]})
+                keeper.channel.send(message)
         elif "take_over" in message:
             assert self._loop is not None
-            self._loop.create_task(self._take_over(link, message))
+            self._keep(self._take_over(link, message))
 
     async def _lease(self, link: WorkerLink, message: Message) -> None:
         """Hold a password check's names, or a hash's turn, for a worker, until it lets go
@@ -365,7 +372,7 @@ class Front:
     def _hang_up_signal(self) -> None:
         log.info("SIGHUP received: reading %s again", self.config.path)
         assert self._loop is not None
-        self._loop.create_task(self.reload())
+        self._keep(self.reload())
 
     async def reload(self) -> Answer:
         """Read sysop.toml again here (the table's limits) and in every worker, each taking

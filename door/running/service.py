@@ -155,6 +155,8 @@ class Service:
                     await self._open_control(store.path)
                 else:
                     worker.serve(server, self)
+                    if not worker.keeps_jobs:
+                        solving.woken = worker.wake_solver
                 if worker is None or worker.keeps_jobs:
                     solving.start()
                     contests.start()
@@ -244,6 +246,11 @@ class Service:
         return self.server.nodes
 
     # --- what a visit asks -----------------------------------------------------------------
+
+    def wake_solver(self) -> None:
+        """Another worker took a winnable deal: the background tops the stock up."""
+        if self._solving is not None:
+            self._solving.wake()
 
     def game_ended(self) -> None:
         if self._worker is not None and not self._worker.keeps_jobs:

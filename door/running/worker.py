@@ -16,7 +16,8 @@ on a node: a take-over, the log-in limit reached elsewhere, room made for a new 
 ``request`` (a sysop's command on the control socket, which the front keeps: who, send,
 kick, status, reload, contests, answered here for this worker's calls), ``watch`` (the
 sysop's connection itself, handed over to watch a caller here), ``game_ended`` (a game
-ended on another worker: for the bulletins), ``close`` (the door is shutting down) and
+ended on another worker: for the bulletins), ``wake_solver`` (a winnable deal taken on
+another worker: the stock is topped up), ``close`` (the door is shutting down) and
 the answers to the worker's questions.
 """
 
@@ -27,9 +28,9 @@ import itertools
 import logging
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from door.config import Config
 from door.net.nodes import TAKE_OVER_GRACE, Call, NodeLimits, Nodes, Way
@@ -49,6 +50,7 @@ class ServedDoor(Controlled, Protocol):
     """The door a worker runs (its :class:`~door.running.service.Service`)."""
 
     def game_ended(self) -> None: ...
+    def wake_solver(self) -> None: ...
 
 
 class WorkerNodes(Nodes):
@@ -167,6 +169,7 @@ class Worker:
         self.door: ServedDoor | None = None
         self._shut_down: Callable[[str], None] | None = None
         self._waiting: list[tuple[Message, list[int]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def keeps_jobs(self) -> bool:
@@ -196,7 +199,7 @@ class Worker:
             elif "call" in message:
                 self._adopt(message, fds)
             else:
-                asyncio.get_running_loop().create_task(self._answer(message, fds))
+                self._keep(self._answer(message, fds))
             return
         for fd in fds:  # only a call brings a connection
             socket.socket(fileno=fd).close()
@@ -204,6 +207,8 @@ class Worker:
             self.nodes.end(message["node"], message["end"], message["farewell"], message["ending"])
         elif "game_ended" in message and self.door is not None:
             self.door.game_ended()
+        elif "wake_solver" in message and self.door is not None:
+            self.door.wake_solver()
         elif "close" in message and self._shut_down is not None:
             self._shut_down("the front's close")
 
@@ -211,6 +216,10 @@ class Worker:
         """A game ended here: the worker keeping the bulletins hears of it through the front."""
         if not self.keeps_jobs:
             self.channel.send({"game_ended": self.index})
+
+    def wake_solver(self) -> None:
+        """A winnable deal was taken here: the worker keeping the stock tops it up."""
+        self.channel.send({"wake_solver": self.index})
 
     async def _answer(self, message: Message, fds: list[int]) -> None:
         """A sysop's command relayed by the front, or their connection to watch a caller."""
@@ -243,9 +252,13 @@ class Worker:
         connection = socket.socket(fileno=fds[0])
         assert self.server is not None
         self.nodes.handed(node, call_id)
-        asyncio.get_running_loop().create_task(
-            self.server.adopt(connection, node, lambda: self.nodes.gone(node, call_id))
-        )
+        self._keep(self.server.adopt(connection, node, lambda: self.nodes.gone(node, call_id)))
+
+    def _keep(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task held until it ends (the loop holds tasks weakly)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _front_gone(self) -> None:
         self.requests.cancel()
