@@ -61,6 +61,8 @@ class WorkerNodes(Nodes):
         self._channel = channel
         self._requests = requests
         self._ids: dict[int, int] = {}  # node: the front's id of the connection on it
+        # Calls the front ended before their visit held the node (still negotiating).
+        self._ended: dict[int, tuple[str, str]] = {}  # by call id: farewell, ending
 
     def refusal(
         self, address: str, *, logged_in: bool = False, count: bool = True, rationed: bool = True
@@ -77,6 +79,7 @@ class WorkerNodes(Nodes):
         """Connection ``call_id`` has ended: tell the front its node is free."""
         if self._ids.get(node) == call_id:
             del self._ids[node]
+        self._ended.pop(call_id, None)
         self._channel.send({"gone": call_id})
 
     @contextmanager
@@ -97,6 +100,9 @@ class WorkerNodes(Nodes):
                     self._channel.send({"answered": call_id})
 
                 terminal.on_answer = answered
+                ended = self._ended.pop(call_id, None)
+                if ended is not None:
+                    call.end(*ended)
             yield call
 
     def log_in(self, node: int, user_id: int) -> None:
@@ -122,6 +128,8 @@ class WorkerNodes(Nodes):
         call = self.call(node)
         if call is not None:
             call.end(farewell, ending)
+        else:  # its visit ends as soon as it begins
+            self._ended[call_id] = (farewell, ending)
 
 
 class FrontTurns:
