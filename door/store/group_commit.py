@@ -14,14 +14,15 @@ transaction of its own, so that each learns its own fate.
 What may wait goes to the writer's thread: ``COMMIT`` (the fsync), and ``BEGIN IMMEDIATE``
 when another program holds the write lock. The write lock is first asked for in the event
 loop without waiting (the connection's busy timeout is 0 there): it is nearly always free,
-since this connection is the door's only writer, and taking it costs microseconds where a
-trip to the thread costs a handover of Python's GIL, up to 5 ms while the event loop is busy.
-Only if it is taken is it asked again, from the loop, every half millisecond for a moment
-(another worker of the door holds it for one commit), and only then does the group wait for
-it in the thread, with the busy timeout the connection was opened with. The writes
-themselves run in the event loop too: once the transaction holds the write lock their
-statements never wait, and each costs a few tens of microseconds. Once its ``COMMIT`` has returned, the thread has the event loop answer the
-group's writes straight away, a turn of the loop before the writer's task would.
+since this connection is the door's only writer (or one worker's of several), and taking it
+costs microseconds where a trip to the thread costs a handover of Python's GIL, up to 5 ms
+while the event loop is busy. Only if it is taken is it asked again, from the loop, every
+half millisecond for a moment (another worker of the door holds it for one commit), and only
+then does the group wait for it in the thread, with the busy timeout the connection was
+opened with. The writes themselves run in the event loop too: once the transaction holds the
+write lock their statements never wait, and each costs a few tens of microseconds. Once its
+``COMMIT`` has returned, the thread has the event loop answer the group's writes straight
+away, a turn of the loop before the writer's task would.
 
 Each commit's duration and group size are logged at debug level (logger
 ``door.store.group_commit``), and :class:`CommitCounts` sums them up, with where the time
