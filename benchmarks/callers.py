@@ -368,12 +368,15 @@ def write_config(
     server: dict[str, object],
     if_present: dict[str, object] | None = None,
     shipped: Path = SHIPPED_CONFIG,
+    web: bool = True,
 ) -> Path:
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
     ``if_present`` are changed only where the file has them. ``shipped``: another door's
-    sysop.toml (an older revision's), whose loopback limits are set only where it has them."""
+    sysop.toml (an older revision's), whose loopback limits are set only where it has them.
+    ``web`` False: the web port off (a door of several workers serves telnet alone)."""
     text = shipped.read_text(encoding="utf-8")
-    text = text.replace("\nport = 8080\n", "\nport = 0\n")  # the web, on a free port
+    # The web, on a free port, or off.
+    text = text.replace("\nport = 8080\n", "\nport = 0\n" if web else "\n")
     loopback = [(key, value, shipped == SHIPPED_CONFIG) for key, value in LOOPBACK_LIMITS.items()]
     changes = loopback + [(key, value, True) for key, value in server.items()]
     changes += [(key, value, False) for key, value in (if_present or {}).items()]
@@ -387,17 +390,22 @@ def write_config(
     return path
 
 
-def roomy_config(folder: Path, callers: int, shipped: Path = SHIPPED_CONFIG) -> Path:
+def roomy_config(
+    folder: Path, callers: int, shipped: Path = SHIPPED_CONFIG, workers: int = 1
+) -> Path:
     """The shipped settings (or another revision's, ``shipped``) with a node for each of
-    ``callers``, no idle or time limit, and the solver quiet: a benchmark's door."""
-    limits = {
+    ``callers``, no idle or time limit, and the solver quiet: a benchmark's door; with
+    ``workers`` above 1, that many workers (and the web off)."""
+    limits: dict[str, object] = {
         "max_nodes": callers + 10,
         "max_per_address": callers + 10,
         "idle_timeout": 3600,
         "idle_warning": 0,
         "time_limit": 0,
     }
-    return write_config(folder, limits, QUIET_SOLVER, shipped=shipped)
+    if workers > 1:
+        limits["workers"] = workers
+    return write_config(folder, limits, QUIET_SOLVER, shipped=shipped, web=workers == 1)
 
 
 WAL_HEADER, FRAME_HEADER = 32, 24  # bytes: the WAL's header, and each page's in it
@@ -446,6 +454,7 @@ class ServerProcess:
     process: subprocess.Popen[bytes]
     log_path: Path
     port: int
+    workers: int = 1  # the door's worker processes (1: the door is one process)
 
     @classmethod
     def start(
@@ -490,6 +499,7 @@ class ServerProcess:
         env: dict[str, str] | None = None,
         root: Path = ROOT,
         launcher: list[str] | None = None,
+        workers: int = 1,
     ) -> ServerProcess:
         """The door whose source is in ``root`` (this checkout, or another revision's), run
         as ``python -m door`` or by ``launcher`` (Python's options and their arguments, as
@@ -498,7 +508,9 @@ class ServerProcess:
         command += ["--host", "127.0.0.1", "--port", "0", "--database", str(database)]
         if root != ROOT:
             env = {**(env or os.environ), "PYTHONPATH": str(root)}
-        return cls.start(command, log_path, env, cwd=root)
+        server = cls.start(command, log_path, env, cwd=root)
+        server.workers = workers
+        return server
 
     @property
     def pid(self) -> int:
@@ -544,14 +556,16 @@ class ServerProcess:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
     def store_counts(self, timeout: float = 10.0) -> tuple[int, int]:
-        """(writes, commits) of the door's store so far: SIGUSR1 asks the door to log them."""
+        """(writes, commits) of the door's store so far: SIGUSR1 asks the door to log them
+        (each worker its own, added up here)."""
         seen = len(STORE_COUNTS.findall(self.log_text()))
         self.process.send_signal(signal.SIGUSR1)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = STORE_COUNTS.findall(self.log_text())
-            if len(found) > seen:
-                return int(found[-1][0]), int(found[-1][1])
+            if len(found) >= seen + self.workers:
+                latest = found[-self.workers :]
+                return sum(int(w) for w, _ in latest), sum(int(c) for _, c in latest)
             time.sleep(0.02)
         raise TimeoutError(f"the door logged no store counts within {timeout} s")
 
@@ -597,6 +611,14 @@ class ProcessSample:
     peak_rss_kb: int
     cpu_seconds: float
     main_thread_cpu_seconds: float
+    #: The process and every process it started (a front's workers, the solver's), added
+    #: up: each one's proportional set size (its private pages, and its share of the pages
+    #: it shares: a worker's pages still shared with its front count once in all), their
+    #: CPU time, their main threads' (each one's event loop), and how many there are.
+    tree_pss_kb: int = 0
+    tree_cpu_seconds: float = 0.0
+    tree_loop_cpu_seconds: float = 0.0
+    processes: int = 1
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -614,12 +636,51 @@ def process_sample(pid: int) -> ProcessSample:
     fields = {
         line.split(":")[0]: line.split()[1] for line in status.splitlines() if line.startswith("Vm")
     }
+    pss = cpu = loop = 0.0
+    tree = process_tree(pid)
+    for member in tree:
+        try:
+            pss += _pss_kb(member)
+            cpu += _stat_cpu_seconds(Path(f"/proc/{member}/stat"))
+            loop += _stat_cpu_seconds(Path(f"/proc/{member}/task/{member}/stat"))
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # ended meanwhile
     return ProcessSample(
         int(fields["VmRSS"]),
         int(fields["VmHWM"]),
         _stat_cpu_seconds(Path(f"/proc/{pid}/stat")),
         _stat_cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat")),
+        int(pss),
+        cpu,
+        loop,
+        len(tree),
     )
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process it started, and they started, ...: from /proc."""
+    tree, index = [pid], 0
+    while index < len(tree):
+        member = tree[index]
+        index += 1
+        try:
+            tasks = list(Path(f"/proc/{member}/task").iterdir())
+        except FileNotFoundError:
+            continue
+        for task in tasks:
+            try:
+                tree += [int(child) for child in (task / "children").read_text().split()]
+            except FileNotFoundError:
+                continue
+    return tree
+
+
+def _pss_kb(pid: int) -> int:
+    """A process's proportional set size, in KiB (/proc/PID/smaps_rollup)."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
+    return 0
 
 
 def machine_busy_seconds() -> float:

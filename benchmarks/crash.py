@@ -17,6 +17,14 @@ the door is killed with SIGKILL. Then:
     python -m benchmarks.crash [--callers 200] [--trials 20] [--seed 1]
         [--json benchmarks/results/crash.json]
 
+With ``--workers N`` the door runs N workers behind its front process, and each trial kills
+one worker (each in turn, ``--kill-every`` seconds of play apart) while the door runs on:
+the worker's callers' games are checked as above, they call again at once and resume on a
+live worker (their boards checked), and the time until the worker serves again and until
+every one of them is back in their game is reported; the other callers play on throughout.
+
+    python -m benchmarks.crash --workers 2 [--kill-every 10] [--callers 200] [--trials 3]
+
 Target: no play lost, and ``ok`` from every integrity check. tests/test_crash_resume.py runs
 the same trials, smaller.
 """
@@ -26,7 +34,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
+import re
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -72,6 +83,8 @@ class CrashSettings:
     think: float = 0.05  # mean seconds between an update and the next play
     kill_after: tuple[float, float] = (0.3, 2.5)  # seconds of play before the kill, at random
     arrival: float = 100.0  # callers connecting a second
+    workers: int = 1  # above 1: the door runs that many workers, and one is killed a trial
+    kill_every: float = 10.0  # seconds of play between two workers' kills
 
 
 @dataclass
@@ -229,12 +242,12 @@ def _common_prefix(first: list[str], second: list[str]) -> int:
 # -- the trials -------------------------------------------------------------------------------
 
 
-def _config(folder: Path, callers: int) -> Path:
-    return roomy_config(folder, callers)
+def _config(folder: Path, callers: int, workers: int = 1) -> Path:
+    return roomy_config(folder, callers, workers=workers)
 
 
-async def _start(config: Path, database: Path, log: Path) -> ServerProcess:
-    return await asyncio.to_thread(ServerProcess.door, config, database, log)
+async def _start(config: Path, database: Path, log: Path, workers: int = 1) -> ServerProcess:
+    return await asyncio.to_thread(ServerProcess.door, config, database, log, None, workers=workers)
 
 
 async def _all_come_in(
@@ -332,6 +345,168 @@ async def run_trials(
     return trials
 
 
+# -- a worker killed, the door still running ---------------------------------------------------
+
+WORKER_STARTED = re.compile(r"worker (\d+) started \(process (\d+)\)")
+
+
+@dataclass(frozen=True)
+class WorkerKill:
+    """What one worker's kill found: its callers' games, and how long until they were
+    served again."""
+
+    number: int
+    worker: int
+    callers_playing: int  # on every worker, when the worker was killed
+    callers_dropped: int  # those of the worker killed
+    plays_shown: int  # since the kill before, by every caller
+    in_flight: int  # of those dropped: plays sent and not answered
+    lost: int  # of those dropped: plays shown but not stored
+    stored_unshown: int
+    mismatched: int
+    boards_checked: int  # the dropped callers' boards as they resumed, on a live worker
+    boards_wrong: int
+    integrity: str
+    worker_back_seconds: float  # from the kill to the worker's serving again
+    resumed_seconds: float  # from the kill to every dropped caller back in their game
+
+
+def _worker_pid(log_text: str, index: int) -> int:
+    started = [int(pid) for found, pid in WORKER_STARTED.findall(log_text) if int(found) == index]
+    return started[-1]
+
+
+async def _serving_again(server: ServerProcess, index: int, after: int, killed: float) -> float:
+    """Seconds from ``killed`` until worker ``index`` logs that it serves again."""
+    pattern = re.compile(rf"worker {index}: serving")
+    while not pattern.search(server.log_text()[after:]):
+        await asyncio.sleep(0.02)
+    return time.monotonic() - killed
+
+
+async def run_worker_kills(
+    settings: CrashSettings, folder: Path, report: Callable[[WorkerKill], None] | None = None
+) -> list[WorkerKill]:
+    """The door with ``settings.workers`` workers; every ``kill_every`` seconds of play a
+    worker (each in turn) is killed with SIGKILL while the others go on. The dropped callers'
+    games are checked against what they were shown, and they call again and resume (their
+    boards checked) while everyone else plays on."""
+    level = default_level()
+    config = _config(folder, settings.callers, settings.workers)
+    database = folder / "door.db"
+    seats = [
+        CrashCaller(number, random.Random(settings.seed * 7919 + number))
+        for number in range(settings.callers)
+    ]
+    kills: list[WorkerKill] = []
+    server = await _start(config, database, folder / "door.log", settings.workers)
+    try:
+        _, _, playing = await _all_come_in(seats, server.port, level, {}, settings.arrival)
+        tasks = {
+            seat.number: asyncio.create_task(play_on(seat, level, settings)) for seat in playing
+        }
+        for number in range(1, settings.trials + 1):
+            for seat in playing:
+                seat.plays = 0
+            await asyncio.sleep(settings.kill_every)
+            index = (number - 1) % settings.workers
+            text = server.log_text()
+            dropped_tasks = {}
+            killed = time.monotonic()
+            os.kill(_worker_pid(text, index), signal.SIGKILL)
+            back = asyncio.create_task(_serving_again(server, index, len(text), killed))
+            # The callers whose line drops were the worker's: the others play on.
+            await asyncio.sleep(1.0)
+            for seat in playing:
+                task = tasks[seat.number]
+                if task.done() or (seat.caller is not None and seat.caller.closed.done()):
+                    dropped_tasks[seat.number] = task
+            await asyncio.wait_for(
+                asyncio.gather(*dropped_tasks.values(), return_exceptions=True), STEP_TIMEOUT
+            )
+            dropped = [seat for seat in playing if seat.number in dropped_tasks]
+            shown = sum(seat.plays for seat in playing)
+            check = await check_database(database, dropped)
+            checked, wrong, resumed = await _all_come_in(
+                dropped, server.port, level, check.games, settings.arrival
+            )
+            resumed_seconds = time.monotonic() - killed
+            for seat in resumed:
+                tasks[seat.number] = asyncio.create_task(play_on(seat, level, settings))
+            playing = [s for s in playing if s.number not in dropped_tasks] + resumed
+            kill = WorkerKill(
+                number=number,
+                worker=index,
+                callers_playing=len(playing) + len(dropped) - len(resumed),
+                callers_dropped=len(dropped),
+                plays_shown=shown,
+                in_flight=sum(1 for seat in dropped if seat.pending is not None),
+                lost=check.lost,
+                stored_unshown=check.stored_unshown,
+                mismatched=check.mismatched,
+                boards_checked=checked,
+                boards_wrong=wrong,
+                integrity=check.integrity,
+                worker_back_seconds=round(await back, 2),
+                resumed_seconds=round(resumed_seconds, 2),
+            )
+            kills.append(kill)
+            if report is not None:
+                report(kill)
+        for task in tasks.values():
+            task.cancel()
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+        for seat in seats:
+            if seat.caller is not None:
+                seat.caller.hang_up()
+    finally:
+        await asyncio.to_thread(server.stop)
+    return kills
+
+
+KILL_HEADER = (
+    f"{'kill':>5}{'worker':>7}{'callers':>9}{'dropped':>9}{'shown':>8}{'flight':>8}{'lost':>6}"
+    f"{'stored':>8}{'odd':>5}{'boards':>8}{'wrong':>7}{'back s':>8}{'resumed s':>11}  integrity"
+)
+
+
+def kill_row(kill: WorkerKill) -> str:
+    return (
+        f"{kill.number:>5}{kill.worker:>7}{kill.callers_playing:>9}{kill.callers_dropped:>9}"
+        f"{kill.plays_shown:>8}{kill.in_flight:>8}{kill.lost:>6}{kill.stored_unshown:>8}"
+        f"{kill.mismatched:>5}{kill.boards_checked:>8}{kill.boards_wrong:>7}"
+        f"{kill.worker_back_seconds:>8.2f}{kill.resumed_seconds:>11.2f}  {kill.integrity}"
+    )
+
+
+def main_workers(settings: CrashSettings, output: Path) -> None:
+    print(
+        f"{settings.callers} callers on {settings.workers} workers; every"
+        f" {settings.kill_every:g} s of play one worker is killed (SIGKILL), the door runs on"
+    )
+    print("dropped: the worker's callers; flight, lost, stored, odd: theirs, as for a door's kill;")
+    print("boards: their games resumed on a live worker; back s: the worker serving again;")
+    print("resumed s: every dropped caller back in their game, from the kill")
+    print(KILL_HEADER)
+    with tempfile.TemporaryDirectory(prefix="door-crash-") as folder:
+        kills = asyncio.run(run_worker_kills(settings, Path(folder), lambda k: print(kill_row(k))))
+    lost = sum(kill.lost for kill in kills)
+    wrong = sum(kill.boards_wrong + kill.mismatched for kill in kills)
+    integrity = sorted({kill.integrity for kill in kills})
+    verdict = "meets target" if not lost and not wrong and integrity == ["ok"] else "MISSES target"
+    print(
+        f"{len(kills)} workers killed: {sum(k.callers_dropped for k in kills)} callers dropped,"
+        f" {lost} acknowledged plays lost, integrity {integrity},"
+        f" {sum(k.boards_checked for k in kills)} resumed, {wrong} wrong: {verdict}"
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(
+        json.dumps(
+            {"settings": asdict(settings), "kills": [asdict(kill) for kill in kills]}, indent=2
+        )
+    )
+
+
 # -- the report -------------------------------------------------------------------------------
 
 HEADER = (
@@ -370,8 +545,27 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/crash.json"))
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the door with N workers and kill one worker a trial, the door running on",
+    )
+    parser.add_argument(
+        "--kill-every", type=float, default=10.0, help="with --workers: seconds between kills"
+    )
     args = parser.parse_args()
-    settings = CrashSettings(callers=args.callers, trials=args.trials, seed=args.seed)
+    settings = CrashSettings(
+        callers=args.callers,
+        trials=args.trials,
+        seed=args.seed,
+        workers=args.workers,
+        kill_every=args.kill_every,
+    )
+    if settings.workers > 1:
+        main_workers(settings, args.json.with_name(args.json.stem + "-workers.json"))
+        return
     print("kill s: seconds of play before SIGKILL; flight: plays sent, unanswered at the kill;")
     print("stored: of those, stored anyway; odd: games neither shown nor one play on;")
     print("boards: resumed boards compared with the stored game at the next start")

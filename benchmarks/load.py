@@ -382,11 +382,16 @@ class Readings:
 
     idle: ProcessSample
     peak_rss_by_phase: dict[str, int] = field(default_factory=dict)
+    #: The sum of the server's processes' PSS at its peak, by phase.
+    peak_pss_by_phase: dict[str, int] = field(default_factory=dict)
     at: dict[str, ProcessSample] = field(default_factory=dict)  # by phase boundary
 
     def take(self, server: ServerProcess, phase: str) -> ProcessSample:
         sample = server.sample()
         self.peak_rss_by_phase[phase] = max(self.peak_rss_by_phase.get(phase, 0), sample.rss_kb)
+        self.peak_pss_by_phase[phase] = max(
+            self.peak_pss_by_phase.get(phase, 0), sample.tree_pss_kb
+        )
         return sample
 
 
@@ -447,7 +452,7 @@ def _plans(
                 arrival / processes,
                 args.seed + index,
                 web_port,
-                min(args.web, callers) if mode == "door" else 0,
+                min(args.web, callers) if mode == "door" and web_port else 0,
                 args.log_in_again,
             )
         )
@@ -535,19 +540,22 @@ def run_case(
     folder: Path,
     slow_disk: dict[str, str] | None = None,
     revision: Revision | None = None,
+    door_workers: int = 1,
 ) -> dict[str, Any]:
     """One run: a fresh server, ``callers`` callers through every phase; the figures.
 
     ``slow_disk``: the door's environment that slows its fsyncs, if any; ``revision``: the
-    door at another revision instead of this checkout's."""
+    door at another revision instead of this checkout's; ``door_workers``: the door's workers
+    (1: one process)."""
     name = mode if revision is None else revision.name
+    name = name if door_workers == 1 else f"{name} x{door_workers}"
     name = name if slow_disk is None else f"{name}+{args.fsync_delay_ms:g}ms"
     folder.mkdir(parents=True, exist_ok=True)
     if mode == "door":
         root = ROOT if revision is None else revision.root
-        config = roomy_config(folder, callers, shipped=root / "sysop.toml")
+        config = roomy_config(folder, callers, shipped=root / "sysop.toml", workers=door_workers)
         server = ServerProcess.door(
-            config, folder / "door.db", folder / "door.log", slow_disk, root
+            config, folder / "door.db", folder / "door.log", slow_disk, root, workers=door_workers
         )
     else:
         command = [sys.executable, "-m", "benchmarks.load", "--bare-server"]
@@ -567,7 +575,7 @@ def run_case(
         time.sleep(1.0)
         readings = Readings(idle=server.sample())
         started = time.monotonic()
-        web_port = server.web_port() if mode == "door" and args.web else 0
+        web_port = server.web_port() if mode == "door" and args.web and door_workers == 1 else 0
         for plan in _plans(mode, server.port, callers, args, web_port):
             worker = context.Process(
                 target=client_process, args=(plan, report, play, again, start_at), daemon=True
@@ -610,6 +618,7 @@ def run_case(
             if worker.is_alive():
                 worker.kill()
     at_play, at_played = readings.at["play"], readings.at["played"]
+    tree_cpu = at_played.tree_cpu_seconds - at_play.tree_cpu_seconds
     play_cpu = at_played.cpu_seconds - at_play.cpu_seconds
     loop_cpu = at_played.main_thread_cpu_seconds - at_play.main_thread_cpu_seconds
     play_seconds = args.duration  # the played phase runs a little longer: in-flight plays
@@ -622,6 +631,12 @@ def run_case(
     commit_ms = _average_between(counts_at, commit_ms_at)
     return {
         "server": name,
+        "workers": door_workers,
+        "processes": readings.at["played"].processes,
+        # Every process of the server (a front and its workers, the solver's), added up.
+        "pss_idle_kb": readings.idle.tree_pss_kb,
+        "pss_playing_kb": readings.peak_pss_by_phase.get("played", 0),
+        "cpu_ms_per_command": round(1000 * tree_cpu / commands, 3) if commands else 0.0,
         "fsync_delay_ms": 0.0 if slow_disk is None else args.fsync_delay_ms,
         # The store's commits while everyone played (the phase runs a little over duration).
         "commits": commits,
@@ -639,7 +654,7 @@ def run_case(
         "commands_per_second": round(commands / play_seconds, 1),
         "latency_ms": milliseconds(played.latencies),
         "slowest": slowest_episodes(played.sent_at, played.latencies),
-        "web_callers": min(args.web, callers) if mode == "door" else 0,
+        "web_callers": min(args.web, callers) if mode == "door" and door_workers == 1 else 0,
         "web_latency_ms": milliseconds(played.web_latencies),
         "bytes_per_command": round(played.received / commands, 1) if commands else 0,
         "sign_up_ms": milliseconds(set_up.set_up),
@@ -737,7 +752,8 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
     )
     print(HEADER)
     for run in runs:
-        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ()), run["bare"]):
+        rows = (run["door"], *run.get("slow", ()), *run.get("compare", ()), *run.get("workers", ()))
+        for case in (*rows, run["bare"]):
             print(_row(case))
     for run in runs:
         for case in (run["door"], *run.get("slow", ()), *run.get("compare", ()), run["bare"]):
@@ -866,6 +882,61 @@ def verdict(
     return "meets targets" if not misses else "misses: " + ", ".join(misses)
 
 
+def workers_verdict(several: dict[str, Any], door: dict[str, Any], bare: dict[str, Any]) -> str:
+    """The door of several workers against the bare server and the door of one: p99 at
+    most :data:`P99_RATIO_TARGET` times the bare server's and at most the one-process
+    door's; CPU a play no more than its; at most :data:`KB_OVER_BARE_TARGET` of memory a
+    caller (every process's PSS, added up) above the bare server's; no errors."""
+    misses = []
+    p99 = several["latency_ms"]["p99"]
+    if p99 > P99_RATIO_TARGET * bare["latency_ms"]["p99"]:
+        misses.append(f"p99 {p99 / max(bare['latency_ms']['p99'], 1e-3):.1f}x bare")
+    if p99 > door["latency_ms"]["p99"]:
+        misses.append("p99 above one worker's")
+    if several["cpu_ms_per_command"] > door["cpu_ms_per_command"]:
+        misses.append("more CPU a play than one worker")
+    if pss_kb_over_bare(several, bare) > KB_OVER_BARE_TARGET:
+        misses.append(f"{pss_kb_over_bare(several, bare):.0f} KB a caller over bare")
+    if several["errors"]:
+        misses.append("errors")
+    return "meets targets" if not misses else "misses: " + ", ".join(misses)
+
+
+def pss_kb_over_bare(case: dict[str, Any], bare: dict[str, Any]) -> float:
+    """Memory a caller above the bare server's, as :func:`kb_over_bare` counts it, by every
+    process's PSS at its peak while playing, added up."""
+    return (case["pss_playing_kb"] - bare["pss_playing_kb"]) / max(case["callers"], 1)
+
+
+def print_workers(runs: list[dict[str, Any]]) -> None:
+    """The doors of one worker and of several beside the bare server, by every process."""
+    if not any(run.get("workers") for run in runs):
+        return
+    print()
+    print(
+        "every process of the server added up (a front and its workers): PSS idle and"
+        " while playing, memory a caller over bare, the CPU a play cost them all"
+    )
+    print(
+        f"{'':<14}{'calls':>6}{'procs':>6}{'p99':>8}{'PSS idle MB':>13}{'PSS play MB':>13}"
+        f"{'KB/cl over bare':>17}{'CPU ms/play':>13}  verdict"
+    )
+    for run in runs:
+        for case in (run["door"], *run.get("workers", ()), run["bare"]):
+            judged = run.get("workers_verdict", "") if case["workers"] > 1 else ""
+            print(
+                f"{case['server']:<14}{case['callers']:>6}{case['processes']:>6}"
+                f"{case['latency_ms']['p99']:>8.1f}{case['pss_idle_kb'] / 1024:>13.1f}"
+                f"{case['pss_playing_kb'] / 1024:>13.1f}"
+                f"{pss_kb_over_bare(case, run['bare']):>17.1f}"
+                f"{case['cpu_ms_per_command']:>13.3f}  {judged}"
+            )
+        for case in run.get("workers", ()):
+            extra = case["workers"] - 1
+            fixed = (case["pss_idle_kb"] - run["door"]["pss_idle_kb"]) / extra / 1024
+            print(f"{case['server']:<14} each worker past the first: {fixed:.1f} MB idle")
+
+
 def run_round(
     callers: int,
     args: argparse.Namespace,
@@ -881,11 +952,23 @@ def run_round(
         run_case("door", callers, args, folder / revision.root.name, None, revision)
         for revision in revisions
     ]
+    workers = (
+        run_case("door", callers, args, folder / "workers", door_workers=args.workers)
+        if args.workers > 1
+        else None
+    )
     bare = run_case("bare", callers, args, folder / "bare")
     rate = door["commits_per_second"] or callers / args.interval
     (folder / "disk").mkdir(parents=True, exist_ok=True)
     disk = commit_times(folder / "disk", rate, args.duration) | {"callers": callers}
-    return {"door": door, "slow": slow, "compare": compare, "bare": bare, "disk": disk}
+    return {
+        "door": door,
+        "slow": slow,
+        "compare": compare,
+        "workers": workers,
+        "bare": bare,
+        "disk": disk,
+    }
 
 
 def middle_round(cases: list[dict[str, Any]], figures: str = "latency_ms") -> dict[str, Any]:
@@ -917,6 +1000,14 @@ def main() -> None:
     parser.add_argument("--arrival", type=float, default=5.0, help="callers connecting a second")
     parser.add_argument("--client-processes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="also load the door with N workers (a front process and N workers, telnet"
+        " alone), beside the door of one process",
+    )
     parser.add_argument(
         "--rounds",
         type=int,
@@ -996,6 +1087,10 @@ def main() -> None:
             ]
             bare = middle_round([r["bare"] for r in rounds])
             run["disk"] = middle_round([r["disk"] for r in rounds], "commit_ms")
+            if args.workers > 1:
+                several = middle_round([r["workers"] for r in rounds])
+                run["workers"] = [several]
+                run["workers_verdict"] = workers_verdict(several, door, bare)
             ratio = door["latency_ms"]["p99"] / max(bare["latency_ms"]["p99"], 1e-3)
             run.update(
                 bare=bare,
@@ -1006,6 +1101,7 @@ def main() -> None:
             verdicts = [run["verdict"]] + [v for _, v in run.get("slow_verdicts", ())]
             print(f"{callers} callers done: {'; '.join(verdicts)}", file=sys.stderr, flush=True)
     print_summary(runs)
+    print_workers(runs)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(
         json.dumps(
@@ -1022,6 +1118,7 @@ def main() -> None:
                     "kb_over_bare": KB_OVER_BARE_TARGET,
                     "slow_disk_p99_ms": SLOW_DISK_P99_TARGET_MS,
                 },
+                "workers": args.workers,
                 "runs": [
                     {key: value for key, value in run.items() if key != "slow_verdicts"}
                     | {"slow_verdicts": [v for _, v in run.get("slow_verdicts", ())]}

@@ -88,6 +88,9 @@ class ServerConfig:
     idle_warning: int = 60
     time_limit: int = 60
     database: Path = Path("canfield.db")
+    #: Processes serving callers (``serve`` only): 1 is one process, as door mode is; more
+    #: run a front process that admits calls and hands each to one of that many workers.
+    workers: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +324,23 @@ class _Refused(Exception):
 Check = Callable[[object], Any]
 
 
+def workers_refusal(config: Config) -> str | None:
+    """Why ``config``'s ``server.workers`` can't be, or None: more than one worker serves
+    telnet callers alone, not yet SSH's, RLOGIN's or the web's."""
+    ways = [
+        name
+        for name, port in (
+            ("[ssh] port", config.ssh.port),
+            ("[rlogin] port", config.rlogin.port),
+            ("[web] port", config.web.port),
+        )
+        if port is not None
+    ]
+    if config.server.workers == 1 or not ways:
+        return None
+    return f"1 while {' and '.join(ways)} is on: more workers serve telnet callers alone"
+
+
 def _whole(low: int, high: int | None = None, note: str = "") -> Check:
     """A whole number from low (to high); TOML's true and false are not numbers."""
     if high is None:
@@ -472,6 +492,7 @@ _SERVER: dict[str, Check] = {
     "idle_warning": _whole(0),
     "time_limit": _whole(0, note=" (0 for no limit)"),
     "database": _plain("a file name"),
+    "workers": _whole(1, note=" (processes serving callers; 1 for one process)"),
 }
 _SCOREBOARD: dict[str, Check] = {
     "high_scores": _whole(1),
@@ -606,6 +627,9 @@ class _Reader:
             raise self.refuse(
                 "league.hub", True, "true only with the web port on: [web] port serves the hub"
             )
+        refusal = workers_refusal(config)
+        if refusal is not None:
+            raise self.refuse("server.workers", config.server.workers, refusal)
         return config
 
     def league(self, settings: dict[str, Any], bbs_name: str) -> LeagueConfig:

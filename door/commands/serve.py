@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config, workers_refusal
 from door.running.service import Service
 
 log = logging.getLogger("door")
@@ -114,7 +114,13 @@ def settings(args: argparse.Namespace) -> Config:
     if getattr(args, "web_port", None) is not None:
         port = None if args.web_port == "off" else _port(args.web_port)
         web = dataclasses.replace(web, port=port)
-    return dataclasses.replace(config, server=server, web=web)
+    config = dataclasses.replace(config, server=server, web=web)
+    refusal = workers_refusal(config)
+    if refusal is not None:
+        raise ConfigError(
+            config.path, f"server.workers = {server.workers} is not accepted: {refusal}"
+        )
+    return config
 
 
 def _port(text: str) -> int:
@@ -124,8 +130,14 @@ def _port(text: str) -> int:
 
 
 async def serve(config: Config, reread: Callable[[], Config]) -> None:
-    """Serve until SIGINT or SIGTERM; SIGHUP reads sysop.toml again (``reread``)."""
-    await Service(config, reread).run()
+    """Serve until SIGINT or SIGTERM; SIGHUP reads sysop.toml again (``reread``). One
+    worker: this process is the whole door; more: a front process and its workers."""
+    if config.server.workers > 1:
+        from door.running.front import Front
+
+        await Front(config, reread).run()
+    else:
+        await Service(config, reread).run()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from ansi.text import sanitize
 from door.net.presence import Presence, Watcher
@@ -99,6 +99,27 @@ def address_key(address: str) -> str:
     return str(parsed)
 
 
+class Seat(Protocol):
+    """What the table's rules read of a call holding a node, wherever its visit runs: a
+    :class:`Call` in this process, or a call a front process handed to a worker
+    (:mod:`door.running.front`)."""
+
+    node: int
+    way: Way
+    address: str
+    since: float
+    farewell: str | None
+    user_id: int | None
+
+    @property
+    def alias(self) -> str: ...
+    @property
+    def logged_in(self) -> bool: ...
+    @property
+    def answered(self) -> bool: ...
+    def end(self, farewell: str, ending: str) -> None: ...
+
+
 @dataclass(eq=False)
 class Call:
     """A connected caller holding a node: how they came, from where, and their visit's task.
@@ -118,7 +139,6 @@ class Call:
     ending: str | None = None  # and why, for the log ("ended by the sysop", ...)
     user_id: int | None = None
     presence: Presence = field(default_factory=Presence)
-    _login_timer: asyncio.TimerHandle | None = None
 
     @property
     def alias(self) -> str:
@@ -128,6 +148,10 @@ class Call:
     @property
     def logged_in(self) -> bool:
         return self.user_id is not None
+
+    @property
+    def answered(self) -> bool:
+        return self.terminal.answered
 
     def watch(self, watcher: Watcher) -> None:
         """Send ``watcher`` every chunk of output the caller is sent from now on."""
@@ -150,12 +174,20 @@ class Call:
             self.task.cancel()
 
 
-class Nodes:
-    """Which node each caller holds, and who may have one now."""
+S = TypeVar("S", bound=Seat)
+
+
+class Table(Generic[S]):
+    """Which node each caller holds, and who may have one now, whatever a held call is."""
+
+    #: Whether a call seated not logged in is ended after ``login_timeout`` seconds (a
+    #: front process leaves that to the worker serving the call).
+    clocks_log_in = True
 
     def __init__(self, limits: NodeLimits) -> None:
         self.limits = limits
-        self._calls: dict[int, Call] = {}
+        self._calls: dict[int, S] = {}
+        self._login_timers: dict[int, asyncio.TimerHandle] = {}
         self._per_address: Counter[str] = Counter()
         self._arriving: Counter[str] = Counter()  # connections logging in that hold no node
         # The times of the latest connections from each address (as address_key), at most
@@ -204,13 +236,13 @@ class Nodes:
             return f"{some} for callers not yet logged in {verb} busy. Please call again later."
         return None
 
-    def _make_room(self, guests: list[Call]) -> bool:
+    def _make_room(self, guests: list[S]) -> bool:
         """End the oldest of ``guests`` (calls not logged in) that has answered nothing for a
         while, for a new caller; False if none has."""
         now = time.monotonic()
         timeout = self.limits.login_timeout
         grace = min(ANSWER_GRACE, timeout / 3) if timeout > 0 else ANSWER_GRACE
-        silent = [c for c in guests if not c.terminal.answered and now - c.since >= grace]
+        silent = [c for c in guests if not c.answered and now - c.since >= grace]
         if not silent:
             return False
         oldest = min(silent, key=lambda call: call.since)
@@ -222,7 +254,7 @@ class Nodes:
         oldest.end(MADE_ROOM_MESSAGE, "ended for a new caller")
         return True
 
-    def _share_room(self, key: str, guests: list[Call]) -> bool:
+    def _share_room(self, key: str, guests: list[S]) -> bool:
         """End the oldest call not logged in of the address holding the most such calls, for
         a new caller whose address (``key``) holds at least two fewer; False if none does.
 
@@ -284,41 +316,38 @@ class Nodes:
 
         return arrived
 
-    @contextmanager
-    def hold(
-        self, way: Way, address: str, terminal: Terminal, *, user_id: int | None = None
-    ) -> Iterator[Call]:
-        """Hold the lowest free node for the current task, and free it on leaving.
-
-        Ask :meth:`refusal` first: this takes a node even past the limits (a caller already
-        admitted keeps theirs when a reload lowers them). A caller not known yet
-        (``user_id`` None) is hung up if not logged in (:meth:`log_in`) within
-        ``login_timeout`` seconds.
-        """
-        task = asyncio.current_task()
-        assert task is not None
+    def free_node(self) -> int:
+        """The lowest node nobody holds."""
         node = 1
         while node in self._calls:
             node += 1
-        call = Call(node, way, address, task, terminal, user_id=user_id)
-        key = address_key(address)
-        self._calls[node] = call
-        self._per_address[key] += 1
+        return node
+
+    def seat(self, call: S) -> None:
+        """Put ``call`` on its node, counted against its address; a caller not known yet
+        (``user_id`` None) is hung up if not logged in (:meth:`log_in`) within
+        ``login_timeout`` seconds. Ask :meth:`refusal` first: this seats a call even past
+        the limits (a caller already admitted keeps their node when a reload lowers them)."""
+        self._calls[call.node] = call
+        self._per_address[address_key(call.address)] += 1
         self._count_peak()
-        if user_id is None and self.limits.login_timeout > 0:
-            call._login_timer = asyncio.get_running_loop().call_later(
+        if self.clocks_log_in and call.user_id is None and self.limits.login_timeout > 0:
+            self._login_timers[call.node] = asyncio.get_running_loop().call_later(
                 self.limits.login_timeout, self._login_overdue, call
             )
-        try:
-            yield call
-        finally:
-            if call._login_timer is not None:
-                call._login_timer.cancel()
-                call._login_timer = None
-            del self._calls[node]
-            self._per_address[key] -= 1
-            if not self._per_address[key]:
-                del self._per_address[key]
+
+    def unseat(self, call: S) -> None:
+        """Free ``call``'s node (once or more)."""
+        if self._calls.get(call.node) is not call:
+            return
+        timer = self._login_timers.pop(call.node, None)
+        if timer is not None:
+            timer.cancel()
+        del self._calls[call.node]
+        key = address_key(call.address)
+        self._per_address[key] -= 1
+        if not self._per_address[key]:
+            del self._per_address[key]
 
     def _count_peak(self) -> None:
         today = date.today()
@@ -331,17 +360,17 @@ class Nodes:
         self._count_peak()
         return self.peak
 
-    def _login_overdue(self, call: Call) -> None:
-        call._login_timer = None
+    def _login_overdue(self, call: S) -> None:
+        self._login_timers.pop(call.node, None)
         if not call.logged_in and self._calls.get(call.node) is call:
             log.info("node %d: not logged in within %d s", call.node, self.limits.login_timeout)
             call.end(LOGIN_TIMEOUT_MESSAGE, "not logged in in time")
 
-    def call(self, node: int) -> Call | None:
+    def call(self, node: int) -> S | None:
         """The call on ``node``, if any."""
         return self._calls.get(node)
 
-    def holder(self, user_id: int, *, besides: int = 0) -> Call | None:
+    def holder(self, user_id: int, *, besides: int = 0) -> S | None:
         """The call, on a node other than ``besides``, of the user logged in as ``user_id``."""
         for call in self.calls:
             if call.user_id == user_id and call.node != besides:
@@ -354,19 +383,12 @@ class Nodes:
         if call is None:
             return
         call.user_id = user_id
-        if call._login_timer is not None:
-            call._login_timer.cancel()
-            call._login_timer = None
-
-    async def take_over(self, stale: Call, *, grace: float = TAKE_OVER_GRACE) -> None:
-        """End ``stale`` (its game saved, as at a shutdown), and wait until it has let go."""
-        log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
-        stale.end(TAKEN_OVER_MESSAGE, "taken over by a log-in on another node")
-        if not stale.task.done():
-            await asyncio.wait([stale.task], timeout=grace)
+        timer = self._login_timers.pop(node, None)
+        if timer is not None:
+            timer.cancel()
 
     @property
-    def calls(self) -> list[Call]:
+    def calls(self) -> list[S]:
         """The calls in progress, by node."""
         return [self._calls[node] for node in sorted(self._calls)]
 
@@ -374,3 +396,47 @@ class Nodes:
     def busy(self) -> dict[int, str]:
         """Busy nodes and who is on each: the alias once known, else the address."""
         return {call.node: call.alias or call.address for call in self.calls}
+
+
+class Nodes(Table[Call]):
+    """The table of nodes of a door whose visits run in this process."""
+
+    @contextmanager
+    def hold(
+        self,
+        way: Way,
+        address: str,
+        terminal: Terminal,
+        *,
+        user_id: int | None = None,
+        node: int | None = None,
+    ) -> Iterator[Call]:
+        """Hold a node for the current task (``node``, as a front process gave it, or the
+        lowest free one), and free it on leaving; see :meth:`Table.seat`."""
+        task = asyncio.current_task()
+        assert task is not None
+        held = self.free_node() if node is None else node
+        call = Call(held, way, address, task, terminal, user_id=user_id)
+        self.seat(call)
+        try:
+            yield call
+        finally:
+            self.unseat(call)
+
+    async def other_node(self, user_id: int, *, besides: int) -> int | None:
+        """The node, other than ``besides``, the user logged in as ``user_id`` is on."""
+        other = self.holder(user_id, besides=besides)
+        return None if other is None else other.node
+
+    async def take_over_node(self, node: int, *, grace: float = TAKE_OVER_GRACE) -> None:
+        """:meth:`take_over` the call on ``node``, if it is still there."""
+        call = self.call(node)
+        if call is not None:
+            await self.take_over(call, grace=grace)
+
+    async def take_over(self, stale: Call, *, grace: float = TAKE_OVER_GRACE) -> None:
+        """End ``stale`` (its game saved, as at a shutdown), and wait until it has let go."""
+        log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
+        stale.end(TAKEN_OVER_MESSAGE, "taken over by a log-in on another node")
+        if not stale.task.done():
+            await asyncio.wait([stale.task], timeout=grace)

@@ -22,8 +22,10 @@ the caller's alias once the visit has set it (:class:`~door.net.presence.Presenc
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, cast
@@ -116,6 +118,9 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
     _in_shell = False
     _lost = False
     _refused = False
+    #: Called once the connection is gone and let go (a worker tells its front the node
+    #: the front gave it is free).
+    on_gone: Callable[[], None] | None = None
 
     #: Told of each window size the client reports (NAWS) once the call's terminal is known,
     #: as ``(columns, rows)``.
@@ -213,6 +218,9 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
     def _let_go(self) -> None:
         """Break the cycles between this connection's objects: nothing uses them any more."""
         transport = self._socket_transport
+        gone, self.on_gone = self.on_gone, None
+        if gone is not None:
+            gone()
         break_cycles(self)
         self._lost = True  # a loss reported again finds the connection gone
         forget_read_callback(transport)
@@ -263,6 +271,23 @@ class DoorServer:
         carries the telnet stream itself (the web's WebSocket): the same negotiation, guards
         and visit; its transport names the caller's address as ``peername``."""
         return self._protocol(**self._protocol_options())
+
+    async def adopt(self, sock: socket.socket, node: int, gone: Callable[[], None]) -> None:
+        """Serve a connection a front process accepted and admitted (:mod:`door.running`),
+        on the ``node`` it gave; ``gone()`` once the connection has ended, whenever it
+        ends (before the visit began, too)."""
+        options = {**self._protocol_options(), "shell": functools.partial(self._shell, node=node)}
+
+        def protocol() -> asyncio.Protocol:
+            made = self._protocol(**options)
+            made.on_gone = gone
+            return made
+
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(protocol, sock)
+        except OSError:  # gone already
+            sock.close()
+            gone()
 
     async def _listen(self) -> None:
         self._telnet = await telnetlib3.create_server(
@@ -320,7 +345,7 @@ class DoorServer:
 
     # --- one connection -------------------------------------------------------------------
 
-    async def _shell(self, reader: Any, writer: Any) -> None:
+    async def _shell(self, reader: Any, writer: Any, node: int | None = None) -> None:
         """telnetlib3's shell: one connection from negotiation's end to hang-up.
 
         telnetlib3 runs this in a task nobody awaits, so nothing may escape it.
@@ -334,14 +359,15 @@ class DoorServer:
             if refusal is not None:
                 await terminal.hang_up(refusal)
                 return
-            await self._call(terminal, writer, address)
+            await self._call(terminal, writer, address, node)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("connection from %s failed", address)
             await terminal.hang_up(SORRY_MESSAGE)
 
-    async def _call(self, terminal: Terminal, writer: Any, address: str) -> None:
-        """Hold a node for the length of one call."""
-        with self.nodes.hold(self.way, address, terminal) as call:
+    async def _call(self, terminal: Terminal, writer: Any, address: str, node: int | None) -> None:
+        """Hold a node (``node``, as a front process gave it, or the lowest free one) for the
+        length of one call."""
+        with self.nodes.hold(self.way, address, terminal, node=node) as call:
             await self._visit_node(call, terminal, writer, address)
 
     async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:

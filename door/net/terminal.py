@@ -178,10 +178,22 @@ class Terminal:
         self._at_input = False  # waiting for the caller's keys, with all output sent
         self._closed = False
         self._noise = 0  # bytes read since the last key that did something
-        #: Whether the caller has answered anything yet (a line, or a key asked for).
-        self.answered = False
+        self._answered = False
+        #: Called once, when the caller first answers (a worker tells its front).
+        self.on_answer: Callable[[], None] | None = None
         #: Whether the door may act on one more of the caller's commands now.
         self.pace = CommandPace(clock.now)
+
+    @property
+    def answered(self) -> bool:
+        """Whether the caller has answered anything yet (a line, or a key asked for)."""
+        return self._answered
+
+    @answered.setter
+    def answered(self, value: bool) -> None:
+        if value and not self._answered and self.on_answer is not None:
+            self.on_answer()
+        self._answered = value
 
     # --- what the terminal is ------------------------------------------------------------
 

@@ -99,7 +99,8 @@ class ControlError(Exception):
 class ControlServer:
     """Listens on the control socket and answers the sysop's requests."""
 
-    def __init__(self, path: Path, door: Reachable) -> None:
+    def __init__(self, path: Path, door: Reachable | None) -> None:
+        """``door`` None: a subclass answers the requests (:meth:`_handle`)."""
         self.path = path
         self._door = door
         self._server: asyncio.Server | None = None
@@ -153,11 +154,11 @@ class ControlServer:
         self._clients.add(task)
         try:
             if not _same_user(writer):
-                await _answer(writer, {"ok": False, "error": "permission denied"})
+                await send_answer(writer, {"ok": False, "error": "permission denied"})
                 return
             request = await _request(reader)
             if request is None:
-                await _answer(writer, {"ok": False, "error": "not a request"})
+                await send_answer(writer, {"ok": False, "error": "not a request"})
                 return
             await self._handle(request, reader, writer)
         except (OSError, EOFError, asyncio.IncompleteReadError):
@@ -165,7 +166,7 @@ class ControlServer:
         except Exception:
             log.exception("control: a request failed")
             with suppress(Exception):
-                await _answer(writer, {"ok": False, "error": "the door failed; see its log"})
+                await send_answer(writer, {"ok": False, "error": "the door failed; see its log"})
         finally:
             self._clients.discard(task)
             writer.close()
@@ -173,57 +174,69 @@ class ControlServer:
     async def _handle(
         self, request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        command = request.get("command")
-        door = self._door
-        if command in ("status", "reload", "contests") and not isinstance(door, Controlled):
-            await _answer(writer, {"ok": False, "error": f"{command} is for the running door"})
-        elif command == "who":
-            await _answer(writer, {"ok": True, "calls": door.who()})
-        elif command == "status":
-            assert isinstance(door, Controlled)
-            await _answer(writer, {"ok": True, **(await door.status())})
-        elif command == "reload":
-            assert isinstance(door, Controlled)
-            await _answer(writer, door.reload())
-        elif command == "contests":
-            assert isinstance(door, Controlled)
-            await _answer(writer, await door.settle_contests())
-        elif command == "send":
-            node = request.get("node")
-            text = request.get("text")
-            if not isinstance(text, str) or not (node == "all" or _is_node(node)):
-                await _answer(writer, {"ok": False, "error": "send needs a node and a text"})
-                return
-            reached = door.send(None if node == "all" else node, text)
-            if not reached and node != "all":
-                await _answer(writer, _nobody(node))
-            else:
-                await _answer(writer, {"ok": True, "nodes": reached})
-        elif command == "kick":
-            node, reason = request.get("node"), request.get("reason", "")
-            if not _is_node(node) or not isinstance(reason, str):
-                await _answer(writer, {"ok": False, "error": "kick needs a node"})
-            elif door.kick(node, reason):
-                await _answer(writer, {"ok": True, "node": node})
-            else:
-                await _answer(writer, _nobody(node))
-        elif command == "watch":
-            node = request.get("node")
-            call = door.call(node) if _is_node(node) else None
-            if call is None:
-                await _answer(writer, _nobody(node))
-                return
-            await _answer(writer, {"ok": True, "node": node, "alias": call.alias})
-            await watch(call, reader, writer)
+        assert self._door is not None
+        if request.get("command") == "watch":
+            await answer_watch(self._door, request, reader, writer)
         else:
-            await _answer(writer, {"ok": False, "error": f"no such command: {command!r}"})
+            await send_answer(writer, await answer(self._door, request))
 
 
-def _is_node(node: object) -> TypeGuard[int]:
+async def answer(door: Reachable, request: dict[str, Any]) -> Answer:
+    """The answer to a request, every command but ``watch`` (:func:`answer_watch`)."""
+    command = request.get("command")
+    if command in ("status", "reload", "contests") and not isinstance(door, Controlled):
+        return {"ok": False, "error": f"{command} is for the running door"}
+    if command == "who":
+        return {"ok": True, "calls": door.who()}
+    if command == "status":
+        assert isinstance(door, Controlled)
+        return {"ok": True, **(await door.status())}
+    if command == "reload":
+        assert isinstance(door, Controlled)
+        return door.reload()
+    if command == "contests":
+        assert isinstance(door, Controlled)
+        return await door.settle_contests()
+    if command == "send":
+        node = request.get("node")
+        text = request.get("text")
+        if not isinstance(text, str) or not (node == "all" or is_node(node)):
+            return {"ok": False, "error": "send needs a node and a text"}
+        reached = door.send(None if node == "all" else node, text)
+        if not reached and node != "all":
+            return nobody(node)
+        return {"ok": True, "nodes": reached}
+    if command == "kick":
+        node, reason = request.get("node"), request.get("reason", "")
+        if not is_node(node) or not isinstance(reason, str):
+            return {"ok": False, "error": "kick needs a node"}
+        if door.kick(node, reason):
+            return {"ok": True, "node": node}
+        return nobody(node)
+    return {"ok": False, "error": f"no such command: {command!r}"}
+
+
+async def answer_watch(
+    door: Reachable,
+    request: dict[str, Any],
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> None:
+    """Answer ``watch``, then send the caller's screen (:func:`watch`)."""
+    node = request.get("node")
+    call = door.call(node) if is_node(node) else None
+    if call is None:
+        await send_answer(writer, nobody(node))
+        return
+    await send_answer(writer, {"ok": True, "node": node, "alias": call.alias})
+    await watch(call, reader, writer)
+
+
+def is_node(node: object) -> TypeGuard[int]:
     return isinstance(node, int) and not isinstance(node, bool) and node > 0
 
 
-def _nobody(node: object) -> Answer:
+def nobody(node: object) -> Answer:
     return {"ok": False, "error": f"nobody is on node {node}"}
 
 
@@ -249,7 +262,7 @@ async def _request(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     return request if isinstance(request, dict) else None
 
 
-async def _answer(writer: asyncio.StreamWriter, answer: Answer) -> None:
+async def send_answer(writer: asyncio.StreamWriter, answer: Answer) -> None:
     writer.write(json.dumps(answer).encode() + b"\n")
     await writer.drain()
 

@@ -28,7 +28,7 @@ from door.levels import Level
 from door.linked_board import LinkedBoard
 
 # What a running door can't change: its listening socket and its open database.
-RESTART_SETTINGS = ("host", "port", "database")
+RESTART_SETTINGS = ("host", "port", "database", "workers")
 
 
 @dataclass(frozen=True, slots=True)

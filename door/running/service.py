@@ -53,6 +53,7 @@ from door.running.control import (
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper
 from door.running.ways import Ways, open_ways
+from door.running.worker import Worker
 from door.solving.pool import Solving
 from door.store import Store
 from door.tasks import close_in_order
@@ -64,7 +65,10 @@ class Service:
     """One running door; :meth:`run` serves until a shutdown signal or :meth:`stop`.
 
     ``reread`` reads sysop.toml again (with the command line's overrides), raising
-    ConfigError for a file that does not check.
+    ConfigError for a file that does not check. ``worker``: this door is a worker of a front
+    process (:mod:`door.running.worker`), which listens, admits callers and keeps the
+    control socket; the worker serves the calls handed to it, and keeps the background jobs
+    only if it is the one worker that does.
     """
 
     def __init__(
@@ -74,8 +78,10 @@ class Service:
         *,
         detect_timeout: float = DETECT_TIMEOUT,
         bulletin_interval: float | None = None,
+        worker: Worker | None = None,
     ) -> None:
         self.config = config
+        self._worker = worker
         self._reread = reread
         self._detect_timeout = detect_timeout
         self._bulletin_interval = bulletin_interval
@@ -110,6 +116,8 @@ class Service:
         for number, handler in handlers.items():
             loop.add_signal_handler(number, handler)
         self._collector.start()
+        if self._worker is not None:
+            self._worker.start(self._shut_down)
         try:
             await self._serve()
         finally:
@@ -135,17 +143,27 @@ class Service:
                 from door.league.member import league_sync
 
                 league = await league_sync(store, self.config)
-            app = App(store, self, solving, Nodes(self.config.server), league)
-            self.ways = ways = await open_ways(app, detect_timeout=self._detect_timeout)
+            worker = self._worker
+            nodes = Nodes(self.config.server) if worker is None else worker.nodes
+            app = App(store, self, solving, nodes, league)
+            self.ways = ways = await open_ways(
+                app, detect_timeout=self._detect_timeout, listen=worker is None
+            )
             self.server = server = ways.telnet
             try:
-                await self._open_control(store.path)
-                solving.start()
-                contests.start()
-                if league is not None:
-                    league.start()
-                self._bulletins.start()
-                self._backups.start()
+                if worker is None:
+                    await self._open_control(store.path)
+                else:
+                    worker.serve(server, self)
+                    if not worker.keeps_jobs:
+                        solving.woken = worker.wake_solver
+                if worker is None or worker.keeps_jobs:
+                    solving.start()
+                    contests.start()
+                    if league is not None:
+                        league.start()
+                    self._bulletins.start()
+                    self._backups.start()
                 # The server has said where it listens; this says what it serves.
                 log.info(
                     "serving %d levels from database %s",
@@ -229,8 +247,15 @@ class Service:
 
     # --- what a visit asks -----------------------------------------------------------------
 
+    def wake_solver(self) -> None:
+        """Another worker took a winnable deal: the background tops the stock up."""
+        if self._solving is not None:
+            self._solving.wake()
+
     def game_ended(self) -> None:
-        if self._bulletins is not None:
+        if self._worker is not None and not self._worker.keeps_jobs:
+            self._worker.game_ended()
+        elif self._bulletins is not None:
             self._bulletins.game_ended()
 
     # --- reload ----------------------------------------------------------------------------

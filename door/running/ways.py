@@ -76,10 +76,14 @@ async def open_ways(
     detect_timeout: float = DETECT_TIMEOUT,
     login_timeout: float | None = None,
     handshake_timeout: float | None = None,
+    listen: bool = True,
 ) -> Ways:
     """Listen on every way sysop.toml turns on, each handing its callers to a visit on
     ``app``, whose node table they share. ``login_timeout`` (seconds to log in over SSH) and
-    ``handshake_timeout`` (seconds for a linked board's RLOGIN handshake) are for tests."""
+    ``handshake_timeout`` (seconds for a linked board's RLOGIN handshake) are for tests.
+    ``listen`` False: a worker of a front process (:mod:`door.running.worker`), which
+    listens on nothing and serves the telnet connections the front hands it
+    (:meth:`DoorServer.adopt`)."""
     if app.nodes is None:
         raise ValueError("the ways in share the app's table of nodes: it has none")
     nodes, store, config = app.nodes, app.store, app.config
@@ -100,6 +104,10 @@ async def open_ways(
     async def check_key(alias: str, key: str) -> User | None:
         return await store.user_with_ssh_key(alias, key)
 
+    if not listen:
+        return Ways(
+            nodes, DoorServer(config.server, telnet, detect_timeout=detect_timeout, nodes=nodes)
+        )
     server = await start_server(config.server, telnet, detect_timeout=detect_timeout, nodes=nodes)
     ways = Ways(nodes, server)
     try:

@@ -195,6 +195,8 @@ class Solving:
         self._daily_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._job = Supervised("solving", self._background)
+        #: Where a wake is sent besides (see :meth:`wake`).
+        self.woken: Callable[[], None] | None = None
 
     @property
     def seconds(self) -> float:
@@ -220,7 +222,7 @@ class Solving:
         search finds none in :data:`CALLER_WAIT` seconds (rules under which hardly any deal
         can be won)."""
         number = await self.store.take_winnable(level)
-        self._wake.set()  # the background tops the stock up again
+        self.wake()  # the background tops the stock up again
         if number is not None:
             return number
         await waiting()
@@ -256,6 +258,14 @@ class Solving:
     def start(self) -> None:
         """Begin keeping winnable deals ready and choosing each day's deal ahead of time."""
         self._job.start()
+
+    def wake(self) -> None:
+        """Have the background look again now (a winnable deal was taken): here, or where
+        :attr:`woken` sends it (a worker of ``serve``'s front whose background runs in
+        another worker)."""
+        if self.woken is not None:
+            self.woken()
+        self._wake.set()
 
     async def _background(self) -> None:
         while True:

@@ -14,13 +14,15 @@ transaction of its own, so that each learns its own fate.
 What may wait goes to the writer's thread: ``COMMIT`` (the fsync), and ``BEGIN IMMEDIATE``
 when another program holds the write lock. The write lock is first asked for in the event
 loop without waiting (the connection's busy timeout is 0 there): it is nearly always free,
-since this connection is the door's only writer, and taking it costs microseconds where a
-trip to the thread costs a handover of Python's GIL, up to 5 ms while the event loop is busy.
-Only if it is taken does the group wait for it in the thread, with the busy timeout the
-connection was opened with. The writes themselves run in the event loop too: once the
-transaction holds the write lock their statements never wait, and each costs a few tens of
-microseconds. Once its ``COMMIT`` has returned, the thread has the event loop answer the
-group's writes straight away, a turn of the loop before the writer's task would.
+since this connection is the door's only writer (or one worker's of several), and taking it
+costs microseconds where a trip to the thread costs a handover of Python's GIL, up to 5 ms
+while the event loop is busy. Only if it is taken is it asked again, from the loop, every
+half millisecond for a moment (another worker of the door holds it for one commit), and only
+then does the group wait for it in the thread, with the busy timeout the connection was
+opened with. The writes themselves run in the event loop too: once the transaction holds the
+write lock their statements never wait, and each costs a few tens of microseconds. Once its
+``COMMIT`` has returned, the thread has the event loop answer the group's writes straight
+away, a turn of the loop before the writer's task would.
 
 Each commit's duration and group size are logged at debug level (logger
 ``door.store.group_commit``), and :class:`CommitCounts` sums them up, with where the time
@@ -80,6 +82,10 @@ GROUP_LIMIT = 200
 # busy timeout, and the pause between two tries.
 BUSY_TRIES = 3
 BUSY_PAUSE = 0.05
+# Seconds between two tries of BEGIN IMMEDIATE in the event loop while another writer holds
+# the lock, and for how long, before waiting for it in the thread.
+LOCK_POLL = 0.0005
+LOCK_POLL_FOR = 0.05
 
 # Seconds before a writer that failed starts again (writes that come meanwhile wait for it).
 WRITER_RESTART_DELAY = 0.5
@@ -397,13 +403,30 @@ class Writer(Connection):
         if self._busy_timeout_ms is None:
             self._busy_timeout_ms = int(db.execute("PRAGMA busy_timeout").fetchone()[0])
             db.execute("PRAGMA busy_timeout = 0")
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            if not is_busy(error):
-                raise
+        if not await self._begin_soon(db):
             await self._wait_patiently(db, self._busy_timeout_ms)
         self._check_schema(db)
+
+    @staticmethod
+    async def _begin_soon(db: sqlite3.Connection) -> bool:
+        """``BEGIN IMMEDIATE`` in the event loop, asked again every :data:`LOCK_POLL` for up
+        to :data:`LOCK_POLL_FOR` while another writer holds the lock; whether it began.
+
+        Another writer (a worker of the same door, with ``[server] workers``) holds the lock
+        for one commit, a millisecond or so: asked again that soon, the lock is taken as it
+        is let go, where SQLite's busy handler, waiting 1, 2, 5, 10 ms and more between its
+        tries, kept a play waiting for tens of milliseconds. Each try costs microseconds."""
+        deadline = time.monotonic() + LOCK_POLL_FOR
+        while True:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return True
+            except sqlite3.OperationalError as error:
+                if not is_busy(error):
+                    raise
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(LOCK_POLL)
 
     async def _wait_patiently(self, db: sqlite3.Connection, busy_timeout_ms: int) -> None:
         for tries_left in reversed(range(BUSY_TRIES)):

@@ -5,11 +5,13 @@ guess per connection nor holds up an honest caller.
   so that twenty connections guessing at once are checked one after another, each one
   seeing the back-off the last one left (:mod:`door.store.logins`), as twenty guesses
   made in turn would.
-- :class:`HashingLine`: hashes run one per spare core; those waiting are served in order of
-  how many wrong passwords their address has given lately, then of arrival. A caller from
-  an address with a clean record waits for no more than the hashes already running, however
-  many guesses from other addresses wait; and an address guessing has one check in the line
-  at a time (it waits for its address first).
+- :class:`HashingLine`: hashes run one per spare core of the machine; those waiting are
+  served in order of how many wrong passwords their address has given lately, then of
+  arrival. A caller from an address with a clean record waits for no more than the hashes
+  already running, however many guesses from other addresses wait; and an address guessing
+  has one check in the line at a time (it waits for its address first).
+- With ``serve``'s workers, the front holds both for every worker, and a worker takes its
+  turns from it (:func:`arbitrate`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import itertools
 import os
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
-from typing import TypeVar
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Protocol, TypeVar
 
 from door.store.accounts import return_large_blocks
 
@@ -67,7 +69,7 @@ class HashingLine:
     passwords first, then first come."""
 
     def __init__(self, executor: ThreadPoolExecutor, workers: int) -> None:
-        self._executor = executor
+        self.executor = executor
         self._workers = workers
         self._running = 0
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
@@ -81,6 +83,14 @@ class HashingLine:
     async def run(self, standing: int, function: Callable[..., T], *args: object) -> T:
         """``function(*args)`` in a hashing thread, once its turn comes; ``standing`` is how
         many wrong passwords the caller's address gave lately (0 for a clean record)."""
+        async with self.turn(standing):
+            return await asyncio.get_running_loop().run_in_executor(
+                self.executor, function, *args
+            )
+
+    @asynccontextmanager
+    async def turn(self, standing: int) -> AsyncIterator[None]:
+        """Wait for a hash's turn (see :meth:`run`), and hold it until leaving."""
         loop = asyncio.get_running_loop()
         if self._running < self._workers and not self.waiting:
             self._running += 1
@@ -94,7 +104,7 @@ class HashingLine:
                     self._done()  # given a thread just as the caller went
                 raise
         try:
-            return await loop.run_in_executor(self._executor, function, *args)
+            yield
         finally:
             self._done()
 
@@ -118,3 +128,35 @@ HASHING = HashingLine(
     _WORKERS,
 )
 CHECKS = OneCheckAtATime()
+
+
+class Checks(Protocol):
+    """What a password check holds while it runs: :class:`OneCheckAtATime`'s ``holding``."""
+
+    def holding(self, *names: str) -> AbstractAsyncContextManager[None]: ...
+
+
+class Hashing(Protocol):
+    """Where a hash runs: :class:`HashingLine`'s ``run``."""
+
+    async def run(self, standing: int, function: Callable[..., T], *args: object) -> T: ...
+
+
+def checks() -> Checks:
+    """Where password checks take their turns in this process (:func:`arbitrate`)."""
+    return _arbiter[0]
+
+
+def hashing() -> Hashing:
+    """Where hashes take their turns in this process (:func:`arbitrate`)."""
+    return _arbiter[1]
+
+
+def arbitrate(checks: Checks, hashing: Hashing) -> None:
+    """Take password checks' and hashes' turns from ``checks`` and ``hashing`` from now on:
+    a worker of ``serve``'s front process asks the front, which holds :data:`CHECKS` and
+    :data:`HASHING` for every worker (:mod:`door.running.worker`)."""
+    _arbiter[:] = [checks, hashing]
+
+
+_arbiter: list[Any] = [CHECKS, HASHING]

@@ -22,7 +22,7 @@ from door.store.accounts import (
     verify_password,
 )
 from door.store.base import Row, change_one, execute, fetch_all, moment
-from door.store.hashing import CHECKS, HASHING
+from door.store.hashing import checks, hashing
 from door.store.logins import LoginStore
 from door.store.records import (
     AliasRefused,
@@ -45,7 +45,7 @@ GAME_VIEWS = ("board", "terse", None)
 
 async def _hashing(function: Callable[..., T], *args: object) -> T:
     """``function(*args)`` in a hashing thread, off the event loop, in line with log-ins."""
-    return await HASHING.run(0, function, *args)
+    return await hashing().run(0, function, *args)
 
 
 USER_COLUMNS = (
@@ -141,7 +141,7 @@ class UserStore(LoginStore):
         key = alias_key(alias)
         # One check at a time per alias and per address (see door.store.hashing): guesses
         # made at once are counted, and locked out, as guesses made one after another.
-        async with CHECKS.holding(f"alias {key}", f"address {address}" if address else ""):
+        async with checks().holding(f"alias {key}", f"address {address}" if address else ""):
             wait, standing = await self.login_standing(key, address)
             if wait > 0:
                 return None
@@ -150,7 +150,7 @@ class UserStore(LoginStore):
             )
             stored = rows[0][1] if rows else None
             # Hashing and counting run even for an unknown alias: the time taken tells nothing.
-            matched = await HASHING.run(standing, verify_password, password, stored)
+            matched = await hashing().run(standing, verify_password, password, stored)
             await self.record_login(key, address, matched)
         if not matched:
             return None

@@ -101,16 +101,16 @@ async def claim_node(visit: Visit, user: User) -> bool:
     nodes = visit.nodes
     if nodes is None:
         return True
-    while (other := nodes.holder(user.id, besides=visit.node)) is not None:
+    while (other := await nodes.other_node(user.id, besides=visit.node)) is not None:
         answer = await wait_key(  # one key answers it, as every other Y/N question
             visit,
             "Canfield",
-            [Text(f"You are logged in on node {other.node} already."), ""],
-            f"Take over your call on node {other.node}? (Y/N) ",
+            [Text(f"You are logged in on node {other} already."), ""],
+            f"Take over your call on node {other}? (Y/N) ",
         )
         if answer != "Y":
             return False
-        await nodes.take_over(other)
-        log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other.node)
+        await nodes.take_over_node(other)
+        log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other)
     nodes.log_in(visit.node, user.id)
     return True

@@ -1,0 +1,532 @@
+"""``serve`` on every core: one front process and ``[server] workers`` workers.
+
+The front holds no game. It listens on telnet's port, admits or refuses each connection the
+moment it arrives by the one table of nodes (:class:`~door.net.nodes.Table`: ``max_nodes``,
+the nodes reserved for callers logged in, the limits per address, room made for a new
+caller), since those decisions need one view of every call, and hands each admitted
+connection, with the node it takes, to the worker serving the fewest calls, over a Unix
+socket (:mod:`door.running.handoff`), before a byte of telnet was read: the worker does
+the whole protocol and the visit (:mod:`door.running.worker`).
+
+Workers are forked from the front once everything is imported, the garbage collector's
+objects frozen first (``gc.freeze``) so that the pages the imports filled stay shared. A
+worker that dies (killed, or failed) is forked again at once; its callers' nodes are freed
+(their games are saved as on any dropped line: every play is committed before the board
+that shows it is drawn), and new callers go to the live workers meanwhile.
+
+Signals: SIGINT and SIGTERM close the door (every worker tells its callers, as one process
+does); SIGHUP reads sysop.toml again here (the limits of the table of nodes) and in every
+worker (what their visits read); SIGUSR1 has every worker log its store's commits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import signal
+import socket
+import time
+import traceback
+from collections.abc import Callable, Coroutine
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from door.config import Config, ConfigError
+from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
+from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way
+from door.running.control import (
+    Answer,
+    ControlError,
+    ControlServer,
+    control_path,
+    is_node,
+    nobody,
+    send_answer,
+)
+from door.running.handoff import Channel, Message, Requests, channel_pair
+from door.running.reload import compare
+from door.running.service import Service
+from door.running.worker import Worker, forget_front_signals, name_in_log
+from door.store.hashing import CHECKS, HASHING
+
+log = logging.getLogger("door")
+
+STARTING: Answer = {"ok": False, "error": "the door is starting; try again in a moment"}
+RESTART_PAUSE = 1.0  # seconds between forks of a worker that keeps dying at once
+QUICK_DEATH = 5.0  # seconds: a worker dying sooner after its start is paused before a fork
+
+
+@dataclass(eq=False)
+class HandedCall:
+    """A connection the front handed to a worker, on its node, as the table sees it."""
+
+    node: int
+    way: Way
+    address: str
+    worker: WorkerLink
+    call_id: int
+    since: float = field(default_factory=time.monotonic)
+    farewell: str | None = None
+    ending: str | None = None
+    user_id: int | None = None
+    answered: bool = False
+    alias: str = ""
+    gone: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def logged_in(self) -> bool:
+        return self.user_id is not None
+
+    def end(self, farewell: str, ending: str) -> None:
+        """Have the worker end the call (its visit saves and says ``farewell``)."""
+        if self.farewell is None:
+            self.farewell, self.ending = farewell, ending
+            self.worker.channel.send(
+                {"end": self.call_id, "node": self.node, "farewell": farewell, "ending": ending}
+            )
+
+
+class FrontTable(Table[HandedCall]):
+    """The front's table of every worker's calls. A worker keeps the log-in limit of its
+    own calls (its table starts the clock as the visit begins), so this one does not."""
+
+    clocks_log_in = False
+
+
+@dataclass(eq=False)
+class WorkerLink:
+    """One worker as the front knows it: its process, its line, its calls."""
+
+    index: int
+    pid: int
+    channel: Channel = field(init=False)
+    requests: Requests = field(default_factory=Requests)
+    started: float = field(default_factory=time.monotonic)
+    calls: dict[int, HandedCall] = field(default_factory=dict)  # by call id
+
+
+class Front:
+    """The front process of ``serve`` with more than one worker; :meth:`run` serves until a
+    shutdown signal. ``reread`` reads sysop.toml again, as :class:`Service`'s does."""
+
+    def __init__(self, config: Config, reread: Callable[[], Config]) -> None:
+        self.config = config
+        self._reread = reread
+        self.table = FrontTable(config.server)
+        self._workers: dict[int, WorkerLink] = {}  # by index
+        self._listener: socket.socket | None = None
+        self._refusals = AddressLog()
+        self._next_call = 0
+        self._closing: str | None = None
+        self._stopped = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._control: FrontControl | None = None
+        self._leases: dict[tuple[int, int], asyncio.Task[None]] = {}  # (worker, lease)
+        self._tasks: set[asyncio.Task[object]] = set()
+
+    async def run(self) -> None:
+        self._loop = loop = asyncio.get_running_loop()
+        handlers = {
+            signal.SIGINT: lambda: self.close("SIGINT"),
+            signal.SIGTERM: lambda: self.close("SIGTERM"),
+            signal.SIGHUP: self._hang_up_signal,
+            signal.SIGUSR1: self._pass_on_usr1,
+            signal.SIGCHLD: self._reap,
+        }
+        for number, handler in handlers.items():
+            loop.add_signal_handler(number, handler)
+        server = self.config.server
+        listener = socket.create_server((server.host, server.port), backlog=1024)
+        listener.setblocking(False)
+        self._listener = listener
+        try:
+            for index in range(server.workers):
+                self._fork(index)
+            loop.add_reader(listener.fileno(), self._accept)
+            log.info(
+                "listening on %s port %d for %d nodes, with %d workers",
+                server.host,
+                listener.getsockname()[1],
+                server.max_nodes,
+                server.workers,
+            )
+            await self._open_control()
+            await self._stopped.wait()
+        finally:
+            if self._control is not None:
+                await self._control.close()
+            self._stop_listening()
+            for number in handlers:
+                loop.remove_signal_handler(number)
+            for link in self._workers.values():
+                _end_process(link.pid)
+        log.info("door stopped")
+
+    def _keep(self, work: Coroutine[Any, Any, object]) -> None:
+        """Run ``work`` in a task held until it ends (the loop holds tasks weakly)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _open_control(self) -> None:
+        control = FrontControl(control_path(self.config.server.database), self)
+        try:
+            await control.start()
+        except ControlError as error:
+            log.warning("no control channel for the sysop's commands: %s", error)
+            return
+        self._control = control
+        log.info("control socket %s", control.path)
+
+    # --- workers ---------------------------------------------------------------------------
+
+    def _fork(self, index: int) -> None:
+        front_end, worker_end = channel_pair()
+        gc.freeze()  # what the front made so far stays on pages the workers share
+        pid = os.fork()
+        if pid == 0:  # the worker
+            status = 1
+            try:
+                front_end.close()
+                self._forget_in_worker()
+                status = run_worker(index, worker_end, self.config, self._reread)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(status)
+        worker_end.close()
+        link = WorkerLink(index, pid)
+        link.channel = Channel(
+            front_end,
+            lambda message, fds: self._heard(link, message, fds),
+            lambda: self._worker_gone(link),
+        )
+        link.channel.start()
+        self._workers[index] = link
+        log.info("worker %d started (process %d)", index, pid)
+
+    def _forget_in_worker(self) -> None:
+        """A worker keeps none of the front's sockets."""
+        if self._listener is not None:
+            self._listener.close()
+        for link in self._workers.values():
+            link.channel.abandon()
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            link = next((w for w in self._workers.values() if w.pid == pid), None)
+            if link is None:
+                continue
+            del self._workers[link.index]
+            link.channel.close()
+            self._free_calls(link)
+            if self._closing is not None:
+                log.info("worker %d stopped", link.index)
+                if not self._workers:
+                    self._stopped.set()
+                continue
+            log.warning(
+                "worker %d (process %d) ended (%s) with %d caller(s) on; starting it again",
+                link.index,
+                pid,
+                _status(status),
+                len(link.calls),
+            )
+            pause = RESTART_PAUSE if time.monotonic() - link.started < QUICK_DEATH else 0.0
+            assert self._loop is not None
+            self._loop.call_later(pause, self._refork, link.index)
+
+    def _refork(self, index: int) -> None:
+        if self._closing is None and index not in self._workers:
+            self._fork(index)
+
+    def _worker_gone(self, link: WorkerLink) -> None:
+        """The worker's line closed: it is ending (reaped on SIGCHLD); no call goes to it."""
+        link.requests.cancel()
+        for lease in [lease for lease in self._leases if lease[0] == link.index]:
+            self._leases.pop(lease).cancel()
+        self._free_calls(link)
+
+    def _free_calls(self, link: WorkerLink) -> None:
+        for call in list(link.calls.values()):
+            self._release(call)
+
+    # --- calls -----------------------------------------------------------------------------
+
+    def _accept(self) -> None:
+        assert self._listener is not None
+        for _ in range(64):  # then let the loop hear the workers
+            try:
+                connection, peer = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:  # out of descriptors: the connection waits its turn
+                log.warning("cannot accept a connection: %s", error)
+                return
+            self._admit(connection, str(peer[0]) if peer else "unknown")
+
+    def _admit(self, connection: socket.socket, address: str) -> None:
+        refusal = self._closing or self.table.refusal(address)
+        live = [link for link in self._workers.values() if link.channel.open]
+        if refusal is None and not live:
+            refusal = "The door is starting again. Please call again in a moment."
+        if refusal is not None:
+            self._refusals.note(address, f"refused {address}: {refusal}")
+            _tell(connection, refusal)
+            return
+        worker = min(live, key=lambda link: len(link.calls))
+        self._next_call += 1
+        call = HandedCall(self.table.free_node(), Way.TELNET, address, worker, self._next_call)
+        self.table.seat(call)
+        worker.calls[call.call_id] = call
+        message = {"call": call.call_id, "node": call.node, "way": call.way.value}
+        if not worker.channel.send(message, connection):
+            self._release(call)
+
+    def _release(self, call: HandedCall) -> None:
+        call.worker.calls.pop(call.call_id, None)
+        self.table.unseat(call)
+        call.gone.set()
+
+    def _heard(self, link: WorkerLink, message: Message, fds: list[int]) -> None:
+        for fd in fds:  # a worker hands the front no connection
+            socket.socket(fileno=fd).close()
+        if link.requests.answered(message):
+            return
+        if "gone" in message:
+            call = link.calls.get(message["gone"])
+            if call is not None:
+                self._release(call)
+        elif "logged_in" in message:
+            call = link.calls.get(message["logged_in"])
+            if call is not None:
+                self.table.log_in(call.node, int(message["user"]))
+                call.alias = str(message.get("alias", ""))
+        elif "answered" in message:
+            call = link.calls.get(message["answered"])
+            if call is not None:
+                call.answered = True
+        elif "other_node" in message:
+            other = self.table.holder(int(message["other_node"]), besides=int(message["besides"]))
+            link.channel.send({"answer": message["ask"], "value": other and other.node})
+        elif "hold" in message or "turn" in message:
+            assert self._loop is not None
+            lease = (link.index, int(message["lease"]))
+            self._leases[lease] = self._loop.create_task(self._lease(link, message))
+        elif "let_go" in message:
+            task = self._leases.pop((link.index, int(message["let_go"])), None)
+            if task is not None:
+                task.cancel()
+        elif "game_ended" in message or "wake_solver" in message:
+            keeper = self._workers.get(0)  # the worker keeping the jobs hears of it
+            if keeper is not None:
+                keeper.channel.send(message)
+        elif "take_over" in message:
+            assert self._loop is not None
+            self._keep(self._take_over(link, message))
+
+    async def _lease(self, link: WorkerLink, message: Message) -> None:
+        """Hold a password check's names, or a hash's turn, for a worker, until it lets go
+        (or ends): every worker's checks and hashes wait in the front's one line."""
+        turn = (
+            CHECKS.holding(*message["hold"])
+            if "hold" in message
+            else HASHING.turn(int(message["turn"]))
+        )
+        with suppress(asyncio.CancelledError):
+            async with turn:
+                link.channel.send({"answer": message["ask"], "value": True})
+                await asyncio.get_running_loop().create_future()  # until let go
+
+    async def _take_over(self, link: WorkerLink, message: Message) -> None:
+        stale = self.table.call(int(message["take_over"]))
+        if stale is not None:
+            log.info("node %d (%s): taken over from another node", stale.node, stale.alias)
+            stale.end(TAKEN_OVER_MESSAGE, "taken over by a log-in on another node")
+            grace = float(message.get("grace", TAKE_OVER_GRACE))
+            try:
+                async with asyncio.timeout(grace):
+                    await stale.gone.wait()
+            except TimeoutError:
+                pass
+        link.channel.send({"answer": message["ask"], "value": True})
+
+    # --- the sysop -------------------------------------------------------------------------
+
+    def _pass_on_usr1(self) -> None:
+        """Each worker logs its store's commits and its collector's passes."""
+        for link in self._workers.values():
+            _signal(link.pid, signal.SIGUSR1)
+
+    def _hang_up_signal(self) -> None:
+        log.info("SIGHUP received: reading %s again", self.config.path)
+        assert self._loop is not None
+        self._keep(self.reload())
+
+    async def reload(self) -> Answer:
+        """Read sysop.toml again here (the table's limits) and in every worker, each taking
+        it on as one process does (:meth:`Service.reload`); worker 0's answer."""
+        try:
+            fresh = self._reread()
+        except ConfigError as error:
+            log.error("settings not reloaded; the door keeps those it has: %s", error)
+            return {"ok": False, "error": str(error)}
+        self.config = compare(self.config, fresh).config
+        self.table.limits = self.config.server
+        answers = await self._ask_every({"command": "reload"})
+        return answers[0] if answers else STARTING
+
+    async def _ask(self, link: WorkerLink, request: dict[str, object]) -> Answer | None:
+        answer = await link.requests.ask(link.channel, {"request": request})
+        return answer if isinstance(answer, dict) else None
+
+    async def _ask_every(self, request: dict[str, object]) -> list[Answer]:
+        """Each live worker's answer, by worker."""
+        links = sorted(self._live(), key=lambda link: link.index)
+        answers = await asyncio.gather(*(self._ask(link, request) for link in links))
+        return [answer for answer in answers if answer is not None]
+
+    def _live(self) -> list[WorkerLink]:
+        return [link for link in self._workers.values() if link.channel.open]
+
+    async def control_answer(self, request: dict[str, Any]) -> Answer:
+        """The answer to a sysop's command (all but ``watch``), from the workers whose
+        calls it is about: ``who`` and ``send all`` from every worker, ``send`` and ``kick``
+        from the node's, ``status`` and ``contests`` from the worker keeping the jobs
+        (the calls counted here)."""
+        command = request.get("command")
+        if command == "reload":
+            return await self.reload()
+        if command == "who":
+            answers = await self._ask_every(request)
+            calls = [call for answer in answers for call in answer.get("calls", ())]
+            return {"ok": True, "calls": sorted(calls, key=lambda call: call["node"])}
+        if command == "send" and request.get("node") == "all":
+            answers = await self._ask_every(request)
+            if any(not answer.get("ok") for answer in answers):
+                return next(answer for answer in answers if not answer.get("ok"))
+            return {"ok": True, "nodes": sorted(n for a in answers for n in a.get("nodes", ()))}
+        node = request.get("node")
+        call = self.table.call(node) if command in ("send", "kick") and is_node(node) else None
+        link = call.worker if call is not None else self._workers.get(0)
+        if link is None or not link.channel.open:
+            live = self._live()
+            if not live:
+                return STARTING
+            link = live[0]
+        answer = await self._ask(link, request)
+        if answer is None:
+            return STARTING
+        if command == "status" and answer.get("ok"):
+            answer = {
+                **answer,
+                "callers": len(self.table.calls),
+                "peak": self.table.peak_today(),
+                "max_nodes": self.config.server.max_nodes,
+                "workers": len(self._workers),
+            }
+        return answer
+
+    def watch(self, request: dict[str, Any], connection: socket.socket) -> Answer | None:
+        """Hand the sysop's ``connection`` to the worker serving the node to watch; the
+        answer to give here if there is no such call."""
+        node = request.get("node")
+        call = self.table.call(node) if is_node(node) else None
+        if call is None or not call.worker.channel.open:
+            connection.close()
+            return nobody(node)
+        call.worker.channel.send({"watch": request}, connection)
+        return None
+
+    def close(self, name: str, reason: str = SHUTDOWN_MESSAGE) -> None:
+        """Close the door: no more callers, and every worker tells its own and ends."""
+        if self._closing is not None:
+            return
+        log.info("%s received", name)
+        self._closing = reason
+        self.table.closing = reason
+        self._stop_listening()
+        for link in self._workers.values():
+            link.channel.send({"close": reason})
+        if not self._workers:
+            self._stopped.set()
+            return
+        assert self._loop is not None
+        self._loop.call_later(CLOSE_GRACE + 5.0, self._stopped.set)
+
+    def _stop_listening(self) -> None:
+        if self._listener is not None and self._loop is not None:
+            self._loop.remove_reader(self._listener.fileno())
+            self._listener.close()
+            self._listener = None
+
+
+class FrontControl(ControlServer):
+    """The control socket, kept by the front: each command answered by the workers whose
+    calls it is about (:meth:`Front.control_answer`), a watch by the worker serving the
+    caller watched, to whom the sysop's connection is handed."""
+
+    def __init__(self, path: Path, front: Front) -> None:
+        super().__init__(path, None)
+        self._front = front
+
+    async def _handle(
+        self, request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if request.get("command") != "watch":
+            await send_answer(writer, await self._front.control_answer(request))
+            return
+        sock = writer.get_extra_info("socket")
+        refused = self._front.watch(request, socket.socket(fileno=os.dup(sock.fileno())))
+        if refused is not None:
+            await send_answer(writer, refused)
+
+
+def run_worker(
+    index: int, sock: socket.socket, config: Config, reread: Callable[[], Config]
+) -> int:
+    """A worker's life, in the process just forked; its exit status."""
+    forget_front_signals()
+    name_in_log(index)
+    worker = Worker(index, sock, config)
+    asyncio.run(Service(config, reread, worker=worker).run())
+    return 0
+
+
+def _tell(connection: socket.socket, refusal: str) -> None:
+    """Say why a connection is refused, and hang up, as telnet's listener does."""
+    try:
+        connection.setblocking(False)
+        connection.send(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+    except OSError:
+        pass
+    connection.close()
+
+
+def _status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def _signal(pid: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, number)
+
+
+def _end_process(pid: int) -> None:
+    """A worker still there once the door has closed (it did not end in time)."""
+    _signal(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)

@@ -1,0 +1,216 @@
+"""``serve`` with a front process and two workers: every caller served, the table of nodes
+one for all of them, a worker killed started again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from door.commands.live import request
+from door.net.listening import SHUTDOWN_MESSAGE
+from door.net.nodes import TAKEN_OVER_MESSAGE
+from door.running.control import control_path
+from tests.support.served_door import ROOT, Serving, serve
+from tests.support.telnet_caller import Caller
+from tests.support.visits import log_in, sign_up
+
+pytestmark = pytest.mark.slow  # a real serve, its workers forked
+
+
+def config(tmp_path: Path, **server: int) -> Path:
+    settings = {"workers": 2, "port": 0, **server}
+    lines = "".join(f"{name} = {value}\n" for name, value in settings.items())
+    path = tmp_path / "sysop.toml"
+    path.write_text(f'[server]\nhost = "127.0.0.1"\n{lines}database = "door.db"\n')
+    return path
+
+
+def workers_of(door: Serving) -> dict[int, int]:
+    """The process of each worker, as the front logged it (the latest start of each)."""
+    started = re.findall(r"worker (\d+) started \(process (\d+)\)", door.logged())
+    return {int(index): int(pid) for index, pid in started}
+
+
+async def stopped(door: Serving) -> None:
+    door.process.send_signal(signal.SIGTERM)
+    assert door.process.wait(30) == 0
+
+
+async def test_callers_are_served_by_every_worker_on_one_table_of_nodes(tmp_path) -> None:
+    door = await serve(config(tmp_path, max_nodes=2, reserved_nodes=0))
+    try:
+        await door.wait_logged(r"worker 0: serving")
+        await door.wait_logged(r"worker 1: serving")
+        alice = await sign_up(door, "Alice")
+        bob = await sign_up(door, "Bobby")
+        # One caller on each worker: the front hands a call to the worker with the fewest.
+        await door.wait_logged(r"worker 0: node \d: connect from")
+        await door.wait_logged(r"worker 1: node \d: connect from")
+        await door.wait_logged(r"node 1: connect from")
+        await door.wait_logged(r"node 2: connect from")
+        # max_nodes counts the callers of both.
+        third = await Caller.connect(door.port)
+        await third.wait_for("All 2 nodes are busy", in_text=True)
+        await alice.hang_up()
+        await door.wait_logged(r"node \d \(Alice\): hang-up")
+        carol = await sign_up(door, "Carol")  # the node is free again, in the front too
+        await stopped(door)
+        for caller in (bob, carol):
+            await caller.wait_closed(30)
+            assert SHUTDOWN_MESSAGE in caller.text
+    finally:
+        door.process.kill()
+
+
+async def test_logging_in_again_on_another_worker_takes_the_call_over(tmp_path) -> None:
+    door = await serve(config(tmp_path))
+    try:
+        first = await sign_up(door, "Twice")
+        await first.type("P")
+        await first.wait_for("Level:")
+        await first.key("\r")
+        await first.wait_for("Command")
+        await first.type("V")
+        await first.wait_for(r"Moves\s+1\b")
+        second = await Caller.connect(door.port)  # the other worker: it serves nobody yet
+        await second.wait_for("Your alias")
+        await second.type("twice")
+        await second.wait_for("Password")
+        await second.type("secret-one1")
+        await second.wait_for("You are logged in on node 1 already")
+        await second.key("Y")
+        await first.wait_closed(30)
+        assert TAKEN_OVER_MESSAGE in first.text
+        await second.wait_for("Resume your saved game")
+        await second.key("R")
+        await second.wait_for(r"Moves\s+1\b")  # the play made on the other worker was kept
+        text = await door.wait_logged(r"worker \d: node 2: .*took over node 1")
+        first_worker = re.search(r"worker (\d): node 1: connect from", text)
+        second_worker = re.search(r"worker (\d): node 2: connect from", text)
+        assert first_worker and second_worker
+        assert first_worker.group(1) != second_worker.group(1)
+        await stopped(door)
+    finally:
+        door.process.kill()
+
+
+async def test_a_worker_killed_is_started_again_and_its_callers_games_are_kept(
+    tmp_path,
+) -> None:
+    door = await serve(config(tmp_path))
+    try:
+        await door.wait_logged(r"worker 1: serving")
+        caller = await sign_up(door, "Kept")
+        await caller.type("P")
+        await caller.wait_for("Level:")
+        await caller.key("\r")
+        await caller.wait_for("Command")
+        await caller.type("V")
+        await caller.wait_for(r"Moves\s+1\b")  # acknowledged: shown on the board
+        text = door.logged()
+        worker = int(re.search(r"worker (\d): node 1: connect from", text).group(1))
+        os.kill(workers_of(door)[worker], signal.SIGKILL)
+        await caller.wait_closed(30)
+        await door.wait_logged(rf"worker {worker} \(process \d+\) ended \(signal SIGKILL\)")
+        # New callers are served meanwhile, and the worker is started again.
+        again = await log_in(door, "Kept")
+        await again.wait_for("Resume your saved game")
+        await again.key("R")
+        await again.wait_for(r"Moves\s+1\b")
+        await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {worker} started")
+        await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {worker}: serving")
+        await stopped(door)
+    finally:
+        door.process.kill()
+
+
+async def test_the_sysop_reaches_a_caller_on_any_worker(tmp_path) -> None:
+    path = config(tmp_path)
+    door = await serve(path)
+    control = control_path(tmp_path / "door.db")
+    try:
+        await door.wait_logged(r"control socket")
+        alice = await sign_up(door, "Alice")
+        bob = await sign_up(door, "Bobby")
+        text = await door.wait_logged(r"worker \d: node 2: connect from")
+        assert {m for m in re.findall(r"worker (\d): node \d: connect from", text)} == {"0", "1"}
+        who = await asyncio.to_thread(request, control, {"command": "who"})
+        assert [(c["node"], c["alias"]) for c in who["calls"]] == [(1, "Alice"), (2, "Bobby")]
+        sent = await asyncio.to_thread(
+            request, control, {"command": "send", "node": "all", "text": "Back in five"}
+        )
+        assert sent == {"ok": True, "nodes": [1, 2]}
+        await alice.wait_for("Sysop: Back in five")
+        await bob.wait_for("Sysop: Back in five")
+        status = await asyncio.to_thread(request, control, {"command": "status"})
+        assert (status["callers"], status["users"], status["workers"]) == (2, 2, 2)
+
+        watching = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "door",
+            "sysop",
+            "--config",
+            str(path),
+            "watch",
+            "2",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert watching.stdout is not None and watching.stdin is not None
+        seen = b""
+        await bob.type("M")
+        async with asyncio.timeout(30):
+            while b"Your statistics" not in seen:
+                chunk = await watching.stdout.read(4096)
+                assert chunk, seen[-500:]
+                seen += chunk
+        watching.stdin.write(b"q")
+        await watching.stdin.drain()
+        async with asyncio.timeout(30):
+            _rest, err = await watching.communicate()
+        assert b"Watching node 2 (Bobby)" in err
+
+        kicked = await asyncio.to_thread(
+            request, control, {"command": "kick", "node": 2, "reason": "Maintenance"}
+        )
+        assert kicked == {"ok": True, "node": 2}
+        await bob.wait_closed(30)
+        assert "The sysop has ended your call: Maintenance" in bob.text
+        who = await asyncio.to_thread(request, control, {"command": "who"})
+        assert [c["node"] for c in who["calls"]] == [1]
+        await stopped(door)
+        await alice.wait_closed(30)
+    finally:
+        door.process.kill()
+
+
+async def test_a_reload_reaches_the_front_and_every_worker_without_a_drop(tmp_path) -> None:
+    path = config(tmp_path, max_nodes=4, reserved_nodes=0)
+    door = await serve(path)
+    control = control_path(tmp_path / "door.db")
+    try:
+        await door.wait_logged(r"control socket")
+        alice = await sign_up(door, "Alice")
+        bob = await sign_up(door, "Bobby")
+        path.write_text(path.read_text().replace("max_nodes = 4", "max_nodes = 2"))
+        reloaded = await asyncio.to_thread(request, control, {"command": "reload"})
+        assert reloaded["ok"] and "server.max_nodes: 4 -> 2" in reloaded["changes"]
+        await door.wait_logged(r"worker 0: settings reloaded")
+        await door.wait_logged(r"worker 1: settings reloaded")
+        third = await Caller.connect(door.port)  # the front's table took the new limit
+        await third.wait_for("All 2 nodes are busy", in_text=True)
+        for caller in (alice, bob):  # nobody was dropped
+            await caller.type("M")
+            await caller.wait_for("Your statistics")
+        await stopped(door)
+    finally:
+        door.process.kill()
