@@ -149,7 +149,8 @@ async def scoreboards(visit: Visit) -> None:
             await latest_table(visit)
         elif key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
-            await wait_key(visit, "Standings", standing_lines(standings), "Press any key. ")
+            lines = standing_lines(standings, visit.look.width)
+            await wait_key(visit, "Standings", lines, "Press any key. ")
         elif (number := whole_number(key)) is not None and (
             level := level_numbered(config, number)
         ) is not None:
@@ -157,7 +158,7 @@ async def scoreboards(visit: Visit) -> None:
             await wait_key(
                 visit,
                 f"High scores - {level.name}",
-                high_score_lines(level, scores),
+                high_score_lines(level, scores, visit.look.width),
                 "Press any key. ",
             )
         elif key in ("Q", "\r"):
