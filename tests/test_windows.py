@@ -190,3 +190,24 @@ async def test_a_whole_game_won_on_the_narrow_board(door, method, size):
     assert player.commands == line
     assert all(len(row) == size[0] and row[-1] == " " for row in caller.screen.display)
     await caller.hang_up()
+
+
+def test_the_scoreboards_keep_a_row_a_player_on_a_narrow_screen():
+    from datetime import datetime
+
+    from door.levels import SHIPPED_LEVELS
+    from door.store.records import HighScore, Standing
+    from door.views.board import Look
+    from door.views.pages import high_score_lines, lay_out, standing_lines
+
+    look = Look(width=40, height=25)
+    scores = [
+        HighScore("A" * 20, "The Lost Cavern", 1234, True, 140, datetime(2026, 12, 7), True, 1),
+        HighScore("Bob", None, -52, False, 12, datetime(2026, 12, 6), False, 2),
+    ]
+    standings = [Standing("B" * 20, "Elsewhere", 999, 999, 100.0, 1234, True, 12)]
+    for lines in (
+        high_score_lines(SHIPPED_LEVELS[1], scores, look.width)[2:4],
+        standing_lines(standings, look.width)[:2],
+    ):
+        assert len(lay_out(lines, look)) == len(lines)  # a row each, none wrapped

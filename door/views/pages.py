@@ -35,6 +35,7 @@ from door.views.board import (
     PROMPT_ROW,
     TITLE,
     VALUE,
+    WIDTH,
     Look,
     draw_art,
 )
@@ -315,8 +316,24 @@ def board_cell(bbs: str | None, width: int = BOARD_WIDTH) -> str:
     return name[: width - 1].rstrip() + "~"
 
 
-def high_score_lines(level: Level, scores: Sequence[HighScore]) -> list[PageLine]:
-    """A level's high scores; with a Board column when any player calls from another board."""
+def high_score_lines(
+    level: Level, scores: Sequence[HighScore], width: int = WIDTH
+) -> list[PageLine]:
+    """A level's high scores; with a Board column when any player calls from another board.
+    On a screen narrower than ``WIDTH`` columns, the place, alias, score and result alone.
+
+    >>> from datetime import datetime
+    >>> from door.levels import SHIPPED_LEVELS
+    >>> won = HighScore("Alice", "The Lost Cavern", 612, True, 140, datetime(2026, 12, 7), True, 1)
+    >>> lines = high_score_lines(SHIPPED_LEVELS[1], [won], 40)[2:]
+    >>> for line in lines:
+    ...     print(line if isinstance(line, str) else line.text)
+     #  Alias                Score Result
+      1 Alice                  612 won*
+    * with a hint
+    """
+    if width < WIDTH:
+        return _narrow_high_scores(level, scores)
     boards = any(row.bbs for row in scores)
     if boards:
         heading = (
@@ -344,8 +361,27 @@ def high_score_lines(level: Level, scores: Sequence[HighScore]) -> list[PageLine
     return lines
 
 
-def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
-    """The standings; with a Board column when any player calls from another board."""
+def _narrow_high_scores(level: Level, scores: Sequence[HighScore]) -> list[PageLine]:
+    lines: list[PageLine] = [
+        Text(level_line(level), LABEL),
+        "",
+        Text(f"{'#':>2}  {'Alias':<20}{'Score':>6} Result", LABEL),
+    ]
+    for place, row in enumerate(scores, start=1):
+        result = ("won" if row.won else "lost") + ("*" if row.assisted else "")
+        lines.append(f"{place:>3} {sanitize(row.alias, 20):<20}{row.score:>6} {result}")
+    if not scores:
+        lines.append("No finished games at this level yet.")
+    if any(row.assisted for row in scores):
+        lines.append(Text("* with a hint", LABEL))
+    return lines
+
+
+def standing_lines(standings: Sequence[Standing], width: int = WIDTH) -> list[PageLine]:
+    """The standings; with a Board column when any player calls from another board. On a
+    screen narrower than ``WIDTH`` columns, the games, wins and share won alone."""
+    if width < WIDTH:
+        return _narrow_standings(standings)
     boards = any(row.bbs for row in standings)
     board_title = f"{'Board':<{BOARD_WIDTH + 1}}" if boards else ""
     lines: list[PageLine] = [
@@ -370,6 +406,24 @@ def standing_lines(standings: Sequence[Standing]) -> list[PageLine]:
         "",
         Text("* has a saved game to finish (not counted above)", LABEL),
         Text("Hints: games in which the player took a hint", LABEL),
+        Text("Practice games (numbered deals) are not counted", LABEL),
+    ]
+    return lines
+
+
+def _narrow_standings(standings: Sequence[Standing]) -> list[PageLine]:
+    lines: list[PageLine] = [Text(f"{'Alias':<20}{'Games':>6}{'Wins':>5}{'Won %':>7}", LABEL)]
+    for row in standings:
+        percent = "" if row.percentage is None else f"{row.percentage:.1f}"
+        star = "*" if row.unfinished else " "
+        lines.append(
+            f"{sanitize(row.alias, 20):<20}{row.games:>5}{star}{row.wins:>5}{percent:>7}"
+        )
+    if not standings:
+        lines.append("Nobody has finished a game yet.")
+    lines += [
+        "",
+        Text("* has a saved game to finish (not counted above)", LABEL),
         Text("Practice games (numbered deals) are not counted", LABEL),
     ]
     return lines

@@ -152,7 +152,7 @@ async def scoreboards(visit: Visit) -> None:
             await latest_table(visit)
         elif key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
-            lines = standing_lines(standings)
+            lines = standing_lines(standings, visit.look.width)
             await wait_key(visit, "Standings", lines, "Press any key. ", head=head)
         elif (number := whole_number(key)) is not None and (
             level := level_numbered(config, number)
@@ -161,7 +161,7 @@ async def scoreboards(visit: Visit) -> None:
             await wait_key(
                 visit,
                 f"High scores - {level.name}",
-                high_score_lines(level, scores),
+                high_score_lines(level, scores, visit.look.width),
                 "Press any key. ",
                 head=head,
             )
