@@ -426,6 +426,7 @@ async def run_worker_kills(
             )
             dropped = [seat for seat in playing if seat.number in dropped_tasks]
             shown = sum(seat.plays for seat in playing)
+            in_flight = sum(1 for seat in dropped if seat.pending is not None)
             check = await check_database(database, dropped)
             checked, wrong, resumed = await _all_come_in(
                 dropped, server.port, level, check.games, settings.arrival
@@ -440,7 +441,7 @@ async def run_worker_kills(
                 callers_playing=len(playing) + len(dropped) - len(resumed),
                 callers_dropped=len(dropped),
                 plays_shown=shown,
-                in_flight=sum(1 for seat in dropped if seat.pending is not None),
+                in_flight=in_flight,
                 lost=check.lost,
                 stored_unshown=check.stored_unshown,
                 mismatched=check.mismatched,
