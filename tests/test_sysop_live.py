@@ -352,7 +352,7 @@ async def test_an_ssh_caller_is_listed_messaged_and_kicked_like_any_other(tmp_pa
 
 
 async def test_a_linked_boards_caller_the_sysop_sends_off_hears_why(tmp_path):
-    from door.running.service import kick_farewell
+    from door.running.control import kick_farewell
     from tests.support.rlogin import ABC, linked_caller, open_rlogin_door
 
     door = await open_rlogin_door(tmp_path)

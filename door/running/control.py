@@ -294,6 +294,39 @@ def sysop_message(sysop: str, text: str) -> str:
     return one_line(f"{sanitize(sysop, 40)}: {sanitize(text)}", MESSAGE_WIDTH)
 
 
+def who_row(call: Call, now: float) -> dict[str, Any]:
+    """A call as ``sysop who`` lists it: node, alias, way in, where from, what they are
+    doing, and their idle and on times at ``now`` (monotonic seconds)."""
+    return {
+        "node": call.node,
+        "alias": call.alias,
+        "way": call.way,
+        "address": sanitize(call.address, 60),
+        "activity": sanitize(call.presence.activity, 60),
+        "idle": int(call.terminal.clocks.idle_seconds),
+        "on": int(now - call.since),
+    }
+
+
+def tell_call(call: Call, sysop: str, text: str) -> None:
+    """Show the sysop's ``text`` on the caller's message line."""
+    call.terminal.tell(sysop_message(sysop, text))
+    # The caller sees "Sysop: text"; the log line names the sysop once.
+    log.info("node %d: the sysop says: %s", call.node, sanitize(text, MESSAGE_WIDTH))
+
+
+def end_call(call: Call, reason: str) -> None:
+    """End ``call`` politely for the sysop's ``reason``, the game saved."""
+    cleaned = kick_reason(reason)
+    log.info(
+        "node %d%s: the sysop ends the call%s",
+        call.node,
+        f" ({call.alias})" if call.alias else "",
+        f": {cleaned}" if cleaned else "",
+    )
+    call.end(kick_farewell(cleaned), "ended by the sysop")
+
+
 def kick_farewell(reason: str) -> str:
     """What a caller the sysop sends off is told.
 

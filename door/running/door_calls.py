@@ -25,17 +25,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from ansi.text import sanitize
 from door.files import private_folder
 from door.net.nodes import Call
 from door.running.control import (
-    MESSAGE_WIDTH,
     ControlError,
     ControlServer,
     calls_folder,
-    kick_farewell,
-    kick_reason,
-    sysop_message,
+    end_call,
+    tell_call,
+    who_row,
 )
 
 log = logging.getLogger("door")
@@ -51,18 +49,7 @@ class DoorModeCall:
 
     def who(self) -> list[dict[str, Any]]:
         """The call as ``sysop who`` lists it: the BBS's node, and the BBS as where from."""
-        call = self._call
-        return [
-            {
-                "node": call.node,
-                "alias": call.alias,
-                "way": call.way,
-                "address": sanitize(call.address, 60),
-                "activity": sanitize(call.presence.activity, 60),
-                "idle": int(call.terminal.clocks.idle_seconds),
-                "on": int(time.monotonic() - call.since),
-            }
-        ]
+        return [who_row(self._call, time.monotonic())]
 
     def call(self, node: int) -> Call | None:
         return self._call if node == self._call.node else None
@@ -71,22 +58,14 @@ class DoorModeCall:
         call = self._call if node is None else self.call(node)
         if call is None:
             return []
-        call.terminal.tell(sysop_message(self._sysop, text))
-        log.info("node %d: the sysop says: %s", call.node, sanitize(text, MESSAGE_WIDTH))
+        tell_call(call, self._sysop, text)
         return [call.node]
 
     def kick(self, node: int, reason: str) -> bool:
         call = self.call(node)
         if call is None:
             return False
-        cleaned = kick_reason(reason)
-        log.info(
-            "node %d%s: the sysop ends the call%s",
-            node,
-            f" ({call.alias})" if call.alias else "",
-            f": {cleaned}" if cleaned else "",
-        )
-        call.end(kick_farewell(cleaned), "ended by the sysop")
+        end_call(call, reason)
         return True
 
 

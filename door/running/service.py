@@ -31,7 +31,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ansi.text import sanitize
 from door import __version__
 from door.app import App
 from door.config import Config, ConfigError, ServerConfig
@@ -42,13 +41,12 @@ from door.net.nodes import Call, Nodes
 from door.net.telnet import DoorServer
 from door.running.collector import CollectorWatch
 from door.running.control import (
-    MESSAGE_WIDTH,
     ControlError,
     ControlServer,
     control_path,
-    kick_farewell,
-    kick_reason,
-    sysop_message,
+    end_call,
+    tell_call,
+    who_row,
 )
 from door.running.reload import compare
 from door.running.upkeep import BackupKeeper, BulletinKeeper
@@ -305,18 +303,7 @@ class Service:
     def who(self) -> list[dict[str, Any]]:
         """Each call: node, alias, way in, address, what they are doing, idle and on time."""
         now = time.monotonic()
-        return [
-            {
-                "node": call.node,
-                "alias": call.alias,
-                "way": call.way,
-                "address": sanitize(call.address, 60),
-                "activity": sanitize(call.presence.activity, 60),
-                "idle": int(call.terminal.clocks.idle_seconds),
-                "on": int(now - call.since),
-            }
-            for call in self.nodes.calls
-        ]
+        return [who_row(call, now) for call in self.nodes.calls]
 
     def call(self, node: int) -> Call | None:
         return self.nodes.call(node)
@@ -327,11 +314,8 @@ class Service:
         calls = (
             self.nodes.calls if node is None else [c for c in self.nodes.calls if c.node == node]
         )
-        message = sysop_message(self.config.bbs.sysop, text)
         for call in calls:
-            call.terminal.tell(message)
-            # The caller sees "Sysop: text"; the log line names the sysop once.
-            log.info("node %d: the sysop says: %s", call.node, sanitize(text, MESSAGE_WIDTH))
+            tell_call(call, self.config.bbs.sysop, text)
         return [call.node for call in calls]
 
     def kick(self, node: int, reason: str) -> bool:
@@ -339,14 +323,7 @@ class Service:
         call = self.nodes.call(node)
         if call is None:
             return False
-        cleaned = kick_reason(reason)
-        log.info(
-            "node %d%s: the sysop ends the call%s",
-            node,
-            f" ({call.alias})" if call.alias else "",
-            f": {cleaned}" if cleaned else "",
-        )
-        call.end(kick_farewell(cleaned), "ended by the sysop")
+        end_call(call, reason)
         return True
 
     async def status(self) -> dict[str, Any]:
