@@ -35,7 +35,7 @@ import struct
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from ansi.charset import decode
 from ansi.text import sanitize
@@ -292,6 +292,21 @@ def sysop_message(sysop: str, text: str) -> str:
     True
     """
     return one_line(f"{sanitize(sysop, 40)}: {sanitize(text)}", MESSAGE_WIDTH)
+
+
+Listening = TypeVar("Listening", bound="ControlServer")
+
+
+async def open_control(server: Listening) -> Listening | None:
+    """``server`` listening, or None (said in the log) when its socket can't be made: the
+    door serves its callers all the same, without the sysop's live commands."""
+    try:
+        await server.start()
+    except ControlError as error:
+        log.warning("no control channel for the sysop's commands: %s", error)
+        return None
+    log.info("control socket %s", server.path)
+    return server
 
 
 def who_row(call: Call, now: float) -> dict[str, Any]:

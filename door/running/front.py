@@ -41,11 +41,11 @@ from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way
 from door.running.control import (
     Answer,
-    ControlError,
     ControlServer,
     control_path,
     is_node,
     nobody,
+    open_control,
     send_answer,
 )
 from door.running.handoff import Channel, Message, Requests, channel_pair
@@ -155,7 +155,9 @@ class Front:
                 server.max_nodes,
                 server.workers,
             )
-            await self._open_control()
+            self._control = await open_control(
+                FrontControl(control_path(self.config.server.database), self)
+            )
             await self._stopped.wait()
         finally:
             if self._control is not None:
@@ -172,16 +174,6 @@ class Front:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    async def _open_control(self) -> None:
-        control = FrontControl(control_path(self.config.server.database), self)
-        try:
-            await control.start()
-        except ControlError as error:
-            log.warning("no control channel for the sysop's commands: %s", error)
-            return
-        self._control = control
-        log.info("control socket %s", control.path)
 
     # --- workers ---------------------------------------------------------------------------
 

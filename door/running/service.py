@@ -28,7 +28,6 @@ import signal
 import time
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from door import __version__
@@ -41,10 +40,10 @@ from door.net.nodes import Call, Nodes
 from door.net.telnet import DoorServer
 from door.running.collector import CollectorWatch
 from door.running.control import (
-    ControlError,
     ControlServer,
     control_path,
     end_call,
+    open_control,
     tell_call,
     who_row,
 )
@@ -150,7 +149,9 @@ class Service:
             self.server = server = ways.telnet
             try:
                 if worker is None:
-                    await self._open_control(store.path)
+                    self._control = await open_control(
+                        ControlServer(control_path(store.path), self)
+                    )
                 else:
                     worker.serve(server, self)
                     if not worker.keeps_jobs:
@@ -183,16 +184,6 @@ class Service:
 
     def _interval(self) -> dict[str, float]:
         return {} if self._bulletin_interval is None else {"interval": self._bulletin_interval}
-
-    async def _open_control(self, database: Path) -> None:
-        control = ControlServer(control_path(database), self)
-        try:
-            await control.start()
-        except ControlError as error:
-            log.warning("no control channel for the sysop's commands: %s", error)
-            return
-        self._control = control
-        log.info("control socket %s", control.path)
 
     def _shut_down(self, name: str) -> None:
         log.info("%s received", name)
