@@ -40,7 +40,7 @@ from door.config import Config
 from door.contests import ContestBoard, board_json, contest_board
 from door.store import HighScore, Standing, Store
 from door.store.contests import ContestStanding, ContestState
-from door.views.layout import counted, wrap
+from door.views.layout import counted, local_time, wrap
 from door.views.pages import board_cell
 
 FORMATS = ("ansi", "ascii", "json")
@@ -176,10 +176,6 @@ def _date(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d")
 
 
-def _stamp(moment: datetime) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
-
-
 def _several_boards(bulletin: Bulletin) -> bool:
     """Whether any row is of a caller from another board: then a Board column is shown."""
     rows: list[HighScore | Standing | ContestStanding] = [
@@ -268,9 +264,9 @@ def _contest_cells(rank: int, row: ContestStanding, boards: bool = False) -> lis
 def _contest_title(board: ContestBoard) -> str:
     contest = board.contest
     if board.state == ContestState.CLOSED:
-        when = f"closed {_stamp(contest.closes)}"
+        when = f"closed {local_time(contest.closes)}"
     else:
-        when = f"open until {_stamp(contest.closes)}"
+        when = f"open until {local_time(contest.closes)}"
     deals = counted(contest.deals, "deal")
     return f"Contest: {sanitize(contest.name)} ({deals}, level {contest.level}, {when})"
 
@@ -299,7 +295,7 @@ def _heading(columns: Sequence[_Column]) -> str:
 
 def _level_title(board: LevelBoard) -> tuple[str, str]:
     """(the level's name, the note on when its list began, or '')."""
-    since = f"since {_stamp(board.since)}" if board.since else ""
+    since = f"since {local_time(board.since)}" if board.since else ""
     return sanitize(board.name), since
 
 
@@ -352,7 +348,7 @@ def render_ascii(bulletin: Bulletin) -> str:
             lines.append(f"  {_HINTS_NOTE}")
         else:
             lines.append(f"  {_EMPTY}")
-    lines += ["", f"Updated {_stamp(bulletin.generated)}"]
+    lines += ["", f"Updated {local_time(bulletin.generated)}"]
     return "".join(line.rstrip()[:WIDTH] + NEWLINE for line in lines)
 
 
@@ -484,7 +480,7 @@ def render_ansi(bulletin: Bulletin) -> bytes:
         if index:
             lines.append(_rule("╟", "─", "╢"))
         lines += section
-    lines.append(_rule("╚", "═", "╝", f"Updated {_stamp(bulletin.generated)}"))
+    lines.append(_rule("╚", "═", "╝", f"Updated {local_time(bulletin.generated)}"))
     text = sgr() + clear_screen() + NEWLINE.join(lines) + reset() + NEWLINE
     return encode(text, "cp437")
 

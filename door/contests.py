@@ -13,14 +13,13 @@ import logging
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from ansi.text import sanitize
 from door.store import Store
 from door.store.contests import Contest, ContestDeal, ContestStanding, ContestState
 from door.tasks import Supervised
-from door.views.layout import counted
+from door.views.layout import counted, local_time
 
 log = logging.getLogger("door")
 
@@ -44,7 +43,7 @@ async def keep_contests_on_time(store: Store) -> bool:
             log.info(
                 "contest %s is open until %s; the seals of its deals: %s",
                 name,
-                _local(change.contest.closes),
+                local_time(change.contest.closes),
                 seals,
             )
         else:
@@ -174,7 +173,3 @@ def board_json(board: ContestBoard) -> dict[str, Any]:
             for rank, row in enumerate(board.rows, start=1)
         ],
     }
-
-
-def _local(moment: datetime) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")

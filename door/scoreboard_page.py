@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from html import escape
 from typing import Any
 
@@ -30,7 +29,7 @@ from door.engine.status import Status
 from door.store import Store
 from door.store.contests import ContestStanding, ContestState
 from door.store.records import DailyResult, HighScore, Standing
-from door.views.layout import counted
+from door.views.layout import counted, local_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +56,6 @@ async def gather(store: Store, config: Config) -> tuple[Bulletin, DailyBoard | N
 
 def _text(value: str | None) -> str:
     return escape(sanitize(value or ""))
-
-
-def _stamp(moment: datetime) -> str:
-    """A time as the door's clock shows it, with its zone: callers may be anywhere."""
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").rstrip()
 
 
 def _table(
@@ -114,7 +108,7 @@ def _level_section(board: LevelBoard, boards: bool) -> str:
         ]
         for rank, row in enumerate(board.rows, start=1)
     ]
-    since = f" <small>since {_stamp(board.since)}</small>" if board.since else ""
+    since = f" <small>since {local_time(board.since)}</small>" if board.since else ""
     return _table(f"{_text(board.name)}{since}", head, rows, "No finished games yet.")
 
 
@@ -174,17 +168,17 @@ def _contest_section(board: ContestBoard, boards: bool) -> str:
             str(row.played) + (f" +{row.playing}" if row.playing else ""),
             str(row.score),
             str(row.moves),
-            _stamp(row.finished) if row.finished else "",
+            local_time(row.finished) if row.finished else "",
             "hint" if row.assisted else "",
         ]
         for rank, row in enumerate(board.rows, start=1)
     ]
     closed = board.state == ContestState.CLOSED
-    when = f"{'closed' if closed else 'open until'} {_stamp(contest.closes)}"
+    when = f"{'closed' if closed else 'open until'} {local_time(contest.closes)}"
     caption = (
         f"Contest: {_text(contest.name)} <small>{counted(contest.deals, 'deal')}, "
         f"level {contest.level}, "
-        f"opened {_stamp(contest.opens)}, {when}</small>"
+        f"opened {local_time(contest.opens)}, {when}</small>"
     )
     if board.deals:
         note = "Its deals (seal = first 32 hex digits of sha256 of DEAL:SALT):"
@@ -239,7 +233,7 @@ def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
         + "".join(sections)
         + "<p><small>Saved *: has a game to resume. Hint: a hint was taken in the game. "
         "Practice games are never on these lists.</small></p>"
-        f"<p><small>Updated {_stamp(bulletin.generated)}</small></p></body></html>\n"
+        f"<p><small>Updated {local_time(bulletin.generated)}</small></p></body></html>\n"
     )
 
 

@@ -17,14 +17,8 @@ from ansi.text import sanitize
 from door.engine.status import Status
 from door.store.contests import ContestPlay, ContestStanding, ContestState
 from door.views.board import LABEL, VALUE
-from door.views.layout import counted, time_left
+from door.views.layout import counted, local_time, time_left
 from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell
-
-
-def when(moment: datetime) -> str:
-    """A time as callers read it: the server's local date and time to the minute, and its
-    zone (callers call from other zones)."""
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").rstrip()
 
 
 def table_lines(
@@ -127,9 +121,9 @@ def state_line(
     what = f"{counted(count, 'deal')} at {level_name}"
     if state == ContestState.COMING:
         soon = time_left((opens - now).total_seconds())
-        return f"Opens {when(opens)} (in {soon}), until {when(closes)}: {what}."
+        return f"Opens {local_time(opens)} (in {soon}), until {local_time(closes)}: {what}."
     if state == ContestState.OPEN:
         left = time_left((closes - now).total_seconds())
-        return f"Open until {when(closes)} ({left} left): {what}, the same for every caller."
+        return f"Open until {local_time(closes)} ({left} left): {what}, the same for every caller."
     assert state == ContestState.CLOSED
-    return f"Closed {when(closes)}: {what}. Check any game with its deal, salt and seal."
+    return f"Closed {local_time(closes)}: {what}. Check any game with its deal, salt and seal."

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TypeVar
 
 Row = TypeVar("Row")
@@ -53,6 +54,17 @@ def too_small(width: int, columns: int | None = None) -> list[str]:
     else:
         text = f"This door needs a window of at least {MIN_WIDTH} columns and {MIN_HEIGHT} rows."
     return wrap(text, max(1, width - 1))
+
+
+def local_time(moment: datetime) -> str:
+    """A time as callers and sysops read it: the door's local date and time to the minute,
+    and its zone (whoever reads it may be elsewhere).
+
+    >>> from datetime import UTC
+    >>> local_time(datetime(2026, 12, 7, 18, 5, tzinfo=UTC))[:10]
+    '2026-12-07'
+    """
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").rstrip()
 
 
 def counted(count: int, thing: str, things: str | None = None) -> str:

@@ -18,7 +18,8 @@ from door.engine.status import Status
 from door.levels import Level
 from door.store import StoreError
 from door.store.contests import Contest, ContestState
-from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines, when
+from door.views.contests import deal_key, deal_lines, seal_lines, state_line, table_lines
+from door.views.layout import local_time
 from door.views.pages import Entry, PageLine, Text, lay_out, page_rows
 from door.visit.art import art_for
 from door.visit.context import Visit
@@ -160,7 +161,7 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     mine = await store.contest_game(visit.user.id, contest.id, number)
     state = contest.state(store.now())
     if state == ContestState.COMING:
-        return NOT_OPEN.format(when=when(contest.opens))
+        return NOT_OPEN.format(when=local_time(contest.opens))
     if mine is not None:
         game_id, status, game = mine
         if status != Status.PLAYING:
@@ -292,7 +293,7 @@ async def _earlier_contests(visit: Visit, shown: Contest) -> None:
     while True:
         earlier = await _earlier(visit, shown)
         lines: list[PageLine] = [
-            Entry(str(key), f"{sanitize(contest.name)}, closed {when(contest.closes)}")
+            Entry(str(key), f"{sanitize(contest.name)}, closed {local_time(contest.closes)}")
             for key, contest in enumerate(earlier, start=1)
         ] or ["No earlier contest has closed yet."]
         lines += ["", Entry("Q", "Back")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ansi.text import sanitize
 from door.store.contests import Contest, ContestState
-from door.views.contests import when
+from door.views.layout import local_time
 from door.views.pages import (
     Entry,
     PageLine,
@@ -108,9 +108,9 @@ def contest_entry(
         return f"Contests: {name}, your deal {in_contest[1]} is saved"
     state = contest.state(visit.store.now())
     if state == ContestState.OPEN:
-        return f"Contests: {name}, open until {when(contest.closes)}"
+        return f"Contests: {name}, open until {local_time(contest.closes)}"
     if state == ContestState.COMING:
-        return f"Contests: {name}, opens {when(contest.opens)}"
+        return f"Contests: {name}, opens {local_time(contest.opens)}"
     return "Contests"
 
 
