@@ -10,6 +10,7 @@ and holds every play that was printed.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import signal
 import subprocess
@@ -26,6 +27,7 @@ from door.levels import SHIPPED_LEVELS
 from door.store import Store
 from tests.support.door_log import DoorLog
 
+ROOT = Path(__file__).resolve().parent.parent
 TRIALS = 20
 SEED = 20260314
 READY_TIMEOUT = 15.0  # seconds for a child to open the database; far more than it needs
@@ -109,6 +111,8 @@ class Child:
             stdout=subprocess.PIPE,
             stderr=log.open("ab"),
             cwd=database.parent,
+            # The child imports the tests' helpers as the tests do: from the repository.
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
