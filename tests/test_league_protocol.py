@@ -4,6 +4,7 @@ every forged, replayed, late or foreign request refused, with its reason at both
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from datetime import timedelta
@@ -205,3 +206,56 @@ async def test_the_hub_bounds_a_request_and_a_board_s_rate(league):
         body, _ = request("deal", "ABC", {"contest": contest.id, "number": 1}, key, hub.clock.now)
         statuses.append((await _raw(hub.url + "/league/deal", body))[0])
     assert 429 in statuses and statuses.count(200) >= 150
+
+
+async def test_a_result_s_numbers_are_whole_numbers_refused_in_words(league):
+    hub, (abc, _) = league
+    contest = await declare(hub)
+    await abc.link.sync()
+    key = private_key_file(abc.config.league_key)
+    fields = {
+        "contest": contest.id,
+        "number": 1,
+        "alias": "Ann",
+        "plays": [],
+        "status": "resigned",
+        "score": float("inf"),  # JSON's Infinity: int() of it raised OverflowError
+        "moves": 0,
+        "finished": hub.clock.now.isoformat(),
+    }
+    body, _ = request("result", "ABC", fields, key, hub.clock.now)
+    status, answer = await _raw(hub.url + "/league/result", body)
+    assert (status, answer["accepted"]) == (200, False), answer
+    assert "its status, score, moves" in answer["reason"]
+
+
+async def test_a_body_sent_in_pieces_is_read_whole(league):
+    hub, (abc, _) = league
+    contest = await declare(hub)
+    key = private_key_file(abc.config.league_key)
+    body, _ = request("deal", "ABC", {"contest": contest.id, "number": 1}, key, hub.clock.now)
+
+    async def pieces():  # chunked, as a slow line brings it: read(n) gives each as it comes
+        for start in range(0, len(body), 40):
+            yield body[start : start + 40]
+            await asyncio.sleep(0.01)
+
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(hub.url + "/league/deal", data=pieces()) as response,
+    ):
+        assert response.status == 200
+
+
+async def test_junk_naming_a_board_spends_none_of_its_allowance(league):
+    hub, (abc, _) = league
+    contest = await declare(hub)
+    wrong_key = new_private_key()
+    for _ in range(260):
+        body, _ = request(
+            "deal", "ABC", {"contest": contest.id, "number": 1}, wrong_key, hub.clock.now
+        )
+        assert (await _raw(hub.url + "/league/deal", body))[0] == 403
+    key = private_key_file(abc.config.league_key)
+    body, _ = request("deal", "ABC", {"contest": contest.id, "number": 1}, key, hub.clock.now)
+    assert (await _raw(hub.url + "/league/deal", body))[0] == 200

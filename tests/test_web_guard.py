@@ -55,6 +55,18 @@ async def test_one_address_holds_no_more_web_connections_than_telnet_lets_it(web
     await telnet_answers(web)
 
 
+async def test_a_burst_of_connections_from_one_address_is_held_to_its_limit_too(web):
+    """Connections arriving together (asyncio accepts a batch, then makes each): each made
+    room by ending an idle one, and one already ended makes no room again."""
+    limit = web.config.server.max_per_address
+    held = await asyncio.gather(*(connect(web.web_port) for _ in range(4 * limit)))
+    await asyncio.sleep(0.3)
+    assert web.ways.web.connections.held_by("127.0.0.1") <= limit
+    for _, writer in held:
+        writer.close()
+    await telnet_answers(web)
+
+
 async def test_a_connection_past_the_limit_is_refused_when_every_other_is_in_a_call(tmp_path):
     config = web_config(tmp_path)
     server = dataclasses.replace(config.server, max_per_address=2)

@@ -264,7 +264,7 @@ def door_mode_calls(folder: Path) -> list[DoorModeCall]:
     whose process has ended is removed; a call that does not answer is passed over, and
     said so on stderr."""
     try:
-        sockets = [path for path in folder.iterdir() if path.name.isdigit()]
+        sockets = [p for p in folder.iterdir() if p.name.isascii() and p.name.isdigit()]
     except (FileNotFoundError, NotADirectoryError):
         return []
     except PermissionError:

@@ -37,6 +37,7 @@ from door.league.protocol import (
     REQUEST_SECONDS,
     SKEW,
     plays_of,
+    read_capped,
     replay_problem,
 )
 from door.league.signing import BadSignature, open_signed, public_text, sign, unverified
@@ -155,8 +156,8 @@ class LeagueHub:
 
     async def _signed_request(self, request: web.Request, kind: str) -> tuple[str, dict[str, Any]]:
         """The board and the message of a member's request, once every check has passed."""
-        body = await request.content.read(MAX_BODY + 1)
-        if len(body) > MAX_BODY or not request.content.at_eof():
+        body = await read_capped(request.content, MAX_BODY)
+        if body is None:
             raise Refused(f"a request is {MAX_BODY} bytes at most", 413)
         try:
             claimed = unverified(body)
@@ -171,12 +172,14 @@ class LeagueHub:
         if board.suspended is not None:
             self._refused(board.tag, "suspended")
             raise Refused("this board is suspended from the league by the hub's sysop")
-        self._spend(board.tag)
         try:
             message = open_signed(body, board.public_key)
         except BadSignature as error:
             self._refused(board.tag, str(error))
             raise Refused(f"{error}: not signed by the key the hub has for {board.tag}") from None
+        # Spent once the board's own key has signed it: junk naming a board spends nothing
+        # of that board's allowance.
+        self._spend(board.tag)
         if message.get("kind") != kind:
             raise Refused(f"this is the {kind} request's address", 400)
         try:
@@ -264,8 +267,15 @@ class LeagueHub:
         deal = next(
             d for d in await self._store.contest_deals(contest.id) if d.number == result.number
         )
-        problem = replay_problem(
-            variant, deal.deal, result.plays, result.status, result.score, result.moves
+        # A long game's replay takes tens of ms: in a thread, so callers' plays go on.
+        problem = await asyncio.to_thread(
+            replay_problem,
+            variant,
+            deal.deal,
+            result.plays,
+            result.status,
+            result.score,
+            result.moves,
         )
         if problem is not None:
             raise Refused(f"the plays do not replay: {problem}")
@@ -300,12 +310,16 @@ def _result_of(contest: Contest, message: dict[str, Any]) -> LeagueResult:
     plays = plays_of(message.get("plays"))
     if plays is None:
         raise Refused("the plays are a list of short texts")
+    score, moves = message.get("score"), message.get("moves")
+    whole = all(isinstance(n, int) and not isinstance(n, bool) for n in (score, moves))
     try:
+        if not whole:
+            raise ValueError("score and moves are whole numbers")
         status = Status(str(message.get("status")))
-        score, moves = int(message["score"]), int(message["moves"])
         finished = datetime.fromisoformat(str(message["finished"]))
     except (KeyError, ValueError, TypeError):
         raise Refused("a result gives its status, score, moves and when it ended") from None
+    assert isinstance(score, int) and isinstance(moves, int)
     if finished.tzinfo is None:
         raise Refused("a result's time gives its zone")
     return LeagueResult(contest.id, number, alias, plays, status, score, moves, finished)

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ansi.text import sanitize
 from door.config import Config
-from door.league.protocol import REQUEST_SECONDS, request
+from door.league.protocol import REQUEST_SECONDS, read_capped, request
 from door.league.signing import BadSignature, load_private_key, open_signed
 from door.store import Store
 from door.store.contests import Contest, ContestDeal
@@ -29,6 +29,8 @@ from door.store.league import MirroredContest
 from door.tasks import Supervised
 
 log = logging.getLogger("door")
+
+ANSWER_LIMIT = 4 * 1024 * 1024  # bytes of a hub's answer: its contests and their tables
 
 SYNC_EVERY = 60.0
 """Seconds between two syncs of a running door, when nothing wakes it sooner."""
@@ -87,7 +89,9 @@ class LeagueMember:
             ):
                 if response.status == 304:
                     return 304, None, etag
-                raw = await response.content.read(4 * 1024 * 1024)
+                raw = await read_capped(response.content, ANSWER_LIMIT)
+                if raw is None:
+                    raise HubUnreachable(f"the hub's answer is over {ANSWER_LIMIT} bytes")
                 message = open_signed(raw, self._hub_key)
                 return response.status, message, response.headers.get("ETag")
         except (aiohttp.ClientError, TimeoutError, OSError) as error:

@@ -83,6 +83,18 @@ def replay_problem(
     return None
 
 
+async def read_capped(content: Any, cap: int) -> bytes | None:
+    """A body read whole from an aiohttp stream (``read(n)`` gives what has come so far, not
+    n bytes), or None once it is over ``cap`` bytes."""
+    body = b""
+    while len(body) <= cap:
+        chunk = await content.read(cap + 1 - len(body))
+        if not chunk:
+            return body
+        body += chunk
+    return None
+
+
 def plays_of(value: object) -> tuple[str, ...] | None:
     """A result's plays, if they are a list of short texts within the limits."""
     if not isinstance(value, list) or len(value) > MAX_PLAYS:

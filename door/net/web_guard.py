@@ -194,7 +194,11 @@ class GuardedConnection(asyncio.Protocol):
         return (
             not self.upgraded
             and self.requests == 0
-            and (self.transport is None or self.transport.get_write_buffer_size() == 0)
+            and self.transport is not None
+            # One already ended counts until asyncio reports it lost: ending it again
+            # would make no room, and a burst of connections would each "end" the same one.
+            and not self.transport.is_closing()
+            and self.transport.get_write_buffer_size() == 0
         )
 
     def end(self, why: str) -> None:
@@ -428,7 +432,8 @@ class AcceptFailures:
             return
         more = f" ({self._unlogged} more in the minute before)" if self._unlogged else ""
         log.warning(
-            "could not accept a connection: %s%s", context.get("exception") or "no descriptors",
+            "could not accept a connection: %s%s",
+            context.get("exception") or "no descriptors",
             more,
         )
         self._logged_at, self._unlogged = now, 0
@@ -437,4 +442,3 @@ class AcceptFailures:
         """Give the loop its own handler back (if no one has put another in since)."""
         if self._loop.get_exception_handler() == self._handle:
             self._loop.set_exception_handler(self._previous)
-
