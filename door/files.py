@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -116,6 +117,19 @@ def make_private(path: Path) -> None:
             os.fchmod(descriptor, mode & 0o700)
     finally:
         os.close(descriptor)
+
+
+def not_private(path: Path) -> str | None:
+    """Why the folder ``path`` can't be trusted with what the door keeps private (a link,
+    another user's, open to others), or None if it is this user's own, closed to others."""
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{path} is not a folder"
+    if info.st_uid != os.geteuid():
+        return f"{path} belongs to another user"
+    if info.st_mode & 0o077:
+        return f"{path} is open to other users (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
 
 
 def private_folder(path: Path) -> Path:

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from door.commands.cli import AdminError
+from door.commands.live import door_mode_calls
+from door.files import not_private
 from door.running.control import calls_folder
 from door.store import Store
 from tests.support.door_caller import (
@@ -181,3 +184,18 @@ async def test_serves_callers_and_door_mode_callers_are_listed_together(tmp_path
         await live.service.stop()
         async with asyncio.timeout(WAIT):
             await live.task
+
+
+async def test_a_calls_folder_open_to_others_is_not_trusted(tmp_path) -> None:
+    """Another user who made (or may write in) the folder could plant sockets there that
+    take the sysop's messages: a call does not listen in it, and the sysop is told why."""
+    database = tmp_path / "door.db"
+    folder = calls_folder(database)
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    assert not_private(folder) == f"{folder} is open to other users (mode 777)"
+    with pytest.raises(AdminError, match=r"can't be trusted: .* open to other users"):
+        door_mode_calls(folder)
+    folder.chmod(0o700)
+    assert not_private(folder) is None
+    assert door_mode_calls(folder) == []

@@ -27,6 +27,7 @@ from typing import Any
 from ansi.text import sanitize
 from door.commands.cli import AdminError, Column, read_context, table
 from door.config import ConfigError
+from door.files import not_private
 from door.net.nodes import Way
 from door.running.control import calls_folder, control_path
 from door.running.door_calls import gone
@@ -264,6 +265,7 @@ def door_mode_calls(folder: Path) -> list[DoorModeCall]:
     whose process has ended is removed; a call that does not answer is passed over, and
     said so on stderr."""
     try:
+        problem = not_private(folder)
         sockets = [p for p in folder.iterdir() if p.name.isascii() and p.name.isdigit()]
     except (FileNotFoundError, NotADirectoryError):
         return []
@@ -271,6 +273,8 @@ def door_mode_calls(folder: Path) -> list[DoorModeCall]:
         raise AdminError(
             f"{folder}: permission denied; only the user the door runs as (or root) may use it"
         ) from None
+    if problem:  # a folder another user made, or can write to, may hold their sockets
+        raise AdminError(f"the door-mode calls' folder can't be trusted: {problem}")
     calls = []
     for path in sockets:
         try:

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from door.files import private_folder
+from door.files import not_private, private_folder
 from door.net.nodes import Call
 from door.running.control import (
     ControlError,
@@ -87,6 +87,9 @@ async def within_reach(call: Call, database: Path, sysop: str) -> AsyncIterator[
     server = ControlServer(path, DoorModeCall(call, sysop))
     try:
         private_folder(path.parent)
+        problem = not_private(path.parent)
+        if problem:  # another user's sockets there would take the sysop's commands
+            raise ControlError(problem)
         await server.start()
     except (OSError, ControlError) as error:
         log.warning("node %d: the sysop's commands can't reach this call: %s", call.node, error)
