@@ -9,13 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
-from door.app import App, SteadyDoor
 from door.config import RloginConfig
-from door.net.nodes import Nodes
 from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from tests.support.door_server import door_config
+from tests.support.door_server import door_config, steady_app
 from tests.support.rlogin import ABC, XYZ, RloginDoor
 from tests.support.telnet_caller import Caller
 
@@ -49,7 +47,7 @@ async def open_contest_door(tmp_path: Path) -> ContestDoor:
     clock = Clock()
     store = await Store.open(config.server.database, clock=clock)
     solving = Solving(store, config)
-    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    app = steady_app(store, config, solving)
     ways = await open_ways(app, detect_timeout=0.5, handshake_timeout=5.0)
     return ContestDoor(ways, store, config, solving, clock)
 

@@ -10,6 +10,7 @@ from door.app import App, SteadyDoor
 from door.config import Config, load_config
 from door.net.nodes import Nodes
 from door.net.telnet import NEGOTIATE_TIMEOUT, DoorServer, start_server
+from door.running.ways import Ways
 from door.solving.pool import Solving
 from door.store import Clock, Store
 from door.store.base import BUSY_TIMEOUT_MS
@@ -66,7 +67,7 @@ async def open_door(
     ``busy_timeout_ms`` how long the store's writer waits for another program's lock."""
     store = await Store.open(config.server.database, clock=clock, busy_timeout_ms=busy_timeout_ms)
     solving = Solving(store, config)
-    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    app = steady_app(store, config, solving)
 
     async def visit(terminal, node):
         await telnet_visit(app, terminal, node)
@@ -87,3 +88,23 @@ def with_level(config: Config, number: int, **changes) -> Config:
     levels = list(config.levels)
     levels[number - 1] = dataclasses.replace(levels[number - 1], **changes)
     return dataclasses.replace(config, levels=tuple(levels))
+
+
+def steady_app(store: Store, config: Config, solving: Solving) -> App:
+    """The door's services as a test's door holds them: settings read once, a node table."""
+    return App(store, SteadyDoor(config), solving, Nodes(config.server))
+
+
+@dataclasses.dataclass
+class WaysDoor:
+    """A door opened as ``serve`` opens its ways (:func:`door.running.ways.open_ways`)."""
+
+    ways: Ways
+    store: Store
+    config: Config
+    solving: Solving
+
+    async def close(self) -> None:
+        await self.ways.close("The door is shutting down.", grace=2.0)
+        await self.solving.close()
+        await self.store.close()

@@ -7,14 +7,12 @@ import dataclasses
 import ipaddress
 from pathlib import Path
 
-from door.app import App, SteadyDoor
-from door.config import Config, RloginConfig
+from door.config import RloginConfig
 from door.linked_board import LinkedBoard
-from door.net.nodes import Nodes
-from door.running.ways import Ways, open_ways
+from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from tests.support.door_server import door_config
+from tests.support.door_server import WaysDoor, door_config, steady_app
 from tests.support.telnet_caller import Caller
 
 LOCAL = (ipaddress.ip_network("127.0.0.0/8"),)
@@ -22,22 +20,11 @@ ABC = LinkedBoard("ABC", "Another Board", LOCAL, "abc-secret-1")
 XYZ = LinkedBoard("XYZ", "Xylophone BBS", LOCAL, "xyz-secret-2")
 
 
-@dataclasses.dataclass
-class RloginDoor:
-    ways: Ways
-    store: Store
-    config: Config
-    solving: Solving
-
+class RloginDoor(WaysDoor):
     @property
     def port(self) -> int:
         assert self.ways.rlogin is not None
         return self.ways.rlogin.port
-
-    async def close(self) -> None:
-        await self.ways.close("The door is shutting down.", grace=2.0)
-        await self.solving.close()
-        await self.store.close()
 
 
 async def open_rlogin_door(
@@ -47,7 +34,7 @@ async def open_rlogin_door(
     config = dataclasses.replace(config, rlogin=RloginConfig(port=0, boards=boards))
     store = await Store.open(config.server.database)
     solving = Solving(store, config)
-    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    app = steady_app(store, config, solving)
     ways = await open_ways(app, detect_timeout=0.5, handshake_timeout=1.0)
     return RloginDoor(ways, store, config, solving)
 

@@ -11,32 +11,19 @@ from pathlib import Path
 
 import asyncssh
 
-from door.app import App, SteadyDoor
 from door.config import Config, SshConfig
-from door.net.nodes import Nodes
-from door.running.ways import Ways, open_ways
+from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from tests.support.door_server import door_config
+from tests.support.door_server import WaysDoor, door_config, steady_app
 from tests.support.telnet_caller import Caller
 
 
-@dataclasses.dataclass
-class SshDoor:
-    ways: Ways
-    store: Store
-    config: Config
-    solving: Solving
-
+class SshDoor(WaysDoor):
     @property
     def port(self) -> int:
         assert self.ways.ssh is not None
         return self.ways.ssh.port
-
-    async def close(self) -> None:
-        await self.ways.close("The door is shutting down.", grace=2.0)
-        await self.solving.close()
-        await self.store.close()
 
 
 def ssh_config(tmp_path: Path, **server_changes) -> Config:
@@ -47,7 +34,7 @@ def ssh_config(tmp_path: Path, **server_changes) -> Config:
 async def open_ssh_door(config: Config, login_timeout: float = 10.0) -> SshDoor:
     store = await Store.open(config.server.database)
     solving = Solving(store, config)
-    app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+    app = steady_app(store, config, solving)
     ways = await open_ways(app, detect_timeout=0.5, login_timeout=login_timeout)
     return SshDoor(ways, store, config, solving)
 

@@ -12,14 +12,12 @@ from pathlib import Path
 
 import aiohttp
 
-from door.app import App, SteadyDoor
 from door.config import Config
-from door.net.nodes import Nodes
 from door.running.ways import Ways, open_ways
 from door.solving.pool import Solving
 from door.store import Store
 from door.store.base import Clock
-from tests.support.door_server import door_config
+from tests.support.door_server import door_config, steady_app
 from tests.support.telnet_caller import Caller
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,7 +144,7 @@ class WebDoor:
         """The door on ``config``; its store on ``clock`` (the real time if None)."""
         store = await Store.open(config.server.database, clock=clock)
         solving = Solving(store, config)
-        app = App(store, SteadyDoor(config), solving, Nodes(config.server))
+        app = steady_app(store, config, solving)
         ways = await open_ways(app, detect_timeout=0.5)
         return cls(ways, store, solving, config)
 
