@@ -4,7 +4,8 @@ Its rooms (docs/architecture.md walks through them): :mod:`door.engine` (the rul
 :mod:`door.net` (the ways in), :mod:`door.visit` (a caller's visit), :mod:`door.views` (what
 each screen shows), :mod:`door.store` (SQLite), :mod:`door.solving` (the solver at work),
 :mod:`door.running` (the door as ``serve`` runs it), :mod:`door.league` (the InterBBS
-league) and :mod:`door.commands` (the command line); beside them, the modules several rooms share:
+league), :mod:`door.words` (its texts in each caller's language) and :mod:`door.commands`
+(the command line); beside them, the modules several rooms share:
 
 - :mod:`door.app`: the door's one application object: its services, handed to every visit
 - :mod:`door.config`: sysop.toml, read and checked into frozen dataclasses

@@ -41,6 +41,7 @@ from door.art import ScreenArt, read_screens
 from door.engine.variant import Variant, VariantError
 from door.levels import SHIPPED_LEVELS, Hints, Level
 from door.linked_board import IpNetwork, LinkedBoard
+from door.words.catalogs import ENGLISH, CatalogError, Catalogs
 from door.xterm import ASSETS, PACKAGES
 
 DEFAULT_CONFIG_PATH = Path("sysop.toml")
@@ -238,6 +239,8 @@ class Config:
     door_charset: DoorCharset = DoorCharset.AUTO
     league: LeagueConfig = field(default_factory=LeagueConfig)
     art: ArtConfig = field(default_factory=ArtConfig)
+    #: The languages the door speaks: its own catalogs and the sysop's, and the board's.
+    words: Catalogs = field(default_factory=Catalogs.read)
 
     @property
     def league_key(self) -> Path:
@@ -528,6 +531,7 @@ _SECTIONS = (
     "door",
     "league",
     "art",
+    "words",
     "levels",
 )
 _SSH: dict[str, Check] = {
@@ -554,6 +558,10 @@ _LEAGUE: dict[str, Check] = {
     "hub_key": _plain("a public key (ed25519:...)", spaces=False),
 }
 _ART: dict[str, Check] = {"folder": _plain("a folder name")}
+_WORDS: dict[str, Check] = {
+    "language": _plain("a language's code, such as \"en\" or \"de\"", spaces=False),
+    "folder": _plain("a folder name"),
+}
 ORIGIN_PATTERN = re.compile(r"(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(:[0-9]{1,5})?")
 TAG_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,16}")
 SECRET_MIN, SECRET_MAX = 8, 64
@@ -622,6 +630,7 @@ class _Reader:
             door_charset=self.section(document, "door", _DOOR).get("charset", DoorCharset.AUTO),
             league=self.league(self.section(document, "league", _LEAGUE), bbs.name),
             art=self.art(self.section(document, "art", _ART)),
+            words=self.words(self.section(document, "words", _WORDS)),
         )
         if config.league.hub and config.web.port is None:
             raise self.refuse(
@@ -685,6 +694,33 @@ class _Reader:
                 "art.folder",
             ) from None
         return ArtConfig(folder, screens)
+
+    def words(self, settings: dict[str, Any]) -> Catalogs:
+        folder = self.beside(settings["folder"]) if "folder" in settings else None
+        if folder is not None and not folder.is_dir():
+            raise ConfigError(
+                self.path,
+                f"words.folder = {_shown(settings['folder'])} is not a folder (looked for "
+                f"{folder}): name the folder that holds your catalogs, such as de.po",
+                "words.folder",
+            )
+        language = settings.get("language", ENGLISH)
+        try:
+            return Catalogs.read(language, folder)
+        except CatalogError as error:
+            raise ConfigError(self.path, f"words.folder: {error}", "words.folder") from None
+        except OSError as error:
+            raise ConfigError(
+                self.path,
+                f"words.folder = {_shown(settings['folder'])}: {error.filename} can't be "
+                f"read: {error.strerror or error}",
+                "words.folder",
+            ) from None
+        except LookupError:
+            offered = ", ".join(f'"{code}"' for code in Catalogs.read(ENGLISH, folder).languages)
+            raise self.refuse(
+                "words.language", language, f"a language the door has a catalog of: {offered}"
+            ) from None
 
     def ssh(self, settings: dict[str, Any]) -> SshConfig:
         if "host_key" in settings:  # relative to sysop.toml's folder, as the database is

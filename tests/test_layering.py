@@ -27,14 +27,17 @@ ROOMS_WITHOUT_CIRCLES = (
     "door.views",
     "door.visit",
     "door.tasks",
+    "door.words",
 )
 # What sysop.toml's reader and the data it shares with the ways in (a linked board, the pinned
-# xterm.js, the sysop's art) may import from the door: the engine's rules, and one another.
+# xterm.js, the sysop's art and words) may import from the door: the engine's rules, and one
+# another.
 BELOW_THE_WAYS_IN = (
     "door.art",
     "door.config",
     "door.levels",
     "door.linked_board",
+    "door.words",
     "door.xterm",
 )
 CONFIG_MAY_IMPORT = ("door.engine", *BELOW_THE_WAYS_IN)

@@ -13,6 +13,7 @@ from door.art import ScreenArt, art_problems
 from door.commands import door as door_mode
 from door.commands import league, local, serve, sysop, users
 from door.config import DEFAULT_CONFIG_PATH, ConfigError, load_config
+from door.words.catalogs import problems, read_catalog, sysop_catalogs
 from door.xterm import CDN
 
 
@@ -65,6 +66,18 @@ def check_config(args: argparse.Namespace) -> int:
         print(f"Art from {config.art.folder} for the screens: {found}")
         for problem in art_problems(config.art.folder):
             print(f"Art: {problem}")
+    for path in sysop_catalogs(config.words.folder):
+        lacking = problems(read_catalog(path, path.stem))
+        shown = lacking[:10] + ([f"and {len(lacking) - 10} more"] if len(lacking) > 10 else [])
+        if not lacking:
+            print(f"Words: {path.name} has every text")
+        else:
+            print(
+                f"Words: {path.name}: {len(lacking)} to mend (a text missing is shown in the "
+                "door's own words; a lost placeholder shows the door's own too)"
+            )
+        for problem in shown:
+            print(f"  {problem}")
     if config.web.port is not None and config.web.assets is None:
         print(
             f"The web page loads xterm.js from {urlsplit(CDN).hostname}: a caller whose "

@@ -19,6 +19,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from gettext import NullTranslations
 from itertools import repeat
 from typing import Protocol
 
@@ -44,6 +45,7 @@ from door.net.detection import (
     size_believable,
 )
 from door.net.pace import CommandPace
+from door.words.speaking import ENGLISH_WORDS
 
 ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
 ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
@@ -155,6 +157,10 @@ class Terminal:
         #: Whether the caller has logged in: time-left warnings are given from then on
         #: (before, the log-in limit comes first).
         self.logged_in = False
+        #: The catalog the caller reads the door in (:mod:`door.words`): what is written to
+        #: them from another task than their visit's (the sysop's message, the door going
+        #: down) is said in it, with :func:`~door.words.speaking`.
+        self.words: NullTranslations = ENGLISH_WORDS
         #: Gets every chunk of output sent, and its charset (a sysop watching), when set.
         self.on_output: Callable[[bytes, str], None] | None = None
         self.on_notice: Callable[[str], str] | None = None

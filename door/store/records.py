@@ -66,7 +66,8 @@ class User:
 
     ``ansi`` and ``charset`` are None until the caller chooses (the door detects them);
     ``game_view`` too (``board`` or ``terse``; until chosen, it follows ``ansi``), and
-    ``hot_keys`` (board commands act when complete; False: on Enter) likewise.
+    ``hot_keys`` (board commands act when complete; False: on Enter) likewise, and
+    ``language`` (a catalog's code; until chosen, the board's).
     """
 
     id: int
@@ -80,6 +81,7 @@ class User:
     real_name: str | None = None
     game_view: str | None = None
     hot_keys: bool | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

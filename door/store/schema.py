@@ -307,6 +307,9 @@ _VERSION_11 = (
     """,
 )
 
+# The language each caller reads the door in (NULL: the board's, as sysop.toml says).
+_VERSION_12 = ("ALTER TABLE users ADD COLUMN language TEXT",)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
     _VERSION_2,
@@ -319,6 +322,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_9,
     _VERSION_10,
     _VERSION_11,
+    _VERSION_12,
 )
 """Step N (1-based) takes a database from version N-1 to N."""
 

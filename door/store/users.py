@@ -50,7 +50,7 @@ async def _hashing(function: Callable[..., T], *args: object) -> T:
 
 USER_COLUMNS = (
     "id, alias, bbs, ansi, charset, suit_letters, created, last_seen, real_name, game_view, "
-    "hot_keys"
+    "hot_keys, language"
 )
 
 
@@ -67,6 +67,7 @@ def to_user(row: Row) -> User:
         real_name=row[8],
         game_view=row[9],
         hot_keys=None if row[10] is None else bool(row[10]),
+        language=row[11],
     )
 
 
@@ -345,6 +346,18 @@ class UserStore(LoginStore):
 
         def save(db: sqlite3.Connection) -> User:
             change_one(db, "UPDATE users SET hot_keys = ? WHERE id = ?", (value, user_id))
+            return user_by_id(db, user_id)
+
+        return await self._write(save)
+
+    async def save_language(self, user_id: int, language: str | None) -> User:
+        """Keep the language the caller reads the door in (a catalog's code, such as
+        ``de``); None: the board's."""
+        if language is not None and not (0 < len(language) <= 16 and language.isascii()):
+            raise ValueError("language must be a catalog's code or None")
+
+        def save(db: sqlite3.Connection) -> User:
+            change_one(db, "UPDATE users SET language = ? WHERE id = ?", (language, user_id))
             return user_by_id(db, user_id)
 
         return await self._write(save)

@@ -20,6 +20,7 @@ from door.store.records import User
 from door.views.board import Look, notice_text, plain_lines
 from door.views.layout import MIN_HEIGHT, MIN_WIDTH, fitted, too_small
 from door.views.pages import prompt_row
+from door.words import speak
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Visit:
         self.terse = not self.terminal.ansi
         call = self.nodes.call(self.node) if self.nodes is not None else None
         self.presence = call.presence if call is not None else Presence()
+        self.speak()
 
     @property
     def look(self) -> Look:
@@ -89,6 +91,28 @@ class Visit:
         """Take on the door's settings as they are now: called at each menu, so a level the
         sysop changed is offered from the next menu on, never under a game in progress."""
         self.config = self.app.config
+        self.speak()
+
+    @property
+    def language(self) -> str:
+        """The code of the language the caller reads the door in: their own choice while
+        the board offers it, else the board's."""
+        chosen = self.user.language if self.user is not None else None
+        words = self.config.words
+        return chosen if chosen in words.languages else words.language
+
+    def speak(self) -> None:
+        """Speak the caller's language from now on, in this visit's task (every ``_()`` its
+        code calls) and to what the door writes to them from elsewhere."""
+        words = self.config.words.words(self.language)
+        self.terminal.words = words
+        speak(words)
+
+    async def set_language(self, language: str | None) -> None:
+        """Keep ``language`` (a catalog's code; None: the board's) as the caller's choice."""
+        if self.user is not None:
+            self.user = await self.store.save_language(self.user.id, language)
+        self.speak()
 
     def game_ended(self) -> None:
         """A game of this caller's has ended (won, stuck or resigned)."""
@@ -117,6 +141,7 @@ class Visit:
             self.terminal.ansi = user.ansi
         self._see(letters)
         self.hot_keys_chosen = user.hot_keys
+        self.speak()
 
     def _see(self, suit_letters: bool) -> None:
         """Suits as letters (or not) from now on, and the game in lines if the caller chose

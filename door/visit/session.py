@@ -34,6 +34,7 @@ from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
 from door.visit.signup import sign_up
+from door.words import _
 
 __all__ = [
     "LOGIN_DELAY",
@@ -108,7 +109,10 @@ async def board_user(
         why = str(refused)
         log.info("node %d: alias %s from %s refused: %s", node, shown, sanitize(bbs, 60), why)
         why = why[:1].lower() + why[1:]
-        said = wrap(f"The door can't take the alias {shown}: {why}.", terminal.info.width - 1)
+        said = wrap(
+            _("The door can't take the alias {alias}: {why}.").format(alias=shown, why=why),
+            terminal.info.width - 1,
+        )
         await terminal.hang_up("\r\n".join(said))
         return None
 
@@ -138,7 +142,7 @@ async def _known_visit(visit: Visit, user: User) -> None:
     is on another node already takes that call over, or leaves.
     """
     if not await claim_node(visit, user):
-        await visit.terminal.hang_up("Goodbye.")
+        await visit.terminal.hang_up(_("Goodbye."))
         return
     visit.adopt(user)
     await visit.store.touch(user.id)
