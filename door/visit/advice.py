@@ -12,13 +12,12 @@ from door.engine.solver import Result
 from door.engine.status import Status
 from door.levels import Hints, Level
 from door.solving.pool import Solving
+from door.words import N_, _, ngettext
 
-HINTS_OFF = "Hints are off at this level"
-NO_WINNING_LINE = "No winning line from here"
-UNDECIDED = "The solver could not decide in time"
-NO_SOLVER = "The solver is not running on this door"
-COULD_HAVE_WON = "This deal could have been won"
-NO_LINE_WINS = "No line wins this deal"
+# The solver's verdicts: a sentence each, without its full stop (the game screen adds it).
+UNDECIDED = N_("The solver could not decide in time")
+COULD_HAVE_WON = N_("This deal could have been won")
+NO_LINE_WINS = N_("No line wins this deal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,30 +52,35 @@ class Hinter:
 
     async def hint(self, game: Game) -> Hint:
         if self.level.hints == Hints.OFF:
-            return Hint(HINTS_OFF, False)
+            return Hint(_("Hints are off at this level"), False)
         if game.status != Status.PLAYING:
-            return Hint("This game is over", False)
+            return Hint(_("This game is over"), False)
         if self.level.hints == Hints.VISIBLE:
             advice = visible_advice(game)
             if advice is None:
-                return Hint("No play to suggest", False)
-            return Hint(f"Hint: {advice.play} ({advice.why})", True)
+                return Hint(_("No play to suggest"), False)
+            hint = _("Hint: {play} ({why})").format(play=advice.play, why=advice.why)
+            return Hint(hint, True)
         return await self._solver_hint(game)
 
     async def _solver_hint(self, game: Game) -> Hint:
         rest = self._rest_of_line(game)
         if rest is None:
             if self.solving is None:
-                return Hint(NO_SOLVER, False)
+                return Hint(_("The solver is not running on this door"), False)
             verdict = await self.solving.verdict(game.to_dict())
             if verdict.result == Result.LOST:
-                return Hint(NO_WINNING_LINE, True)
+                return Hint(_("No winning line from here"), True)
             if verdict.result != Result.WON or not verdict.line:
-                return Hint(UNDECIDED, False)
+                return Hint(_(UNDECIDED), False)
             self._line = (tuple(game.history), verdict.line)
             rest = verdict.line
-        plays = "1 play" if len(rest) == 1 else f"{len(rest)} plays"
-        return Hint(f"Hint: {rest[0]} (a winning line, {plays} to go)", True)
+        hint = ngettext(
+            "Hint: {play} (a winning line, {count} play to go)",
+            "Hint: {play} (a winning line, {count} plays to go)",
+            len(rest),
+        )
+        return Hint(hint.format(play=rest[0], count=len(rest)), True)
 
     def _rest_of_line(self, game: Game) -> tuple[str, ...] | None:
         """What is left of the known winning line, if the game has kept to it."""
@@ -104,4 +108,4 @@ def deal_position(game: Game) -> dict[str, Any]:
 async def was_it_winnable(solving: Solving, game: Game) -> str:
     """Whether the game's deal could have been won from the deal, in the caller's words."""
     verdict = await solving.verdict(deal_position(game))
-    return {Result.WON: COULD_HAVE_WON, Result.LOST: NO_LINE_WINS}.get(verdict.result, UNDECIDED)
+    return _({Result.WON: COULD_HAVE_WON, Result.LOST: NO_LINE_WINS}.get(verdict.result, UNDECIDED))

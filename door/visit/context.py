@@ -20,7 +20,7 @@ from door.store.records import User
 from door.views.board import Look, notice_text, plain_lines
 from door.views.layout import MIN_HEIGHT, MIN_WIDTH, fitted, too_small
 from door.views.pages import prompt_row
-from door.words import speak
+from door.words import speak, speaking
 
 
 @dataclass
@@ -220,6 +220,11 @@ class Visit:
         self._show(draw)
 
     def _show(self, draw: Callable[[Look], ScreenBuffer]) -> None:
+        # In the caller's language: a resize calls this from the connection's code.
+        with speaking(self.terminal.words):
+            self._draw(draw)
+
+    def _draw(self, draw: Callable[[Look], ScreenBuffer]) -> None:
         if self.too_small:
             self.show_too_small()
             return

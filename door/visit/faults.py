@@ -15,6 +15,7 @@ import logging
 from ansi.text import sanitize
 from door.store import SchemaMoved, StoreBusy, StoreFault, WriterFailed
 from door.visit.context import Visit
+from door.words import _
 
 log = logging.getLogger("door")
 
@@ -22,12 +23,12 @@ log = logging.getLogger("door")
 def fault_words(fault: StoreFault) -> str:
     """Why a change was not stored, in the caller's words (a few, to fit in a sentence)."""
     if isinstance(fault, StoreBusy):
-        return "the database is busy with another program"
+        return _("the database is busy with another program")
     if isinstance(fault, WriterFailed):
-        return "the door's database writer failed and restarts"
+        return _("the door's database writer failed and restarts")
     if isinstance(fault, SchemaMoved):
-        return "the door is being upgraded"
-    return "a disk fault"
+        return _("the door is being upgraded")
+    return _("a disk fault")
 
 
 def log_fault(visit: Visit, what: str, fault: StoreFault) -> None:

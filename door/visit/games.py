@@ -14,7 +14,6 @@ from door.engine.status import Status
 from door.fairness import secret_deal_number
 from door.levels import Level
 from door.store import StoreError, StoreFault
-from door.views.layout import counted
 from door.views.pages import (
     Entry,
     PageLine,
@@ -25,6 +24,7 @@ from door.visit.context import Visit
 from door.visit.faults import fault_words, log_fault
 from door.visit.play import GameExit, play_game
 from door.visit.screens import ask_line, say, show_lines, wait_key, whole_number
+from door.words import _, ngettext
 
 
 async def choose_level(
@@ -40,11 +40,14 @@ async def choose_level(
     default = next((lv for lv in offered if lv.number == config.default_level), None)
     lines: list[PageLine] = [Text(why), ""]
     lines += [Entry(str(level.number), level_line(level)) for level in offered]
-    back = "Q goes back."
-    lines += ["", f"Enter plays level {default.number}; {back}" if default else back]
+    if default is not None:
+        back = _("Enter plays level {number}; Q goes back.").format(number=default.number)
+    else:
+        back = _("Q goes back.")
+    lines += ["", back]
     message = ""
     while True:
-        if not await show_lines(visit, "Choose a level", lines, "Level: ", message):
+        if not await show_lines(visit, _("Choose a level"), lines, _("Level: "), message):
             return None
         if max(level.number for level in offered) > 9:  # two digits need a line, not a key
             key = (await visit.terminal.read_line(3)).strip().upper() or "\r"
@@ -58,18 +61,23 @@ async def choose_level(
         chosen = next((level for level in offered if level.number == number), None)
         if chosen is not None:
             return chosen
-        message = (
-            "Press the number of a level"
-            + (f", Enter for level {default.number}" if default else "")
-            + ", or Q to go back."
-        )
+        if default is not None:
+            message = _(
+                "Press the number of a level, Enter for level {number}, or Q to go back."
+            ).format(number=default.number)
+        else:
+            message = _("Press the number of a level, or Q to go back.")
 
 
 async def _daily_limit_reached(visit: Visit) -> str:
     limit = visit.config.daily_games
     assert visit.user is not None
     if limit and await visit.store.games_started_today(visit.user.id) >= limit:
-        return f"You have played your {counted(limit, 'game')} for today. Come back tomorrow!"
+        return ngettext(
+            "You have played your {count} game for today. Come back tomorrow!",
+            "You have played your {count} games for today. Come back tomorrow!",
+            limit,
+        ).format(count=limit)
     return ""
 
 
@@ -83,7 +91,7 @@ def random_deal(level: Level) -> Game:
 
 
 async def choose_and_play(visit: Visit) -> str:
-    level = await choose_level(visit, "Which level will you play?")
+    level = await choose_level(visit, _("Which level will you play?"))
     if level is None:
         return ""
     return await play_at(visit, level, None)
@@ -95,17 +103,20 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
     assert visit.user is not None
     saved = await visit.store.resume(visit.user.id, level.number)
     if saved is not None:
-        deal = "a new deal" if number is None else f"deal {number}"
+        if number is None:
+            resign = _("Resign it (it counts as lost) and play a new deal")
+        else:
+            resign = _("Resign it (it counts as lost) and play deal {number}").format(number=number)
         answer = await wait_key(
             visit,
             level.name,
             [
-                Text("You have a saved game at this level."),
+                Text(_("You have a saved game at this level.")),
                 "",
-                Entry("R", "Resume it"),
-                Entry("N", f"Resign it (it counts as lost) and play {deal}"),
+                Entry("R", _("Resume it")),
+                Entry("N", resign),
             ],
-            "Your choice (Enter goes back): ",
+            _("Your choice (Enter goes back): "),
         )
         if answer == "R":
             return await _play(visit, level, *saved)
@@ -117,9 +128,11 @@ async def play_at(visit: Visit, level: Level, number: int | None) -> str:
             await visit.store.finish_game(game_id, game)
         except StoreFault as fault:
             log_fault(visit, f"resigning saved game {game_id}", fault)
-            return f"Your saved game was not resigned ({fault_words(fault)}); it is kept."
+            return _("Your saved game was not resigned ({why}); it is kept.").format(
+                why=fault_words(fault)
+            )
         except StoreError:  # played on meanwhile on another line
-            return "That saved game was played on meanwhile on another line; it is kept."
+            return _("That saved game was played on meanwhile on another line; it is kept.")
         visit.game_ended()
         if not (await visit.store.game_record(game_id)).practice:
             await play_game(visit, level, game_id, game)  # its end shows the secret deal
@@ -141,9 +154,11 @@ async def new_game(visit: Visit, level: Level, number: int | None) -> str:
             )
         except StoreFault as fault:
             log_fault(visit, "a new game", fault)
-            return f"The new game could not be stored ({fault_words(fault)}): try again later."
+            return _("The new game could not be stored ({why}): try again later.").format(
+                why=fault_words(fault)
+            )
         except StoreError:  # a game begun meanwhile at this level, on another line
-            return "You have a saved game at that level: R resumes it."
+            return _("You have a saved game at that level: R resumes it.")
         outcome = await play_game(visit, level, game_id, game)
         if not outcome.next_deal:
             return _outcome_message(outcome)
@@ -155,7 +170,7 @@ async def _deal(visit: Visit, level: Level, number: int | None) -> Game:
     if number is None and level.winnable_only and visit.solving is not None:
 
         async def waiting() -> None:
-            await say(visit, "Finding a winnable deal...")
+            await say(visit, _("Finding a winnable deal..."))
 
         number = await visit.solving.winnable_deal(level, waiting)
     return random_deal(level) if number is None else Game.deal(level.variant, number)
@@ -169,21 +184,24 @@ async def _play(visit: Visit, level: Level, game_id: int, game: Game) -> str:
 
 
 def _outcome_message(outcome: GameExit) -> str:
+    if outcome.practice and outcome.status == Status.WON:
+        return _("Well played! That was practice: it is not on the scoreboards.")
     if outcome.practice and outcome.status != Status.PLAYING:
-        won = "Well played! " if outcome.status == Status.WON else ""
-        return f"{won}That was practice: it is not on the scoreboards."
-    return {
-        Status.WON: "Well played! Your win is on the scoreboard.",
-        Status.STUCK: "That deal is over. Better luck with the next!",
-        Status.RESIGNED: "Game resigned.",
-    }.get(outcome.status, "Your game is saved: R resumes it.")
+        return _("That was practice: it is not on the scoreboards.")
+    if outcome.status == Status.WON:
+        return _("Well played! Your win is on the scoreboard.")
+    if outcome.status == Status.STUCK:
+        return _("That deal is over. Better luck with the next!")
+    if outcome.status == Status.RESIGNED:
+        return _("Game resigned.")
+    return _("Your game is saved: R resumes it.")
 
 
 async def resume(visit: Visit, saved: list[int]) -> str:
     number = saved[0]
     if len(saved) > 1:
         levels = [lv for lv in visit.config.levels if lv.number in saved]
-        level = await choose_level(visit, "Which saved game will you resume?", levels)
+        level = await choose_level(visit, _("Which saved game will you resume?"), levels)
         if level is None:
             return ""
         number = level.number
@@ -191,7 +209,7 @@ async def resume(visit: Visit, saved: list[int]) -> str:
     assert visit.user is not None
     found = await visit.store.resume(visit.user.id, number)
     if level is None or found is None:
-        return "That saved game is no longer there."
+        return _("That saved game is no longer there.")
     return await _play(visit, level, *found)
 
 
@@ -204,12 +222,14 @@ async def numbered_deal(visit: Visit) -> str:
     while True:
         text = await ask_line(
             visit,
-            "A numbered deal",
+            _("A numbered deal"),
             [
-                "Every deal has a number: the same number deals the same cards, so you can "
-                "replay a deal or play the one a friend played. A numbered deal is practice.",
+                _(
+                    "Every deal has a number: the same number deals the same cards, so you can "
+                    "replay a deal or play the one a friend played. A numbered deal is practice."
+                ),
             ],
-            "Deal number (Enter to go back): ",
+            _("Deal number (Enter to go back): "),
             message,
             max_length=20,
         )
@@ -218,16 +238,17 @@ async def numbered_deal(visit: Visit) -> str:
         number = whole_number(text)
         if number is not None and number <= MAX_DEAL_NUMBER:
             break
-        message = (
-            f'"{sanitize(text, 20)}" is not a deal number. Type the digits of a deal '
-            "number, like 48213, or just press Enter to go back."
-        )
+        message = _(
+            '"{text}" is not a deal number. Type the digits of a deal number, like 48213, '
+            "or just press Enter to go back."
+        ).format(text=sanitize(text, 20))
     today = await visit.store.daily_deal(visit.store.today())
     if today is not None and today.deal == number:
-        return "That is today's deal of the day: practise it from tomorrow."
+        return _("That is today's deal of the day: practise it from tomorrow.")
     if await visit.store.contest_holding(number) is not None:
-        return "That is a deal of a contest: practise it once the contest has closed."
-    level = await choose_level(visit, f"Deal {number} (practice): at which level?")
+        return _("That is a deal of a contest: practise it once the contest has closed.")
+    which = _("Deal {number} (practice): at which level?").format(number=number)
+    level = await choose_level(visit, which)
     if level is None:
         return ""
     return await play_at(visit, level, number)

@@ -48,6 +48,7 @@ from door.views.pointer import (
     spot_empty,
     visible_depth,
 )
+from door.words import _, ngettext
 
 COMMAND_LENGTH = 20
 # The table's keys, as the hot keys read them:
@@ -348,16 +349,16 @@ class BoardKeys:
             if spot.pile == "V":
                 return Step(command="V", said="V")
             if spot.pile == "F":
-                return Step(said="Cards on the foundations stay there.", refused=True)
+                return Step(said=_("Cards on the foundations stay there."), refused=True)
             if spot_empty(game, spot):
-                return Step(said=f"{_pile_name(spot)} is empty.".capitalize(), refused=True)
+                return Step(said=_empty(spot), refused=True)
             self.held = spot
             return Step()
         if spot.pile == held.pile:
             self.held = None  # put back
             return Step()
         if spot.pile in ("S", "V", "D"):
-            return Step(said="A card goes to a column or the foundations.", refused=True)
+            return Step(said=_("A card goes to a column or the foundations."), refused=True)
         self.held = None
         self.pointer = Spot(spot.pile)  # on the pile played to, at its top card
         command = f"{held.pile} {spot.pile}"
@@ -393,10 +394,17 @@ class BoardKeys:
         return self._act_on(spot, game)
 
 
-def _pile_name(spot: Spot) -> str:
+def _empty(spot: Spot) -> str:
+    """The refusal of a pick on an empty pile."""
     if spot.column is not None:
-        return f"column {spot.column}"
-    return {"S": "the reserve", "D": "the waste", "V": "the deck"}.get(spot.pile, "that pile")
+        return _("Column {number} is empty.").format(number=spot.column)
+    if spot.pile == "S":
+        return _("The reserve is empty.")
+    if spot.pile == "D":
+        return _("The waste is empty.")
+    if spot.pile == "V":
+        return _("The deck is empty.")
+    return _("That pile is empty.")
 
 
 def _depth_refusal(game: Game, held: Spot, command: str) -> str:
@@ -406,7 +414,7 @@ def _depth_refusal(game: Game, held: Spot, command: str) -> str:
         return ""
     target = command.split()[1]
     if not target.isdigit():
-        return "" if held.depth == 1 else "Only a column's top card goes to the foundations."
+        return "" if held.depth == 1 else _("Only a column's top card goes to the foundations.")
     trial = copy.deepcopy(game)
     try:
         result = trial.play(command)
@@ -415,5 +423,9 @@ def _depth_refusal(game: Game, held: Spot, command: str) -> str:
     moved = len(trial.tableau[int(target) - 1]) - len(game.tableau[int(target) - 1])
     if result.finish or moved == held.depth or moved <= 0:
         return ""
-    cards = "card" if moved == 1 else "cards"
-    return f"Only the top {moved} {cards} of column {number} go there: pick up {moved}."
+    refusal = ngettext(
+        "Only the top {count} card of column {number} go there: pick up {count}.",
+        "Only the top {count} cards of column {number} go there: pick up {count}.",
+        moved,
+    )
+    return refusal.format(count=moved, number=number)

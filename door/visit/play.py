@@ -56,32 +56,38 @@ from door.visit.context import Visit
 from door.visit.faults import fault_words, log_fault
 from door.visit.keys import COMMAND_LENGTH, BoardKeys, Step
 from door.visit.screens import show_lines
+from door.words import N_, _, ngettext, speaking
 
 log = logging.getLogger("door")
 
 WORD_WAIT = 0.6  # seconds a complete command waits for a key that would make it longer
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
-PRACTICE_NOTE = "Practice: this game never reaches the scoreboards."
-TERSE_PROMPT = "Command: "  # the command prompt of a game shown a line per play
-GO_ON = "Press Enter to go on. "
+PRACTICE_NOTE = N_("Practice: this game never reaches the scoreboards.")
+# TRANSLATORS: the command prompt of a game shown a line per play: keep it short.
+TERSE_PROMPT = N_("Command: ")
+GO_ON = N_("Press Enter to go on. ")
+PLAY_NOT_SAVED = N_("Your play could not be saved ({why}): the game is as it was.")
 
 
 def not_saved(fault: StoreFault) -> str:
     """What the caller reads when a play could not be stored."""
-    return f"Your play could not be saved ({fault_words(fault)}): the game is as it was."
+    return _(PLAY_NOT_SAVED).format(why=fault_words(fault))
 
 
-NOT_SAVED = "Your play could not be saved (a disk fault): the game is as it was."
+NOT_SAVED = PLAY_NOT_SAVED.format(why="a disk fault")  # as an English caller reads it
 
 
-RESIGN_FOR_NEW = "Resign this game and deal a new one? (Y/N) "
+RESIGN_FOR_NEW = N_("Resign this game and deal a new one? (Y/N) ")
 
 
 @dataclass(frozen=True, slots=True)
 class GameTerms:
     """What a game's screen allows beyond the level's rules. The default is an ordinary
     game; a contest's game sets all of them:
+
+    Their texts are kept in English (marked for the catalog where they are written) and
+    translated where the game screen shows them:
 
     - ``no_hints``: why HINT is refused ("" lets the level's hints be asked);
     - ``sealed_until``: shown in place of the deal once the game is over, while the deal
@@ -125,20 +131,32 @@ def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Ga
     deal from the start."""
     deal = game.deal_number
     if record.practice:
-        name = "Practice, dealt by hand" if deal is None else f"Practice deal {deal}"
-        return GameLabels(name, PRACTICE_NOTE, f"{name}.")
-    caption = f"Game {record.id}"
+        if deal is None:
+            name = _("Practice, dealt by hand")
+        else:
+            name = _("Practice deal {deal}").format(deal=deal)
+        return GameLabels(name, _(PRACTICE_NOTE), f"{name}.")
+    # TRANSLATORS: the right of the game's title row, beside the level's name.
+    caption = _("Game {number}").format(number=record.id)
     if game.status != Status.PLAYING and deal is not None and not terms.sealed_until:
-        salt = f"  salt {record.salt}" if record.salt else ""
-        return GameLabels(caption, f"Deal {deal}{salt}", f"{caption}.")
+        if record.salt:
+            footnote = _("Deal {deal}  salt {salt}").format(deal=deal, salt=record.salt)
+        else:
+            footnote = _("Deal {deal}").format(deal=deal)
+        return GameLabels(caption, footnote, f"{caption}.")
     if terms.seal is not None:
         sealed = terms.seal
     elif record.salt is None or deal is None:
         return GameLabels(caption, "", f"{caption}.")
     else:
         sealed = seal(deal, record.salt)
-    when = terms.sealed_until or "at the end"
-    return GameLabels(caption, f"Seal {sealed} (deal and salt shown {when})", f"{caption}.")
+    if terms.sealed_until:
+        # TRANSLATORS: {when} says when, as a contest's terms say it ("at the close").
+        footnote = _("Seal {seal} (deal and salt shown {when})")
+        footnote = footnote.format(seal=sealed, when=_(terms.sealed_until))
+    else:
+        footnote = _("Seal {seal} (deal and salt shown at the end)").format(seal=sealed)
+    return GameLabels(caption, footnote, f"{caption}.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +181,7 @@ class Presentation(Protocol):
     #: Commands come a line at a time, each play told in a line; the whole board is shown
     #: when the game ends, not again when a page over it (help) is left.
     in_lines: bool
-    #: Added to the game's first message.
+    #: Added to the game's first message (a text for the catalog; "": nothing).
     opening_hint: str
 
     def reminder(self, screen: GameScreen) -> tuple[str, ...]:
@@ -332,13 +350,13 @@ class LinePerPlay:
     pointer = False
     in_lines = True
     # The prompt says "? for help" on a board; this prompt is too short to.
-    opening_hint = " Type ? for help."
+    opening_hint = N_("Type ? for help.")
 
     def reminder(self, screen: GameScreen) -> tuple[str, ...]:
         return ()
 
     def send(self, screen: GameScreen, shown: Game, *, full: bool) -> None:
-        prompt = TERSE_PROMPT if screen.prompt == PROMPT else screen.prompt
+        prompt = _(TERSE_PROMPT) if screen.prompt == PROMPT else screen.prompt
         if full:
             board = plain_lines(screen.buffer)[:-1]  # the short prompt stands for the board's
             screen.visit.terminal.write("\r\n" + "\r\n".join(board) + "\r\n" + prompt)
@@ -396,7 +414,8 @@ class GameScreen:
         self.painter = BoardPainter()  # the board kept from play to play: the buffer's rows
         self.message = ""
         self.message_style = MESSAGE
-        self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
+        # One question at a time: the command prompt, or what is asked (in the caller's words).
+        self.prompt = PROMPT
         self.banner: tuple[str, ...] = ()  # drawn across the middle of the board (a win)
         self.banner_art: Art | None = None  # the sysop's own, instead
         self.hinter = Hinter(level, visit.solving)
@@ -441,7 +460,7 @@ class GameScreen:
             self.look,
             self.message,
             self.message_style,
-            self.prompt,
+            _(PROMPT) if self.prompt == PROMPT else self.prompt,
             caption=labels.caption,
             footnote=labels.footnote,
             reminder=self.shown.reminder(self),
@@ -471,16 +490,22 @@ class GameScreen:
         return True
 
     def resized(self) -> None:
-        """The caller's window changed size: the board drawn again, whole."""
-        self.draw(full=True)
+        """The caller's window changed size: the board drawn again, whole (in the caller's
+        language: the terminal calls this from the connection's code, not the visit's)."""
+        with speaking(self.visit.terminal.words):
+            self.draw(full=True)
 
     def settle(self) -> None:
         """Send what is owed (:attr:`owes_draw`, :attr:`owes_typing`), and tell the caller of
         commands dropped as too many (``CommandPace.may_act``)."""
         dropped = self.visit.terminal.pace.take_dropped()
         if dropped:
-            what = "a command" if dropped == 1 else f"{dropped} commands"
-            self.say(f"Keys came faster than the door can answer: {what} dropped.", REFUSAL)
+            dropped_text = ngettext(
+                "Keys came faster than the door can answer: a command dropped.",
+                "Keys came faster than the door can answer: {count} commands dropped.",
+                dropped,
+            )
+            self.say(dropped_text.format(count=dropped), REFUSAL)
             self.owes_draw = True
         if self.owes_draw:
             self.draw()
@@ -533,7 +558,10 @@ async def play_game(
         if game.status != Status.PLAYING:
             return await _game_over(visit, screen, game_id, ended_now=False)
         opening = labels_of(record, game, terms).opening
-        screen.say(f"{opening}{screen.shown.opening_hint}" if game.moves == 0 else "Welcome back.")
+        hint = screen.shown.opening_hint
+        if hint:
+            opening = f"{opening} {_(hint)}"
+        screen.say(opening if game.moves == 0 else _("Welcome back."))
         if screen.shown.pointer:
             terminal.report_mouse(True)
         screen.draw(full=True)
@@ -647,7 +675,7 @@ async def _switch_ansi(
     await visit.set_look(ansi=not visit.look.ansi)
     screen.look_changed()
     visit.terminal.report_mouse(screen.shown.pointer)
-    screen.say("Plain text screen." if not visit.look.ansi else "Colour screen.")
+    screen.say(_("Plain text screen.") if not visit.look.ansi else _("Colour screen."))
     screen.draw(full=True)
     return None
 
@@ -656,7 +684,7 @@ async def _switch_suits(
     visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
 ) -> GameExit | None:
     await visit.set_look(suit_letters=not visit.look.suit_letters)
-    screen.say("Suits as letters." if visit.look.suit_letters else "Suits as symbols.")
+    screen.say(_("Suits as letters.") if visit.look.suit_letters else _("Suits as symbols."))
     screen.draw(full=True)
     return None
 
@@ -665,8 +693,8 @@ async def _resign(
     visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
 ) -> GameExit | None:
     game = screen.game
-    if not await _confirm(visit, screen, screen.terms.resign):
-        screen.say("You play on.")
+    if not await _confirm(visit, screen, _(screen.terms.resign)):
+        screen.say(_("You play on."))
         screen.draw()
         return None
     game.resign()
@@ -675,7 +703,7 @@ async def _resign(
     except StoreFault as fault:
         log_fault(visit, f"resigning game {game_id}", fault)
         screen.game = await visit.store.load_game(game_id)
-        screen.say(f"Not resigned ({fault_words(fault)}): you play on.", REFUSAL)
+        screen.say(_("Not resigned ({why}): you play on.").format(why=fault_words(fault)), REFUSAL)
         screen.draw()
         return None
     except StoreError:
@@ -714,10 +742,10 @@ async def _played_elsewhere(visit: Visit, screen: GameScreen) -> GameExit:
     """The stored game went on without this screen (the caller on a second line, say): the
     play is not taken, and the game is kept as it stands in the store."""
     screen.say(
-        "This game was played on meanwhile on another line; it is kept as it stands there.",
+        _("This game was played on meanwhile on another line; it is kept as it stands there."),
         REFUSAL,
     )
-    screen.prompt = GO_ON
+    screen.prompt = _(GO_ON)
     screen.draw()
     await visit.terminal.flush()
     await visit.terminal.read_key()
@@ -736,7 +764,8 @@ async def _look_at(
         screen.say(text)
     else:
         columns = len(game.tableau)
-        screen.say(f'No pile "{sanitize(pile, 8)}": L 1 to L {columns}, L S, L D or L F', REFUSAL)
+        refusal = _('No pile "{pile}": L 1 to L {columns}, L S, L D or L F')
+        screen.say(refusal.format(pile=sanitize(pile, 8), columns=columns), REFUSAL)
     screen.draw()
     return None
 
@@ -767,9 +796,10 @@ async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> Game
     game.resign()
     await visit.store.finish_game(game_id, game)  # safe if the door closed it already
     visit.game_ended()
-    closed = screen.terms.closed or "The day is over"
-    screen.say(f"{closed}: this game counts as {game.status}.", REFUSAL)
-    screen.prompt = GO_ON
+    closed = _(screen.terms.closed) if screen.terms.closed else _("The day is over")
+    counts = _("{closed}: this game counts as {status}.")
+    screen.say(counts.format(closed=closed, status=status_word(game.status)), REFUSAL)
+    screen.prompt = _(GO_ON)
     screen.draw(full=screen.shown.in_lines)  # a line-per-play caller sees the deal too
     await visit.terminal.flush()
     await visit.terminal.read_line(COMMAND_LENGTH)
@@ -783,13 +813,13 @@ async def _show_result(
     if shown.in_lines and screen.game.status != Status.PLAYING:
         screen.prompt = ""  # the end of the game is told next, with its own question
     if result.finish:
-        screen.say("All the cards can go up: the door plays them for you.", GOOD_NEWS)
+        screen.say(_("All the cards can go up: the door plays them for you."), GOOD_NEWS)
         await shown.finish(visit, screen, result)
     elif before is not None:
         screen.say(describe_play(before, screen.game, result, look))
     elif result.sent_up and result.move == "F":
         sent = " ".join(card_text(card, look).strip() for card in result.sent_up)
-        screen.say(f"Move {result.moves}: sent up {sent}")
+        screen.say(_("Move {number}: sent up {cards}").format(number=result.moves, cards=sent))
     else:
         screen.say(said)  # the board itself shows what the play did
     screen.draw()
@@ -819,7 +849,7 @@ async def _game_over(
     game = screen.game
     if ended_now:
         visit.game_ended()
-    screen.prompt = GO_ON
+    screen.prompt = _(GO_ON)
     if game.status == Status.WON:
         await _celebrate(visit, screen, game_id)
     elif (
@@ -829,21 +859,21 @@ async def _game_over(
         and not screen.terms.sealed_until  # whether a secret deal can be won is a hint
     ):
         screen.prompt = ""
-        screen.say("No play can change anything any more. Could the deal have been won? ...")
+        screen.say(_("No play can change anything any more. Could the deal have been won? ..."))
         screen.draw()
         await visit.terminal.flush()
         verdict = await was_it_winnable(visit.solving, game)
-        screen.prompt = GO_ON
-        screen.say(f"Game over, score {game.score}. {verdict}.", REFUSAL)
+        screen.prompt = _(GO_ON)
+        over = _("Game over, score {score}. {verdict}.")
+        screen.say(over.format(score=game.score, verdict=verdict), REFUSAL)
     elif game.status == Status.STUCK:
-        screen.say(
-            f"No play can change anything any more: the game is over. Score {game.score}.",
-            REFUSAL,
-        )
+        over = _("No play can change anything any more: the game is over. Score {score}.")
+        screen.say(over.format(score=game.score), REFUSAL)
     elif game.status == Status.RESIGNED:
-        screen.say(f"Game resigned, score {game.score}.", REFUSAL)
+        screen.say(_("Game resigned, score {score}.").format(score=game.score), REFUSAL)
     else:
-        screen.say(f"This game is over ({game.status}).", REFUSAL)
+        over = _("This game is over ({status}).")
+        screen.say(over.format(status=status_word(game.status)), REFUSAL)
     screen.draw(full=screen.shown.in_lines)  # a line-per-play caller sees the deal too
     # A new question: only an Enter sent with the last play belongs to it.
     visit.terminal.expect_enter(0.0)
@@ -856,45 +886,81 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
     """A win's banner across the emptied columns, and its message: the score and the
     caller's place on the level's high-score list."""
     game, level = screen.game, screen.level
-    screen.banner = ("Y O U   W O N !", f"Score {game.score}", f"{game.moves} moves")
+    moves = ngettext("{count} move", "{count} moves", game.moves).format(count=game.moves)
+    screen.banner = (
+        # TRANSLATORS: a win's banner across the board: at most 20 characters.
+        _("Y O U   W O N !"),
+        _("Score {score}").format(score=game.score),
+        moves,
+    )
     screen.banner_art = art_for(visit, "won")
+    won = ngettext(
+        "You won! Final score {score} in {count} move.",
+        "You won! Final score {score} in {count} moves.",
+        game.moves,
+    ).format(score=game.score, count=game.moves)
     if screen.record.practice or screen.terms.won:
-        where = screen.terms.won or "Practice: it is not on the high scores."
-        screen.say(f"You won! Final score {game.score} in {game.moves} moves. {where}", GOOD_NEWS)
+        if screen.terms.won:
+            where = _(screen.terms.won)
+        else:
+            where = _("Practice: it is not on the high scores.")
+        screen.say(f"{won} {where}", GOOD_NEWS)
         return
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
     place = next((n for n, row in enumerate(scores, start=1) if row.game_id == game_id), None)
-    where = (
-        f"{ordinal(place)} of {len(scores)} on the high scores of {level.name}"
-        if place is not None
-        else f"not among the top {len(scores)} of {level.name} this time"
-    )
-    screen.say(
-        f"You won! Final score {game.score} in {game.moves} moves. Your place: {where}.",
-        GOOD_NEWS,
-    )
+    if place is not None:
+        where = _("Your place: {place} of {count} on the high scores of {level}.").format(
+            place=ordinal(place), count=len(scores), level=level.name
+        )
+    else:
+        where = _("Your place: not among the top {count} of {level} this time.").format(
+            count=len(scores), level=level.name
+        )
+    screen.say(f"{won} {where}", GOOD_NEWS)
 
 
 def ordinal(number: int) -> str:
-    """A place in words: 1st, 2nd, 3rd, 4th.
+    """A place in words: 1st, 2nd, 3rd, 4th (in German 1., 2., 3.).
 
     >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 102)]
     ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '102nd']
     """
     if 10 <= number % 100 <= 20:
-        return f"{number}th"
-    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+        form = N_("{number}th")
+    else:
+        # TRANSLATORS: ordinals, "1st 2nd 3rd 4th": in German all four are "{number}.".
+        forms = {1: N_("{number}st"), 2: N_("{number}nd"), 3: N_("{number}rd")}
+        form = forms.get(number % 10, N_("{number}th"))
+    return _(form).format(number=number)
+
+
+# What a game's status is called where the screen names it.
+STATUS_WORDS = {
+    Status.PLAYING: N_("playing"),
+    Status.WON: N_("won"),
+    Status.STUCK: N_("stuck"),
+    Status.RESIGNED: N_("resigned"),
+}
+
+
+def status_word(status: Status) -> str:
+    """``status`` in the caller's words.
+
+    >>> status_word(Status.RESIGNED)
+    'resigned'
+    """
+    return _(STATUS_WORDS[status])
 
 
 async def _hint(
     visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
 ) -> GameExit | None:
     if screen.terms.no_hints:
-        screen.say(screen.terms.no_hints, REFUSAL)
+        screen.say(_(screen.terms.no_hints), REFUSAL)
         screen.draw()
         return None
     if screen.hinter.asks_the_solver(screen.game):
-        screen.say("The solver is looking for a winning line ...")
+        screen.say(_("The solver is looking for a winning line ..."))
         screen.draw()
         await visit.terminal.flush()
     hint = await screen.hinter.hint(screen.game)
@@ -904,7 +970,8 @@ async def _hint(
         except StoreFault as fault:
             # Unmarked, a hint would leave a helped game on the scoreboards: none is given.
             log_fault(visit, f"the hint taken in game {game_id}", fault)
-            screen.say(f"No hint now ({fault_words(fault)}): try again later.", REFUSAL)
+            no_hint = _("No hint now ({why}): try again later.")
+            screen.say(no_hint.format(why=fault_words(fault)), REFUSAL)
             screen.draw()
             return None
     screen.say(hint.text, MESSAGE if hint.assisted else REFUSAL)
@@ -933,8 +1000,9 @@ async def _help(
     terminal = visit.terminal
     terminal.report_mouse(False)  # a page of text: clicks mean nothing here
     # The keys are on the board, and in the rules.
-    lines = help_lines(screen.level.hints, screen.terms.resign_help)
-    if await show_lines(visit, "Canfield commands", lines, "Press Enter to return to the game. "):
+    lines = help_lines(screen.level.hints, _(screen.terms.resign_help))
+    back = _("Press Enter to return to the game. ")
+    if await show_lines(visit, _("Canfield commands"), lines, back):
         await terminal.read_key()
     terminal.on_notice = screen.notice  # notices go on the board again, not on the page
     terminal.on_resize = screen.resized

@@ -15,8 +15,9 @@ from ansi.screen import ScreenBuffer
 from door.views.board import Look
 from door.views.pages import PageLine, draw_rows, fits_under, pages_of
 from door.visit.context import Visit
+from door.words import N_, _
 
-MORE = "Any key for more, Q to stop. "
+MORE = N_("Any key for more, Q to stop. ")
 STOP = "Q"
 
 
@@ -68,7 +69,7 @@ def _page(
     if head is not None and (len(pages) > 1 or not fits_under(head, pages[0], look)):
         head = None
     screen = ScreenBuffer(look.width, look.height)
-    draw_rows(screen, heading, pages[index], look, prompt if last else MORE, message, head)
+    draw_rows(screen, heading, pages[index], look, prompt if last else _(MORE), message, head)
     return screen
 
 

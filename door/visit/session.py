@@ -49,8 +49,6 @@ __all__ = [
 
 log = logging.getLogger("door")
 
-GOODBYE = "Thanks for playing Canfield. Goodbye!"
-
 
 async def telnet_visit(app: App, terminal: Terminal, node: int) -> None:
     """A telnet caller: welcome, log in or sign up, then the main menu."""
@@ -151,15 +149,16 @@ async def _known_visit(visit: Visit, user: User) -> None:
     today = visit.store.today()
     message = ""
     if await close_past_days(visit.store, today, user.id):
-        message = "Your unfinished deal of an earlier day counts as resigned."
+        message = _("Your unfinished deal of an earlier day counts as resigned.")
     await close_past_days(visit.store, today)
     if await keep_contests_on_time(visit.store):  # likewise contests that open or close
         visit.game_ended()  # for the bulletins
     log.info("node %d: %s logged in", visit.node, sanitize(user.alias))
     await main_menu(visit, message)
+    goodbye = _("Thanks for playing Canfield. Goodbye!")
     art = art_for(visit, "goodbye")
     if art is not None:
-        visit.show(partial(goodbye_screen, art, GOODBYE))
+        visit.show(partial(goodbye_screen, art, goodbye))
         visit.terminal.write(reset() if visit.look.ansi else "\r\n")  # the caller's colours
     elif visit.look.ansi:
         # On the prompt's row, in the column every line starts in, in the caller's own
@@ -168,8 +167,8 @@ async def _known_visit(visit: Visit, user: User) -> None:
         prompt_at = prompt_row(visit.look)
         visit.terminal.write(
             f"{reset()}{show_cursor()}{move(prompt_at - 2, 1)}{clear_to_end_of_screen()}"
-            f"{move(prompt_at, TEXT_COL)}{GOODBYE}"
+            f"{move(prompt_at, TEXT_COL)}{goodbye}"
         )
     else:
-        visit.terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{GOODBYE}\r\n")
+        visit.terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{goodbye}\r\n")
     await visit.terminal.flush(check_time=False)

@@ -24,7 +24,8 @@ from door.views.pages import (
     Text,
 )
 from door.visit.context import Visit
-from door.visit.screens import ask_line, wait_key
+from door.visit.screens import ask_line, wait_key, whole_number
+from door.words import N_, _
 
 log = logging.getLogger("door")
 
@@ -33,33 +34,44 @@ async def settings(visit: Visit) -> None:
     message = ""
     while True:
         terminal = visit.terminal
+        if visit.look.ansi:
+            ansi = _("ANSI colour screen: on")
+        else:
+            ansi = _("ANSI colour screen: off (plain text)")
+        if visit.look.terse:
+            view = _("Game shown as: a line per play (R: the board)")
+        else:
+            view = _("Game shown as: the whole board")
         lines: list[PageLine] = [
-            Entry("A", f"ANSI colour screen: {'on' if visit.look.ansi else 'off (plain text)'}"),
-            Entry("S", f"Character set: {_charset_setting(visit)}"),
-            Entry("L", f"Suits drawn as: {_suits_word(visit)}"),
-            Entry(
-                "G",
-                "Game shown as: "
-                + ("a line per play (R: the board)" if visit.look.terse else "the whole board"),
-            ),
+            Entry("A", ansi),
+            Entry("S", _("Character set: {charset}").format(charset=_charset_setting(visit))),
+            Entry("L", _("Suits drawn as: {suits}").format(suits=_suits_word(visit))),
+            Entry("G", view),
         ]
         user = visit.user
         ssh_key = None
         if user is not None and user.bbs is None:  # a BBS's callers log in at their BBS
             ssh_key = await visit.store.ssh_key(user.id)
-            lines.append(Entry("K", f"SSH key for logging in: {'added' if ssh_key else 'none'}"))
+            if ssh_key:
+                key_line = _("SSH key for logging in: added")
+            else:
+                key_line = _("SSH key for logging in: none")
+            lines.append(Entry("K", key_line))
         lines += [
-            Entry("H", f"Keys on the board: {_keys_setting(visit)}"),
-            Entry("Q", "Back to the menu"),
+            Entry("H", _("Keys on the board: {keys}").format(keys=_keys_setting(visit))),
+            Entry(LANGUAGE, _("Language: {language}").format(language=_language_setting(visit))),
+            Entry("Q", _("Back to the menu")),
             "",
-            Text("Your cards look like this (as on the game board):", LABEL),
+            Text(_("Your cards look like this (as on the game board):"), LABEL),
             *sample_lines(visit.look),
             "",
-            "If a suit is missing or garbled there, or a card does not stand over its marks, "
-            "press L for suits as letters, which every screen shows, or S to choose another "
-            "character set (or to let the door find out by itself).",
+            _(
+                "If a suit is missing or garbled there, or a card does not stand over its "
+                "marks, press L for suits as letters, which every screen shows, or S to choose "
+                "another character set (or to let the door find out by itself)."
+            ),
         ]
-        key = await wait_key(visit, "Terminal settings", lines, "Your choice: ", message)
+        key = await wait_key(visit, _("Terminal settings"), lines, _("Your choice: "), message)
         if key == "A":
             await visit.set_look(ansi=not visit.look.ansi)
         elif key == "S":
@@ -67,9 +79,9 @@ async def settings(visit: Visit) -> None:
             continue
         elif key == "L":
             letters = not visit.look.suit_letters
-            shown = "as letters" if letters else "as symbols"
-            if not await keep_look(visit, f"Suits {shown}", terminal.charset, letters):
-                message = NOT_CHANGED
+            shown = _("Suits as letters") if letters else _("Suits as symbols")
+            if not await keep_look(visit, shown, terminal.charset, letters):
+                message = _(NOT_CHANGED)
                 continue
             await visit.set_look(suit_letters=letters)
         elif key == "K" and user is not None and user.bbs is None:
@@ -79,18 +91,29 @@ async def settings(visit: Visit) -> None:
             await visit.set_game_view(terse=not visit.look.terse)
         elif key == "H":
             await visit.set_hot_keys(not visit.hot_keys)
+        elif key == LANGUAGE:
+            message = await language_setting(visit)
+            continue
         elif key in ("Q", "\r"):
             return
-        message = "Saved for your next call."
+        message = _(SAVED)
 
 
-NOT_CHANGED = "Nothing was changed."
+NOT_CHANGED = N_("Nothing was changed.")
+SAVED = N_("Saved for your next call.")
 AUTOMATIC = "A"
+LANGUAGE = "W"
+BOARDS_LANGUAGE = "A"
 # The character sets a caller may choose: the key, the charset, its name and what it is.
 CHARSETS = (
-    ("C", "cp437", "CP437", "CP437, the IBM PC's: SyncTERM, NetRunner and most BBS terminals"),
-    ("U", "utf-8", "UTF-8", "UTF-8: PuTTY, xterm, Windows Terminal and most terminals of today"),
-    ("P", "ascii", "ASCII", "Plain ASCII: suits as letters (H D C S)"),
+    ("C", "cp437", "CP437", N_("CP437, the IBM PC's: SyncTERM, NetRunner and most BBS terminals")),
+    (
+        "U",
+        "utf-8",
+        "UTF-8",
+        N_("UTF-8: PuTTY, xterm, Windows Terminal and most terminals of today"),
+    ),
+    ("P", "ascii", "ASCII", N_("Plain ASCII: suits as letters (H D C S)")),
 )
 
 
@@ -99,32 +122,35 @@ async def charset_setting(visit: Visit) -> str:
     each call; a choice is shown (cards as the board draws them) and kept only once the
     caller says so. The message to show."""
     found = visit.detected
-    found_suits = "suits as letters" if found.suit_letters else "suit symbols"
-    lines: list[PageLine] = [
-        Entry(
-            AUTOMATIC,
-            f"Automatic: found out at each call (this call: {found.charset}, {found_suits})",
-        ),
-        *(Entry(key, text) for key, _, _, text in CHARSETS),
-        Entry("Q", "Back, nothing changed"),
-        "",
-        f"Now: {_charset_setting(visit)}. Each choice shows your cards in it before it is kept.",
-    ]
-    key = await wait_key(visit, "Character set", lines, "Your choice: ")
-    if key == AUTOMATIC:
-        name, charset, letters = "Automatic", found.charset, found.suit_letters
+    if found.suit_letters:
+        automatic = _("Automatic: found out at each call (this call: {charset}, suits as letters)")
     else:
-        chosen = [(charset, name) for k, charset, name, _ in CHARSETS if k == key]
+        automatic = _("Automatic: found out at each call (this call: {charset}, suit symbols)")
+    lines: list[PageLine] = [
+        Entry(AUTOMATIC, automatic.format(charset=found.charset)),
+        *(Entry(key, _(text)) for key, _charset, _name, text in CHARSETS),
+        Entry("Q", _("Back, nothing changed")),
+        "",
+        _("Now: {charset}. Each choice shows your cards in it before it is kept.").format(
+            charset=_charset_setting(visit)
+        ),
+    ]
+    key = await wait_key(visit, _("Character set"), lines, _("Your choice: "))
+    if key == AUTOMATIC:
+        name, charset, letters = _("Automatic"), found.charset, found.suit_letters
+    else:
+        chosen = [(charset, name) for k, charset, name, _text in CHARSETS if k == key]
         if not chosen:
             return ""
         (charset, name), letters = chosen[0], False  # a charset chosen: its own suits
-    if not await keep_look(visit, f"Character set: {name}", charset, letters):
-        return NOT_CHANGED
+    title = _("Character set: {charset}").format(charset=name)
+    if not await keep_look(visit, title, charset, letters):
+        return _(NOT_CHANGED)
     if key == AUTOMATIC:
         await visit.find_charset_by_itself()
-        return "The door finds out by itself at each call."
+        return _("The door finds out by itself at each call.")
     await visit.set_look(charset=charset, suit_letters=letters)
-    return "Saved for your next call."
+    return _(SAVED)
 
 
 async def keep_look(visit: Visit, title: str, charset: str, suit_letters: bool) -> bool:
@@ -138,17 +164,53 @@ async def keep_look(visit: Visit, title: str, charset: str, suit_letters: bool) 
             visit,
             title,
             [
-                Text("Your cards would look like this (as on the game board):", LABEL),
+                Text(_("Your cards would look like this (as on the game board):"), LABEL),
                 *sample_lines(visit.look),
                 "",
-                "Each card should show its rank and suit and stand over its three marks. If a "
-                "suit is missing or garbled, or the cards stand left of their marks, answer N.",
+                _(
+                    "Each card should show its rank and suit and stand over its three marks. "
+                    "If a suit is missing or garbled, or the cards stand left of their marks, "
+                    "answer N."
+                ),
             ],
-            "Keep this? (Y/N) ",
+            _("Keep this? (Y/N) "),
         )
     finally:
         terminal.info = before
     return answer == "Y"
+
+
+async def language_setting(visit: Visit) -> str:
+    """Let the caller choose the language they read the door in, among those the board
+    offers (each by its own name), or leave it to the board's. A choice is kept at once,
+    for this call and the next ones. The message to show, in the language now spoken."""
+    words = visit.config.words
+    offered = words.languages
+    lines: list[PageLine] = [
+        Entry(
+            BOARDS_LANGUAGE,
+            _("The board's language: {language}").format(language=words.name(words.language)),
+        ),
+        *(Entry(str(number), words.name(code)) for number, code in enumerate(offered, 1)),
+        Entry("Q", _("Back, nothing changed")),
+        "",
+        _("Now: {language}.").format(language=_language_setting(visit)),
+    ]
+    if len(offered) > 9:  # two digits need a line, not a key
+        key = (
+            await ask_line(visit, _("Language"), lines, _("Your choice: "), max_length=3)
+        ).upper()
+    else:
+        key = await wait_key(visit, _("Language"), lines, _("Your choice: "))
+    if key == BOARDS_LANGUAGE:
+        language = None
+    else:
+        number = whole_number(key)
+        if number is None or not 1 <= number <= len(offered):
+            return ""
+        language = offered[number - 1]
+    await visit.set_language(language)
+    return _(SAVED)
 
 
 SSH_KEY_LENGTH = 1000  # an RSA key of 4096 bits is some 740 characters
@@ -159,32 +221,34 @@ async def ssh_key_setting(visit: Visit, user: User, ssh_key: str | None) -> str:
     if ssh_key is not None:
         answer = await wait_key(
             visit,
-            "SSH key",
-            [Text("You log in over SSH with a key, or with your password."), ""],
-            "Remove your SSH key? (Y/N) ",
+            _("SSH key"),
+            [Text(_("You log in over SSH with a key, or with your password.")), ""],
+            _("Remove your SSH key? (Y/N) "),
         )
         if answer != "Y":
             return ""
         await visit.store.set_ssh_key(user.id, None)
-        return "SSH key removed: over SSH you log in with your password."
+        return _("SSH key removed: over SSH you log in with your password.")
     text = await ask_line(
         visit,
-        "SSH key",
+        _("SSH key"),
         [
-            "Over SSH you can log in with a key instead of your password. Paste your "
-            "public key: one line, as in the file id_ed25519.pub of your .ssh folder.",
+            _(
+                "Over SSH you can log in with a key instead of your password. Paste your "
+                "public key: one line, as in the file id_ed25519.pub of your .ssh folder."
+            ),
         ],
-        "Key (Enter to go back): ",
+        _("Key (Enter to go back): "),
         max_length=SSH_KEY_LENGTH,
     )
     if not text:
         return ""
     line = public_key_line(text)
     if line is None:
-        return "That is not an SSH public key. Nothing was changed."
+        return _("That is not an SSH public key. Nothing was changed.")
     await visit.store.set_ssh_key(user.id, line)
     log.info("node %d: %s added an SSH key", visit.node, sanitize(user.alias))
-    return "SSH key added: log in with it on your next call over SSH."
+    return _("SSH key added: log in with it on your next call over SSH.")
 
 
 PREVIEW = ("TH", "KS", "AD", "7C")
@@ -201,22 +265,33 @@ def _charset_setting(visit: Visit) -> str:
     """The caller's character set: as chosen, or as the door found it this call."""
     if visit.charset_chosen:
         return visit.terminal.charset
-    return f"automatic (this call: {visit.terminal.charset})"
+    return _("automatic (this call: {charset})").format(charset=visit.terminal.charset)
 
 
 def _suits_word(visit: Visit) -> str:
     """How suits are drawn, honestly: symbols need ANSI and a charset that has them."""
     if visit.look.suit_letters:
-        return "letters"
+        return _("letters")
     if not visit.look.ansi or visit.terminal.charset == "ascii":
-        return "symbols (letters in plain text and ASCII)"
-    return "symbols"
+        return _("symbols (letters in plain text and ASCII)")
+    return _("symbols")
 
 
 def _keys_setting(visit: Visit) -> str:
     if visit.hot_keys:
-        return "hot keys (a command acts at once)"
-    return "lines (Enter ends each command)"
+        return _("hot keys (a command acts at once)")
+    return _("lines (Enter ends each command)")
+
+
+def _language_setting(visit: Visit) -> str:
+    """The language the caller reads the door in, by its own name: as chosen, or the
+    board's."""
+    words = visit.config.words
+    name = words.name(visit.language)
+    chosen = visit.user.language if visit.user is not None else None
+    if chosen in words.languages:
+        return name
+    return _("the board's ({language})").format(language=name)
 
 
 def public_key_line(text: str) -> str | None:
