@@ -1,5 +1,6 @@
 """The caller's terminal settings page: ANSI or plain, the character set, suits as symbols or
-letters, the board or a line per play, hot keys or lines, and an SSH key to log in with.
+letters, the board or a line per play, hot keys or lines, an SSH key to log in with, and the
+language they read the door in (W: one the board offers, or the board's own).
 
 The character set is automatic until the caller chooses one (a stored charset of None): the
 door's own check of their screen at each call decides it, and the suits with it. A choice of

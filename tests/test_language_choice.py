@@ -1,0 +1,142 @@
+"""The caller's language: chosen in Terminal settings among the board's languages (or left to
+the board's), the page drawn again in it at once, and kept for the next call; a board whose
+sysop.toml says ``language = "de"`` speaks German to callers who have not chosen, from the
+first page on."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from door.config import load_config
+from door.words import Catalogs
+from tests.support.door_server import RunningDoor, door_config, open_door
+from tests.support.telnet_caller import Caller
+from tests.support.visits import sign_up
+
+BOARD = "The Canfield Door"  # the shipped sysop.toml's board name, on the welcome page
+PASSWORD = "secret-one1"
+GERMAN = Catalogs.read().words("de")
+
+
+def german(text: str) -> str:
+    """``text`` as the German catalog has it: for the texts of pages besides the settings
+    (the main menu's), whichever of them the catalog holds."""
+    return GERMAN.gettext(text)
+
+
+@pytest.fixture
+async def german_board(tmp_path: Path):
+    """A door whose sysop.toml says ``[words] language = "de"``."""
+    (tmp_path / "sysop.toml").write_text('[words]\nlanguage = "de"\n')
+    words = load_config(tmp_path / "sysop.toml").words
+    running = await open_door(dataclasses.replace(door_config(tmp_path), words=words))
+    yield running
+    await running.close()
+
+
+async def stored_language(door: RunningDoor, alias: str = "Alice") -> str | None:
+    user = await door.store.find_user(alias)
+    assert user is not None
+    return user.language
+
+
+async def call_and_log_in(door: RunningDoor, alias: str = "Alice", **options) -> Caller:
+    """Call, and log in by the page's shape, whatever language it is in: the board's name
+    on the welcome page, then a prompt ending in the alias (``Password for Alice:``)."""
+    caller = await Caller.connect(door.port, **options)
+    await caller.wait_for(BOARD)
+    await caller.type(alias)
+    await caller.wait_for(rf"(?m){alias}:$")
+    await caller.type(PASSWORD)
+    return caller
+
+
+async def test_a_caller_who_picks_deutsch_reads_the_door_in_it_now_and_on_the_next_call(door):
+    caller = await sign_up(door, password=PASSWORD)
+    await caller.key("T")
+    await caller.wait_for("W  Language: the board's \\(English\\)")
+    assert "Terminal settings" in caller.display()
+    await caller.key("W")
+    await caller.wait_for("Q  Back, nothing changed")
+    shown = caller.display()
+    assert "A  The board's language: English" in shown
+    assert "1  English" in shown and "2  Deutsch" in shown  # each by its own name
+    assert "Now: the board's (English)." in shown
+    await caller.key("2")
+    # The settings page again at once, all of it in German.
+    shown = await caller.wait_for("W  Sprache: Deutsch")
+    assert "Terminal-Einstellungen" in shown
+    assert "Gespeichert, auch für deinen nächsten Anruf." in shown
+    assert "A  ANSI-Farbbildschirm: an" in shown
+    assert "S  Zeichensatz: automatisch (dieser Anruf: utf-8)" in shown
+    assert "Q  Zurück zum Menü" in shown
+    assert "Deine Wahl:" in shown
+    assert "Terminal settings" not in shown and "Your choice" not in shown
+    assert await stored_language(door) == "de"
+    await caller.key("Q")
+    shown = await caller.wait_for("Canfield - The Canfield Door")  # the main menu
+    assert f"P  {german('Play a game')}" in shown
+    await caller.hang_up()
+
+    # The next call: English until the caller is known (the board's), German from the log-in.
+    again = await Caller.connect(door.port)
+    await again.wait_for("Your alias")
+    await again.type("Alice")
+    await again.wait_for("Password for")
+    await again.type(PASSWORD)
+    shown = await again.wait_for("Canfield - The Canfield Door")
+    assert f"P  {german('Play a game')}" in shown
+    await again.key("T")
+    shown = await again.wait_for("W  Sprache: Deutsch")
+    assert "Terminal-Einstellungen" in shown and "Deine Wahl:" in shown
+    await again.hang_up()
+
+
+async def test_a_german_board_greets_a_new_caller_in_german_before_they_log_in(german_board):
+    # A window too short for the welcome on one page: its first page asks for more.
+    caller = await Caller.connect(german_board.port, size=(40, 20))
+    shown = await caller.wait_for(BOARD)
+    assert "Eine Taste für mehr, Q hört auf." in shown
+    assert "Any key for more" not in shown
+    await caller.hang_up()
+
+
+@pytest.mark.slow
+async def test_a_caller_on_a_german_board_may_choose_english_or_the_boards_again(german_board):
+    await german_board.store.create_user("Alice", PASSWORD)
+    caller = await call_and_log_in(german_board)
+    shown = await caller.wait_for("Canfield - The Canfield Door")
+    assert f"P  {german('Play a game')}" in shown
+    await caller.key("T")
+    shown = await caller.wait_for("W  Sprache: die der Mailbox \\(Deutsch\\)")
+    assert "Terminal-Einstellungen" in shown
+    await caller.key("W")
+    shown = await caller.wait_for("Q  Zurück, nichts geändert")
+    assert "A  Die Sprache der Mailbox: Deutsch" in shown
+    assert "1  English" in shown and "2  Deutsch" in shown
+    await caller.key("1")
+    shown = await caller.wait_for("W  Language: English")
+    assert "Terminal settings" in shown and "Your choice:" in shown
+    assert "Saved for your next call." in shown
+    assert await stored_language(german_board) == "en"
+    await caller.key("Q")
+    shown = await caller.wait_for("Canfield - The Canfield Door")
+    assert "P  Play a game" in shown and "Your choice:" in shown
+    await caller.hang_up()
+
+    # Kept for the next call; and the board's language can be chosen again.
+    again = await call_and_log_in(german_board)
+    shown = await again.wait_for("Canfield - The Canfield Door")
+    assert "P  Play a game" in shown and "Your choice:" in shown
+    await again.key("T")
+    await again.wait_for("W  Language: English")
+    await again.key("W")
+    await again.wait_for("A  The board's language: Deutsch")
+    await again.key("A")
+    shown = await again.wait_for("W  Sprache: die der Mailbox \\(Deutsch\\)")
+    assert "Terminal-Einstellungen" in shown
+    assert await stored_language(german_board) is None
+    await again.hang_up()
