@@ -101,6 +101,11 @@ async def test_a_german_board_greets_a_new_caller_in_german_before_they_log_in(g
     shown = await caller.wait_for(BOARD)
     assert "Eine Taste für mehr, Q hört auf." in shown
     assert "Any key for more" not in shown
+    # A wider window: the page drawn again for it (by the connection's code), still German.
+    caller.forget_text()
+    await caller.resize(42, 20)
+    sent = await caller.wait_for("Eine Taste für mehr, Q hört auf.", in_text=True)
+    assert "Any key for more" not in sent
     await caller.hang_up()
 
 
