@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import asyncssh
 import pytest
 
 from door.commands.live import request
 from door.net.listening import SHUTDOWN_MESSAGE
 from door.net.nodes import TAKEN_OVER_MESSAGE, TOO_MANY_MESSAGE
 from door.running.control import control_path
-from tests.support.rlogin import ABC, linked_caller
+from tests.support.rlogin import ABC, handshake, linked_caller, refusal, send
 from tests.support.served_door import ROOT, Serving, serve
 from tests.support.ssh import sign_up_as_new, ssh_caller
 from tests.support.telnet_caller import Caller
@@ -36,15 +37,15 @@ def config(tmp_path: Path, **server: int) -> Path:
     return path
 
 
-def every_way_config(tmp_path: Path, **server: int) -> Path:
-    """Two workers, with SSH, RLOGIN (board ABC, on the loopback) and the web on, each on
-    a free port."""
+def every_way_config(tmp_path: Path, board: str = "", **server: int) -> Path:
+    """Two workers, with SSH, RLOGIN (board ABC, on the loopback, ``board`` more of its
+    settings) and the web on, each on a free port."""
     path = config(tmp_path, **server)
     path.write_text(
         path.read_text()
         + "[ssh]\nport = 0\n[web]\nport = 0\n[rlogin]\nport = 0\n"
         + f'[[rlogin.boards]]\ntag = "{ABC.tag}"\nname = "{ABC.name}"\n'
-        + f'addresses = ["127.0.0.0/8"]\nsecret = "{ABC.secret}"\n'
+        + f'addresses = ["127.0.0.0/8"]\nsecret = "{ABC.secret}"\n{board}'
     )
     return path
 
@@ -279,6 +280,10 @@ async def test_every_way_in_reaches_every_worker_on_one_table_of_nodes(tmp_path)
             # max_nodes counts the callers of every way and every worker together.
             fourth = await Caller.connect(door.port)
             await fourth.wait_for("All 3 nodes are busy", in_text=True)
+            # Told as the connection arrives, before any password, in SSH's own words.
+            with pytest.raises(asyncssh.DisconnectError, match="All 3 nodes are busy"):
+                async with ssh_caller(way_port(door, "SSH"), "new", "anything"):
+                    pass
             who = await asyncio.to_thread(request, control, {"command": "who"})
             assert sorted((c["alias"], c["way"]) for c in who["calls"]) == [
                 ("Rolf", "rlogin"),
@@ -322,7 +327,8 @@ async def test_a_worker_killed_drops_only_its_own_ssh_and_web_callers(tmp_path) 
                 await first_play(again)
                 newcomer = await web_caller(web_port)
                 await sign_up_on(newcomer, "Newton")
-                await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {ssh_worker}: serving")
+                started_again = rf"(?s)ended \(signal SIGKILL\).*worker {ssh_worker}: serving"
+                await door.wait_logged(started_again)
                 await stopped(door)
                 for caller in (by_web, again, newcomer):
                     await caller.wait_closed(30)
@@ -337,7 +343,8 @@ async def test_the_web_port_s_pages_and_guards_hold_through_the_workers(tmp_path
         await door.wait_logged(r"worker 1: serving")
         web_port = way_port(door, "web")
         async with aiohttp.ClientSession() as session:
-            for page, shown in (("/", "<html"), ("/scores", "Practice games are never on these lists")):
+            pages = (("/", "<html"), ("/scores", "Practice games are never on these lists"))
+            for page, shown in pages:
                 async with session.get(f"http://127.0.0.1:{web_port}{page}") as response:
                     assert response.status == 200
                     assert shown in await response.text()
@@ -371,5 +378,38 @@ async def test_the_web_port_s_pages_and_guards_hold_through_the_workers(tmp_path
         await caller.wait_for("alias", timeout=10)
         await stopped(door)
         await caller.wait_closed(30)
+    finally:
+        door.process.kill()
+
+
+async def test_a_linked_board_s_lines_and_wrong_secrets_count_on_every_worker(tmp_path) -> None:
+    door = await serve(every_way_config(tmp_path, board="max_calls = 1\n"))
+    try:
+        await door.wait_logged(r"worker 1: serving")
+        port = way_port(door, "RLOGIN")
+        rolf = await linked_caller(port, ABC, "Rolf")
+        await rolf.wait_for("Your choice")
+        # The other worker, serving nobody, is asked: the front's table counts the board's
+        # calls on both.
+        reader, writer = await send(port, handshake(ABC.secret, f"[{ABC.tag}]Rita"))
+        assert await refusal(reader) == b"\x01All 1 of Another Board's lines are busy." + (
+            b" Please call again later.\r\n"
+        )
+        writer.close()
+        # Wrong secrets, whichever worker reads them, make the address rest at the front.
+        for guess in range(4):
+            reader, writer = await send(port, handshake(f"guess-{guess}", "[ABC]Mallory"))
+            assert (await refusal(reader)).startswith(b"\x01Unknown board tag or wrong secret")
+            writer.close()
+        reader, writer = await send(port, handshake(ABC.secret, "[ABC]Mallory"))
+        assert (await refusal(reader)).startswith(b"\x01Too many wrong secrets lately.")
+        writer.close()
+        text = door.logged()
+        on = re.search(r"worker (\d): node \d: RLOGIN from", text)
+        busy = re.search(r"worker (\d): refused RLOGIN from .*lines are busy", text)
+        assert on and busy and on.group(1) != busy.group(1), text
+        assert "INFO refused RLOGIN from 127.0.0.1: resting after wrong secrets" in text
+        await stopped(door)
+        await rolf.wait_closed(30)
     finally:
         door.process.kill()

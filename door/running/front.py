@@ -157,6 +157,7 @@ class Front:
         self._workers: dict[int, WorkerLink] = {}  # by index
         self._listeners: dict[Way, socket.socket] = {}
         self._ports: dict[Way, int] = {}
+        self._fingerprint = ""  # the SSH host key's, when SSH is on
         self._refusals = AddressLog()
         self._wrong_secrets = WrongSecrets()
         self._next_call = 0
@@ -212,11 +213,13 @@ class Front:
         if config.ssh.port is not None:
             from door.net.ssh import load_host_key
 
-            load_host_key(config.host_key)  # made here, once, not by every worker at once
+            # Made here, once, not by every worker at once.
+            self._fingerprint = load_host_key(config.host_key).get_fingerprint("sha256")
         for way, (host, port) in wanted.items():
             if port is None:
                 continue
-            listener = socket.create_server((host, port), backlog=1024)
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            listener = socket.create_server((host, port), family=family, backlog=1024)
             listener.setblocking(False)
             self._listeners[way] = listener
             self._ports[way] = int(listener.getsockname()[1])
@@ -232,15 +235,12 @@ class Front:
             server.workers,
         )
         if Way.SSH in ports:
-            from door.net.ssh import load_host_key
-
-            fingerprint = load_host_key(config.host_key).get_fingerprint("sha256")
             log.info(
                 "listening for SSH on %s port %d; host key %s, fingerprint %s",
                 server.host,
                 ports[Way.SSH],
                 config.host_key,
-                fingerprint,
+                self._fingerprint,
             )
         if Way.RLOGIN in ports:
             log.info(
