@@ -19,7 +19,11 @@ logged. After :data:`FREE_WRONG_SECRETS` wrong tags or secrets from an address, 
 refused as it connects, before its handshake is read, for 15 seconds, then twice as long
 after each further wrong one, up to 5 minutes (:class:`WrongSecrets`). A board's callers
 are not limited by ``max_per_address`` (a door network's hub sends all its callers from one
-address), but by the board's own ``max_calls``.
+address), but by the board's own ``max_calls``, counted by the table of nodes.
+
+Served by a worker of a front process, a connection comes admitted by the front (the
+address a linked board's, not resting), which also counts the wrong secrets the worker
+reads (:meth:`RloginDoor.adopt`).
 
 An accepted caller gets RFC 1282's NUL, then the door's terminal detection and the main menu
 as a user of that board (:class:`Arrival`); Goodbye closes the connection, and the board

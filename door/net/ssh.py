@@ -14,7 +14,9 @@ client hears why in SSH's disconnect message before its key exchange, and its pa
 never checked. Until its session starts an admitted connection holds no node but counts as
 one for its address (:meth:`~door.net.nodes.Nodes.arriving`), so one address cannot keep more
 password prompts open than it may hold nodes; a client that never finishes its key exchange
-or its log in is cut off after ``login_timeout`` seconds. Passwords are checked with the
+or its log in is cut off after ``login_timeout`` seconds. (Served by a worker of a front
+process, a connection comes admitted by the front, counted as arriving there, or with the
+refusal to tell: :meth:`SshDoor.adopt`.) Passwords are checked with the
 caller's address, so that the address's back-off holds over SSH as at the telnet prompt, and
 wrong ones are logged a line a minute per address. The session's
 TERM and window size come with its pty request, and a change of window size is followed. From
