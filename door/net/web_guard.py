@@ -173,9 +173,15 @@ class GuardedConnection(asyncio.Protocol):
     counted by ``table`` as it arrives, its request heads timed, and ended when room is
     needed while it is in no request (:attr:`requests` counts those the door is in)."""
 
-    def __init__(self, inner: asyncio.Protocol, table: WebConnections) -> None:
+    def __init__(
+        self,
+        inner: asyncio.Protocol,
+        table: WebConnections,
+        on_lost: Callable[[], None] | None = None,
+    ) -> None:
         self.inner = inner
         self.table = table
+        self.on_lost = on_lost  # called once the connection has ended, admitted or not
         self.peer = "unknown"
         self.transport: asyncio.Transport | None = None
         self.requests = 0  # requests the door's handlers are in on this connection
@@ -249,6 +255,9 @@ class GuardedConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
+        lost, self.on_lost = self.on_lost, None
+        if lost is not None:
+            lost()
         if not self._admitted:
             return
         self._admitted = False
