@@ -34,6 +34,7 @@ from door.engine.status import Status
 from door.league.protocol import (
     MAX_ALIAS,
     MAX_BODY,
+    MOST_BYTES,
     REQUEST_SECONDS,
     SKEW,
     plays_of,
@@ -57,12 +58,14 @@ class HubLimits:
 
 
 class Refused(Exception):
-    """A request the hub will not take, and why, in words for the member's sysop."""
+    """A request the hub will not take, and why, in words for the member's sysop; ``most``,
+    the bytes a request may have, when it was refused for its length."""
 
-    def __init__(self, reason: str, status: int = 403) -> None:
+    def __init__(self, reason: str, status: int = 403, most: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.most = most
 
 
 class LeagueHub:
@@ -100,7 +103,10 @@ class LeagueHub:
                     response: web.StreamResponse = await handler(request)
                     return response
             except Refused as refusal:
-                return self._signed({"kind": "refused", "reason": refusal.reason}, refusal.status)
+                refused: dict[str, Any] = {"kind": "refused", "reason": refusal.reason}
+                if refusal.most is not None:
+                    refused[MOST_BYTES] = refusal.most
+                return self._signed(refused, refusal.status)
             except TimeoutError:
                 return self._signed({"kind": "refused", "reason": "the hub took too long"}, 503)
 
@@ -158,7 +164,7 @@ class LeagueHub:
         """The board and the message of a member's request, once every check has passed."""
         body = await read_capped(request.content, MAX_BODY)
         if body is None:
-            raise Refused(f"a request is {MAX_BODY} bytes at most", 413)
+            raise Refused(f"a request is {MAX_BODY} bytes at most", 413, most=MAX_BODY)
         try:
             claimed = unverified(body)
         except BadSignature as error:

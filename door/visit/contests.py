@@ -15,6 +15,7 @@ from ansi.text import sanitize
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
 from door.engine.status import Status
+from door.league.protocol import MAX_PLAYS
 from door.levels import Level
 from door.store import StoreError
 from door.store.contests import Contest, ContestState
@@ -184,6 +185,9 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         resign_help="resign this deal: it counts with its score as it stands",
         won="It is on the contest's table.",
         seal=(await store.contest_seals(contest))[number - 1] if contest.mirrored else None,
+        # What a result can carry to the hub: on every board of a league alike.
+        most_plays=MAX_PLAYS if contest.league else None,
+        most_plays_told=f"A league game is {MAX_PLAYS:,} plays at most",
     )
     shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
     outcome = await play_game(visit, shown, game_id, game, terms)
