@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from datetime import datetime, timedelta, timezone
 
 import aiohttp
@@ -296,3 +297,21 @@ async def test_junk_naming_a_board_spends_none_of_its_allowance(league):
     key = private_key_file(abc.config.league_key)
     body, _ = request("deal", "ABC", {"contest": contest.id, "number": 1}, key, hub.clock.now)
     assert (await _raw(hub.url + "/league/deal", body))[0] == 200
+
+
+async def test_a_flood_of_a_stranger_s_refused_requests_logs_a_bounded_number_of_lines(
+    league, caplog
+):
+    hub, _ = league
+    contest = await declare(hub)
+    caplog.set_level(logging.INFO, logger="door")
+    wrong_key = new_private_key()
+    fields = {"contest": contest.id, "number": 1}
+    for number in range(200):  # a key the hub does not have for ABC, or a board it lacks
+        tag = "ABC" if number % 2 else f"Z{number}"
+        body, _ = request("deal", tag, fields, wrong_key, hub.clock.now)
+        assert (await _raw(hub.url + "/league/deal", body))[0] == 403
+    lines = [r for r in caplog.records if "league: a request from" in r.getMessage()]
+    assert 1 <= len(lines) <= 2, [r.getMessage() for r in lines]
+    assert lines[0].levelno == logging.WARNING and "127.0.0.1" in lines[0].getMessage()
+    assert sum(len(r.getMessage()) for r in lines) < 1000
