@@ -55,6 +55,7 @@ from door.net.web_guard import (
     GuardedConnection,
     HttpFaultLog,
     WebConnections,
+    asks_to_upgrade,
     connection_cap,
     guarded,
     open_file_limit,
@@ -543,6 +544,8 @@ class WebDoor:
         connection = self.connections.of(request.transport)
         if connection is not None:
             connection.address = address
+            if not connection.upgrade():  # its first frames, sent at once, were a flood
+                return web.Response(status=429)
         origin = request.headers.get(hdrs.ORIGIN)
         local = request.transport.get_extra_info("sockname") if request.transport else None
         if not self.origins.allow(origin, str(local[0]) if local else ""):
@@ -559,8 +562,6 @@ class WebDoor:
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
-        if connection is not None:
-            connection.upgrade()
         where = (address, peer[1] if peer else 0)
         await carry(
             socket,
@@ -641,7 +642,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 def _counted_in(connections: WebConnections) -> Callable[..., Awaitable[web.StreamResponse]]:
     """A middleware counting each request on its connection, which is not ended to make
-    room for another meanwhile."""
+    room for another meanwhile. A request that asked to upgrade and was not taken as a
+    WebSocket ends its connection once answered: aiohttp would read what follows as more
+    requests, which the guard, having taken it for the WebSocket's, neither timed nor
+    measured."""
 
     @web.middleware
     async def counted(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -649,12 +653,28 @@ def _counted_in(connections: WebConnections) -> Callable[..., Awaitable[web.Stre
         if connection is not None:
             connection.requests += 1
         try:
-            return await handler(request)
+            response = await handler(request)
+        except web.HTTPException as refusal:
+            if _declined_upgrade(request, connection):
+                refusal.force_close()
+            raise
         finally:
             if connection is not None:
                 connection.requests -= 1
+        if _declined_upgrade(request, connection):
+            response.force_close()
+        return response
 
     return counted
+
+
+def _declined_upgrade(request: web.Request, connection: GuardedConnection | None) -> bool:
+    asked = asks_to_upgrade(
+        request.method,
+        ",".join(request.headers.getall(hdrs.CONNECTION, [])),
+        ",".join(request.headers.getall(hdrs.UPGRADE, [])),
+    )
+    return asked and not (connection is not None and connection.upgraded)
 
 
 def _is_upgrade(request: web.Request) -> bool:

@@ -15,6 +15,7 @@ from ansi.text import sanitize
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
 from door.engine.status import Status
+from door.league.protocol import MAX_PLAYS
 from door.levels import Level
 from door.store import StoreError
 from door.store.contests import Contest, ContestState
@@ -198,6 +199,9 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         resign_help=_("resign this deal: it counts with its score as it stands"),
         won=_("It is on the contest's table."),
         seal=(await store.contest_seals(contest))[number - 1] if contest.mirrored else None,
+        # What a result can carry to the hub: on every board of a league alike.
+        most_plays=MAX_PLAYS if contest.league else None,
+        most_plays_told=f"A league game is {MAX_PLAYS:,} plays at most",
     )
     name = _("{contest}, deal {number}").format(contest=sanitize(contest.name), number=number)
     shown = Level(level.number, name, level.variant)
