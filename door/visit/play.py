@@ -84,10 +84,7 @@ RESIGN_FOR_NEW = N_("Resign this game and deal a new one? (Y/N) ")
 @dataclass(frozen=True, slots=True)
 class GameTerms:
     """What a game's screen allows beyond the level's rules. The default is an ordinary
-    game; a contest's game sets all of them:
-
-    Their texts are kept in English (marked for the catalog where they are written) and
-    translated where the game screen shows them:
+    game; a contest's game sets all of them, each text in the caller's words:
 
     - ``no_hints``: why HINT is refused ("" lets the level's hints be asked);
     - ``sealed_until``: shown in place of the deal once the game is over, while the deal
@@ -95,7 +92,7 @@ class GameTerms:
     - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
       caller is told then (as a deal of the day's game ends with its day);
     - ``resign``: the question that confirms N, and ``resign_help`` what the help says N
-      does;
+      does ("": an ordinary game's, :data:`RESIGN_FOR_NEW` and ``RESIGN_HELP``);
     - ``won``: what a win says in place of its place on the level's high scores;
     - ``seal``: the deal's seal as published elsewhere (a league contest's, by its hub,
       whose salt the board learns only at the close); None: worked out from the game's salt;
@@ -107,8 +104,8 @@ class GameTerms:
     sealed_until: str = ""
     closes: datetime | None = None
     closed: str = ""
-    resign: str = RESIGN_FOR_NEW
-    resign_help: str = RESIGN_HELP
+    resign: str = ""
+    resign_help: str = ""
     won: str = ""
     seal: str | None = None
     most_plays: int | None = None
@@ -157,7 +154,7 @@ def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Ga
     if terms.sealed_until:
         # TRANSLATORS: {when} says when, as a contest's terms say it ("at the close").
         footnote = _("Seal {seal} (deal and salt shown {when})")
-        footnote = footnote.format(seal=sealed, when=_(terms.sealed_until))
+        footnote = footnote.format(seal=sealed, when=terms.sealed_until)
     else:
         footnote = _("Seal {seal} (deal and salt shown at the end)").format(seal=sealed)
     return GameLabels(caption, footnote, f"{caption}.")
@@ -697,7 +694,7 @@ async def _resign(
     visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
 ) -> GameExit | None:
     game = screen.game
-    if not await _confirm(visit, screen, _(screen.terms.resign)):
+    if not await _confirm(visit, screen, screen.terms.resign or _(RESIGN_FOR_NEW)):
         screen.say(_("You play on."))
         screen.draw()
         return None
@@ -806,8 +803,7 @@ async def _end_as_resigned(
     game.resign()
     await visit.store.finish_game(game_id, game)  # safe if the door closed it already
     visit.game_ended()
-    reason = why or screen.terms.closed
-    closed = _(reason) if reason else _("The day is over")
+    closed = why or screen.terms.closed or _("The day is over")
     counts = _("{closed}: this game counts as {status}.")
     screen.say(counts.format(closed=closed, status=status_word(game.status)), REFUSAL)
     screen.prompt = _(GO_ON)
@@ -911,10 +907,7 @@ async def _celebrate(visit: Visit, screen: GameScreen, game_id: int) -> None:
         game.moves,
     ).format(score=game.score, count=game.moves)
     if screen.record.practice or screen.terms.won:
-        if screen.terms.won:
-            where = _(screen.terms.won)
-        else:
-            where = _("Practice: it is not on the high scores.")
+        where = screen.terms.won or _("Practice: it is not on the high scores.")
         screen.say(f"{won} {where}", GOOD_NEWS)
         return
     scores = await visit.store.high_scores(level, visit.config.scoreboard.high_scores)
@@ -967,7 +960,7 @@ async def _hint(
     visit: Visit, screen: GameScreen, game_id: int, line: str, said: str
 ) -> GameExit | None:
     if screen.terms.no_hints:
-        screen.say(_(screen.terms.no_hints), REFUSAL)
+        screen.say(screen.terms.no_hints, REFUSAL)
         screen.draw()
         return None
     if screen.hinter.asks_the_solver(screen.game):
@@ -1011,7 +1004,7 @@ async def _help(
     terminal = visit.terminal
     terminal.report_mouse(False)  # a page of text: clicks mean nothing here
     # The keys are on the board, and in the rules.
-    lines = help_lines(screen.level.hints, _(screen.terms.resign_help))
+    lines = help_lines(screen.level.hints, screen.terms.resign_help or _(RESIGN_HELP))
     back = _("Press Enter to return to the game. ")
     if await show_lines(visit, _("Canfield commands"), lines, back):
         await terminal.read_key()
