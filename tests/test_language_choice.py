@@ -1,7 +1,7 @@
 """The caller's language: chosen in Terminal settings among the board's languages (or left to
 the board's), the page drawn again in it at once, and kept for the next call; a board whose
 sysop.toml says ``language = "de"`` speaks German to callers who have not chosen, from the
-first page on."""
+first page on; and a game's screen speaks the caller's language."""
 
 from __future__ import annotations
 
@@ -142,3 +142,34 @@ async def test_a_caller_on_a_german_board_may_choose_english_or_the_boards_again
     assert "Terminal-Einstellungen" in shown
     assert await stored_language(german_board) is None
     await again.hang_up()
+
+
+async def test_a_caller_who_chose_german_plays_a_deal_in_german(door):
+    caller = await sign_up(door, password=PASSWORD)
+    await caller.key("T")
+    await caller.wait_for("W  Language")
+    await caller.key("W")
+    await caller.wait_for("2  Deutsch")
+    await caller.key("2")
+    await caller.wait_for("W  Sprache: Deutsch")
+    await caller.key("Q")
+    await caller.wait_for("P  Ein Spiel spielen")
+    await caller.key("#")
+    await caller.wait_for("Spielnummer \\(Enter geht zurück\\):")
+    await caller.type("48213")
+    shown = await caller.wait_for("Stufe:")
+    assert "Spiel 48213 (Übung): auf welcher Stufe?" in shown
+    await caller.key("\r")
+    shown = await caller.wait_for("Übungsspiel 48213\\.")  # the game's first message
+    assert "Übung: dieses Spiel kommt nie in die Bestenlisten." in shown  # under the columns
+    await caller.key("L")
+    await caller.key("9")
+    await caller.wait_for('Kein Stapel "9": L 1 bis L 4, L S, L D oder L F')
+    await caller.key("N")
+    await caller.wait_for("Dieses Spiel aufgeben und ein neues geben\\? \\(Y/N\\)")
+    await caller.key("N")
+    await caller.wait_for("Du spielst weiter\\.")
+    await caller.key("Q")
+    shown = await caller.wait_for("Dein Spiel ist gespeichert: R setzt es fort\\.")
+    assert "P  Ein Spiel spielen" in shown
+    await caller.hang_up()
