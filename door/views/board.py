@@ -404,14 +404,24 @@ def _frame(
     for index in range(columns):
         col = RESERVE_COL + 1 + COLUMN_WIDTH * index  # over the card's middle
         frame.put(g.column_label_row, col, str(index + 1), KEY if look.ansi else PLAIN)
+    name_width = _name_width(g, names)
     for offset, name in enumerate(names):
         frame.put(
             g.sidebar_row + offset,
             g.sidebar_col,
-            f"{name:<{g.name_width}}",
+            f"{name:<{name_width}}",
             LABEL if look.ansi else PLAIN,
         )
     return frame
+
+
+def _name_width(g: Geometry, names: Sequence[str]) -> int:
+    """The sidebar's column of names: the board's; on the narrow board, as wide as a
+    language's longest short name and a blank, if that is wider (its values then have a
+    column or two fewer)."""
+    if not g.short:
+        return g.name_width
+    return max(g.name_width, 1 + max(map(len, names)))
 
 
 def _top_piles(screen: ScreenBuffer, game: Game, look: Look, g: Geometry) -> None:
@@ -426,9 +436,7 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look, g: Geometry) -> Non
         (g.deck_col + 4, _count_cells(len(deck))),
     ]
     shown = waste_shown(game)
-    placed += [
-        (g.waste_col + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)
-    ]
+    placed += [(g.waste_col + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)]
     if not shown:
         placed.append((g.waste_col, piles[NO_CARD_CELLS]))
     foundations = [
@@ -548,30 +556,17 @@ def _sidebar_names(words: NullTranslations, short: bool, vegas: bool) -> tuple[s
     """The sidebar's names in ``words`` (the language spoken: the cache's key); ``short``,
     the narrow board's."""
     if short:
-        return (
-            # TRANSLATORS: at most 5 characters each (the narrow board's sidebar): the
-            # sidebar's names, short for Balance, Score, Moves, Base rank, Pass, Draw,
-            # Undo, Up (cards on the foundations) and Waste
-            _("Bal.") if vegas else _("Score"),
-            _("Moves"),
-            _("Base"),
-            _("Pass"),
-            _("Draw"),
-            _("Undo"),
-            _("Up"),
-            _("Waste"),
-        )
-    return (
-        # TRANSLATORS: at most 9 characters each (the board's sidebar): its names
-        _("Balance") if vegas else _("Score"),
-        _("Moves"),
-        _("Base rank"),
-        _("Pass"),
-        _("Draw"),
-        _("Undo"),
-        _("Up"),
-        _("Waste"),
-    )
+        # TRANSLATORS: "Bal." (Balance) ... "Waste": at most 6 characters (the narrow board's
+        # sidebar, its names)
+        names = (_("Bal.") if vegas else _("Score"), _("Moves"), _("Base"), _("Pass"))
+        # TRANSLATORS: "Draw" ... "Waste": at most 6 characters (the narrow board's sidebar);
+        # "Up": the cards on the foundations
+        return (*names, _("Draw"), _("Undo"), _("Up"), _("Waste"))
+    # TRANSLATORS: at most 9 characters each (the board's sidebar, its names)
+    names = (_("Balance") if vegas else _("Score"), _("Moves"), _("Base rank"), _("Pass"))
+    # TRANSLATORS: at most 9 characters each (the board's sidebar); "Up": the cards on the
+    # foundations
+    return (*names, _("Draw"), _("Undo"), _("Up"), _("Waste"))
 
 
 def sidebar_lines(
@@ -617,7 +612,7 @@ def _short_values(game: Game, look: Look | None) -> tuple[str, ...]:
     if variant.passes:
         passes += f"/{variant.passes}"
     base = "?" if game.base_rank is None else rank_word(game.base_rank, look)
-    # TRANSLATORS: unlimited undo, at most 7 characters (the narrow board's sidebar)
+    # TRANSLATORS: unlimited undo, at most 6 characters (the narrow board's sidebar)
     undo = _("any") if variant.undo == Undo.UNLIMITED else _(UNDO_WORDS[variant.undo])
     return (
         str(game.score),
@@ -637,17 +632,21 @@ def _sidebar(
     look: Look,
     g: Geometry,
     drawn: Sequence[str] = (),
+    name_width: int | None = None,
 ) -> None:
-    """The sidebar's values beside their names (the frame's), each padded to the width of
+    """The sidebar's values beside their names (the frame's, in a column ``name_width``
+    wide: the board's unless a language's names need more), each padded to the width of
     its place; those equal to what ``drawn`` shows there are left as they are."""
+    value_col = g.value_col if name_width is None else g.sidebar_col + name_width
+    value_width = g.width - value_col
     # Plain white, as the counts beside the piles: values that change with every play
     # then cost no change of attributes on the way to or from the cards.
     value_style = INFO if look.ansi else PLAIN
     for offset, value in enumerate(values):
         if offset < len(drawn) and drawn[offset] == value:
             continue
-        padded = f"{value[: g.value_width]:<{g.value_width}}"
-        screen.put(g.sidebar_row + offset, g.value_col, padded, value_style)
+        padded = f"{value[:value_width]:<{value_width}}"
+        screen.put(g.sidebar_row + offset, value_col, padded, value_style)
 
 
 def draw_board(
@@ -809,7 +808,7 @@ class BoardPainter:
             self._top = top
         values = tuple(value for _name, value in sidebar)
         if values != self._values:
-            _sidebar(board, values, look, g, self._values)
+            _sidebar(board, values, look, g, self._values, _name_width(g, names))
             board.share_rows(range(g.sidebar_row, g.sidebar_row + len(values)))
             self._values = values
         columns = _columns_contents(game)

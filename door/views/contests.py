@@ -34,10 +34,15 @@ def table_lines(
         [
             ("#", 3, True),
             ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
             (_("Alias"), 20, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 13 characters
             *([(_("Board"), BOARD_WIDTH + 1, False)] if boards else []),
+            # TRANSLATORS: a column head of the scoreboards, at most 7 characters
             (_("Deals"), 8, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Score"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Moves"), 7, True),
         ]
     )

@@ -18,9 +18,13 @@ def board_lines(results: Sequence[DailyResult], limit: int) -> list[PageLine]:
         [
             ("#", 3, True),
             ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
             (_("Alias"), 22, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 9 characters
             (_("Result"), 10, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Score"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Moves"), 7, True),
         ]
     )

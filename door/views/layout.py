@@ -110,10 +110,14 @@ def heading(cells: Sequence[tuple[str, int, bool]]) -> str:
     '  #  Alias    Score'
     >>> heading([("#", 3, True), ("  ", 2, False), ("Name", 8, False), ("Punktzahl", 6, True)])
     '  #  Name Punktzahl'
+    >>> heading([("Spiele", 6, True), ("Siege", 5, True), ("Quote", 7, True)])
+    'Spiele Siege Quote'
     """
     line, over = "", 0  # over: how far the heads so far run past their columns
     for text, width, right in cells:
         cell = text.rjust(width) if right else text.ljust(width)
+        if line and text.strip() and not line[-1].isspace() and not cell[0].isspace():
+            cell = " " + cell  # a head that fills its column still stands a blank apart
         over += len(cell) - width
         if over and (right or not text.strip()):
             head = cell.lstrip(" ")

@@ -375,15 +375,21 @@ def high_score_lines(
         [
             ("#", 3, True),
             ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
             (_("Alias"), alias_width, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 13 characters
             *([(_("Board"), BOARD_WIDTH + 1, False)] if boards else []),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Score"), 5 if boards else 7, True),
             ("  ", 2, False),
             # The Board column's "Result" is wider than its values: the heads after it stand
             # a column to the right of theirs.
+            # TRANSLATORS: a column head of the scoreboards, at most 9 characters
             (_("Result"), result_width + 1 if boards else result_width, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Moves"), 6, True),
             ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 10 characters
             (_("Date"), 10, False),
         ]
     )
@@ -409,9 +415,12 @@ def _narrow_high_scores(level: Level, scores: Sequence[HighScore]) -> list[PageL
         [
             ("#", 2, True),
             ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
             (_("Alias"), alias, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Score"), 6, True),
             (" ", 1, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 9 characters
             (_("Result"), 6, False),
         ]
     )
@@ -434,12 +443,19 @@ def standing_lines(standings: Sequence[Standing], width: int = WIDTH) -> list[Pa
     boards = any(row.bbs for row in standings)
     head = heading(
         [
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
             (_("Alias"), 22, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 13 characters
             *([(_("Board"), BOARD_WIDTH + 1, False)] if boards else []),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
             (_("Games"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Wins"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
             (_("Won %"), 8, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 7 characters
             (_("Best"), 8, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 7 characters
             (_("Hints"), 8, True),
         ]
     )
@@ -468,9 +484,13 @@ def standing_lines(standings: Sequence[Standing], width: int = WIDTH) -> list[Pa
 def _narrow_standings(standings: Sequence[Standing]) -> list[PageLine]:
     head = heading(
         [
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
             (_("Alias"), 20, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
             (_("Games"), 6, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
             (_("Wins"), 5, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
             (_("Won %"), 7, True),
         ]
     )
