@@ -166,10 +166,8 @@ def _standings_section(standings: Sequence[Standing], boards: bool) -> str:
 
 def _daily_section(daily: DailyBoard | None, boards: bool) -> str:
     if daily is None:
-        return (
-            f"<section><h2>{_said(_('Deal of the day'))}</h2>"
-            f"<p>{_said(_('No deal has been dealt today yet.'))}</p></section>"
-        )
+        caption, empty = _said(_("Deal of the day")), _said(_("No deal has been dealt today yet."))
+        return f"<section><h2>{caption}</h2><p>{empty}</p></section>"
     head = _heads(
         "#",
         N_("Alias"),
@@ -299,13 +297,15 @@ def _html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
         "Saved *: has a game to resume. Hint: a hint was taken in the game. Practice games "
         "are never on these lists."
     )
+    # TRANSLATORS: the link to the door's own page, where a caller plays in the browser
+    play = _said(_("Play"))
     return (
         f'<!DOCTYPE html><html lang="{escape(bulletin.language.replace("_", "-"))}"><head>'
         '<meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<title>{heading}</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">'
         f"<style>{STYLE}</style></head><body>"
-        f'<h1>{heading}</h1><p><a href="/">{_said(_("Play"))}</a> · '
+        f'<h1>{heading}</h1><p><a href="/">{play}</a> · '
         '<a href="/scores.json">JSON</a></p>'
         + "".join(sections)
         + f"<p><small>{_said(key)}</small></p>"
