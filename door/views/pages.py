@@ -104,7 +104,9 @@ ScreenRow = tuple[Piece, ...]
 BLANK_ROW: ScreenRow = ()
 
 
-def _beside(col: int, head: Piece | None, text: str, style: Style, right: int) -> list[ScreenRow]:
+def _beside(
+    col: int, head: Piece | None, text: str, style: Style, right: int
+) -> list[ScreenRow]:
     """``text`` wrapped from ``col`` to column ``right``, ``head`` on its first row."""
     rows = []
     for index, line in enumerate(wrap(text, right - col + 1)):
