@@ -201,7 +201,11 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
         seal=(await store.contest_seals(contest))[number - 1] if contest.mirrored else None,
         # What a result can carry to the hub: on every board of a league alike.
         most_plays=MAX_PLAYS if contest.league else None,
-        most_plays_told=f"A league game is {MAX_PLAYS:,} plays at most",
+        # TRANSLATORS: followed by ": this game counts as resigned."
+        most_plays_told=_("A league game is {count} plays at most").format(
+            # TRANSLATORS: the separator of thousands in a number (6,000)
+            count=f"{MAX_PLAYS:,}".replace(",", _(","))
+        ),
     )
     name = _("{contest}, deal {number}").format(contest=sanitize(contest.name), number=number)
     shown = Level(level.number, name, level.variant)
