@@ -91,8 +91,9 @@ class GameTerms:
       must stay secret still ("" shows the deal and salt at the end);
     - ``closes`` and ``closed``: when an unfinished game ends as resigned, and what the
       caller is told then (as a deal of the day's game ends with its day);
-    - ``resign``: the question that confirms N, and ``resign_help`` what the help says N
-      does ("": an ordinary game's, :data:`RESIGN_FOR_NEW` and ``RESIGN_HELP``);
+    - ``resign``: the question that confirms N ("": an ordinary game's,
+      :data:`RESIGN_FOR_NEW`), and ``resign_help`` what the help says N does (or a text
+      marked with ``N_``, as the help's own ``RESIGN_HELP``);
     - ``won``: what a win says in place of its place on the level's high scores;
     - ``seal``: the deal's seal as published elsewhere (a league contest's, by its hub,
       whose salt the board learns only at the close); None: worked out from the game's salt;
@@ -105,7 +106,7 @@ class GameTerms:
     closes: datetime | None = None
     closed: str = ""
     resign: str = ""
-    resign_help: str = ""
+    resign_help: str = RESIGN_HELP
     won: str = ""
     seal: str | None = None
     most_plays: int | None = None
@@ -415,8 +416,7 @@ class GameScreen:
         self.painter = BoardPainter()  # the board kept from play to play: the buffer's rows
         self.message = ""
         self.message_style = MESSAGE
-        # One question at a time: the command prompt, or what is asked (in the caller's words).
-        self.prompt = PROMPT
+        self.prompt = PROMPT  # one question at a time: the command prompt, or what is asked
         self.banner: tuple[str, ...] = ()  # drawn across the middle of the board (a win)
         self.banner_art: Art | None = None  # the sysop's own, instead
         self.hinter = Hinter(level, visit.solving)
@@ -461,7 +461,7 @@ class GameScreen:
             self.look,
             self.message,
             self.message_style,
-            _(PROMPT) if self.prompt == PROMPT else self.prompt,
+            self.prompt,
             caption=labels.caption,
             footnote=labels.footnote,
             reminder=self.shown.reminder(self),
@@ -1004,7 +1004,7 @@ async def _help(
     terminal = visit.terminal
     terminal.report_mouse(False)  # a page of text: clicks mean nothing here
     # The keys are on the board, and in the rules.
-    lines = help_lines(screen.level.hints, screen.terms.resign_help or _(RESIGN_HELP))
+    lines = help_lines(screen.level.hints, screen.terms.resign_help)
     back = _("Press Enter to return to the game. ")
     if await show_lines(visit, _("Canfield commands"), lines, back):
         await terminal.read_key()
