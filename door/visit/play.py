@@ -64,7 +64,7 @@ WORD_WAIT = 0.6  # seconds a complete command waits for a key that would make it
 FINISH_STEP_SECONDS = 0.12  # pause between cards when the door plays the last cards up
 
 PRACTICE_NOTE = N_("Practice: this game never reaches the scoreboards.")
-# TRANSLATORS: the command prompt of a game shown a line per play: keep it short.
+# TRANSLATORS: the prompt of a game shown a line per play: keep it short.
 TERSE_PROMPT = N_("Command: ")
 GO_ON = N_("Press Enter to go on. ")
 PLAY_NOT_SAVED = N_("Your play could not be saved ({why}): the game is as it was.")
@@ -153,10 +153,13 @@ def labels_of(record: GameRecord, game: Game, terms: GameTerms = ORDINARY) -> Ga
     else:
         sealed = seal(deal, record.salt)
     if terms.sealed_until:
-        # TRANSLATORS: {when} says when, as a contest's terms say it ("at the close").
+        # TRANSLATORS: under the columns; a board of 40 columns shows only
+        # the first 37 characters: keep {seal} (32) in them. {when}: "at the close".
         footnote = _("Seal {seal} (deal and salt shown {when})")
         footnote = footnote.format(seal=sealed, when=terms.sealed_until)
     else:
+        # TRANSLATORS: under the columns; a board of 40 columns shows only
+        # the first 37 characters: keep {seal} (32) in them.
         footnote = _("Seal {seal} (deal and salt shown at the end)").format(seal=sealed)
     return GameLabels(caption, footnote, f"{caption}.")
 
@@ -932,7 +935,7 @@ def ordinal(number: int) -> str:
     if 10 <= number % 100 <= 20:
         form = N_("{number}th")
     else:
-        # TRANSLATORS: ordinals, "1st 2nd 3rd 4th": in German all four are "{number}.".
+        # TRANSLATORS: ordinals "1st 2nd 3rd 4th"; German: "{number}." for all.
         forms = {1: N_("{number}st"), 2: N_("{number}nd"), 3: N_("{number}rd")}
         form = forms.get(number % 10, N_("{number}th"))
     return _(form).format(number=number)
