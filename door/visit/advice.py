@@ -12,6 +12,7 @@ from door.engine.solver import Result
 from door.engine.status import Status
 from door.levels import Hints, Level
 from door.solving.pool import Solving
+from door.words import _
 
 HINTS_OFF = "Hints are off at this level"
 NO_WINNING_LINE = "No winning line from here"
@@ -60,7 +61,7 @@ class Hinter:
             advice = visible_advice(game)
             if advice is None:
                 return Hint("No play to suggest", False)
-            return Hint(f"Hint: {advice.play} ({advice.why})", True)
+            return Hint(f"Hint: {advice.play} ({_(advice.why)})", True)
         return await self._solver_hint(game)
 
     async def _solver_hint(self, game: Game) -> Hint:

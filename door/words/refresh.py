@@ -11,12 +11,16 @@ from babel.messages.frontend import CommandLineInterface
 
 from door.words.catalogs import DOMAIN, LOCALE, TEMPLATE
 
+ENGINE_KEYWORDS = ("IllegalMove", "Advice:2")
 EXTRACT = [
     "extract",
     "--mapping-file=babel.cfg",
     "--no-location",
     "--sort-output",
     "--add-comments=TRANSLATORS:",
+    # The engine's texts, which it cannot mark with _() (it imports nothing of the door's):
+    # the reason a play is refused, and why a hint's play is worth making.
+    *(f"--keyword={keyword}" for keyword in ENGINE_KEYWORDS),
     "--project=Canfield door",
     "--copyright-holder=the Canfield door's authors",
     f"--output-file={TEMPLATE}",
