@@ -37,19 +37,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
+from gettext import NullTranslations
 from typing import Generic, Protocol, TypeVar
 
 from ansi.text import sanitize
 from door.net.presence import Presence, Watcher
 from door.net.terminal import Terminal
+from door.words import N_, ngettext
+from door.words.speaking import ENGLISH_WORDS
+from door.words.told import Said
 
 log = logging.getLogger("door")
 
-TOO_MANY_MESSAGE = "Too many connections from your address."
-TOO_OFTEN_MESSAGE = "Too many calls from your address in the last minute. Please wait a minute."
-LOGIN_TIMEOUT_MESSAGE = "You did not log in in time. Goodbye."
-TAKEN_OVER_MESSAGE = "You logged in on another node, which took over this call. Your game is saved."
-MADE_ROOM_MESSAGE = "A new caller needed your node. Goodbye."
+# What a caller is told, in English (the log's, and each text's msgid): said in their
+# language where they are told (door.words.told).
+TOO_MANY_MESSAGE = N_("Too many connections from your address.")
+TOO_OFTEN_MESSAGE = N_("Too many calls from your address in the last minute. Please wait a minute.")
+LOGIN_TIMEOUT_MESSAGE = N_("You did not log in in time. Goodbye.")
+TAKEN_OVER_MESSAGE = N_(
+    "You logged in on another node, which took over this call. Your game is saved."
+)
+MADE_ROOM_MESSAGE = N_("A new caller needed your node. Goodbye.")
 RATE_WINDOW = 60.0  # seconds over which connections_per_minute counts
 ANSWER_GRACE = 30.0  # seconds a caller not logged in may take to answer before making room
 TAKE_OVER_GRACE = 10.0  # seconds a visit taken over gets to save and say goodbye
@@ -177,6 +185,22 @@ class Call:
 S = TypeVar("S", bound=Seat)
 
 
+def _all_busy(nodes: int) -> str:
+    return ngettext(
+        "The only node is busy. Please call again later.",
+        "All {count} nodes are busy. Please call again later.",
+        nodes,
+    ).format(count=nodes)
+
+
+def _all_busy_for_guests(nodes: int) -> str:
+    return ngettext(
+        "The only node for callers not yet logged in is busy. Please call again later.",
+        "All {count} nodes for callers not yet logged in are busy. Please call again later.",
+        nodes,
+    ).format(count=nodes)
+
+
 class Table(Generic[S]):
     """Which node each caller holds, and who may have one now, whatever a held call is."""
 
@@ -186,6 +210,9 @@ class Table(Generic[S]):
 
     def __init__(self, limits: NodeLimits) -> None:
         self.limits = limits
+        #: The board's language: what a caller is told before a visit speaks theirs (a
+        #: refusal at the door), as sysop.toml's ``[words]`` gives it.
+        self.words: NullTranslations = ENGLISH_WORDS
         self._calls: dict[int, S] = {}
         self._login_timers: dict[int, asyncio.TimerHandle] = {}
         self._per_address: Counter[str] = Counter()
@@ -228,12 +255,9 @@ class Table(Generic[S]):
         ):
             return None
         if len(staying) >= nodes:
-            busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
-            return f"{busy} Please call again later."
+            return Said(lambda: _all_busy(nodes))
         if not logged_in and len(guests) >= open_to_guests:
-            some = f"All {open_to_guests} nodes" if open_to_guests != 1 else "The only node"
-            verb = "are" if open_to_guests != 1 else "is"
-            return f"{some} for callers not yet logged in {verb} busy. Please call again later."
+            return Said(lambda: _all_busy_for_guests(open_to_guests))
         return None
 
     def _make_room(self, guests: list[S]) -> bool:

@@ -40,10 +40,12 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+from ansi.charset import encode
 from ansi.text import sanitize
 from door.linked_board import LinkedBoard
-from door.net.clocks import describe_seconds
+from door.net.clocks import span
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import (
     CLOSE_GRACE,
@@ -56,6 +58,8 @@ from door.net.listening import (
 )
 from door.net.nodes import Nodes, Way, address_key
 from door.net.terminal import Terminal
+from door.words import N_, ngettext
+from door.words.told import Said, told
 
 log = logging.getLogger("door")
 
@@ -64,10 +68,12 @@ HANDSHAKE_LIMIT = 512  # bytes: three short fields; more is not a handshake
 ALIAS_LIMIT = 40  # as a drop file's alias
 CLOSE_TIMEOUT = 5.0
 
-NOT_LINKED = "This address is not a board linked to this door."
-NOT_A_HANDSHAKE = "That is not an RLOGIN handshake."
-TOO_SLOW = "The RLOGIN handshake took too long."
-WRONG_FIELDS = "Unknown board tag or wrong secret."
+# What a board is told of a refusal (its software may show its caller), in the board's
+# language as door.words.told says them.
+NOT_LINKED = N_("This address is not a board linked to this door.")
+NOT_A_HANDSHAKE = N_("That is not an RLOGIN handshake.")
+TOO_SLOW = N_("The RLOGIN handshake took too long.")
+WRONG_FIELDS = N_("Unknown board tag or wrong secret.")
 FREE_WRONG_SECRETS = 3  # wrong tags or secrets from an address before it rests
 FIRST_REST = 15.0  # seconds; doubled after each further wrong secret
 LONGEST_REST = 300.0
@@ -352,7 +358,8 @@ class RloginDoor:
         except Refused as refused:
             self._listening.note_refusal(address, refused.why)
             # RFC 1282: a byte 1, then the reason, and the connection is closed.
-            writer.write(b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n")
+            said = told(refused.args[0], self.nodes.words)
+            writer.write(b"\x01" + encode(said, "ascii") + b"\r\n")
         except (OSError, EOFError):
             pass  # the board hung up
         except asyncio.CancelledError:
@@ -380,17 +387,14 @@ class RloginDoor:
             raise Refused(NOT_LINKED, "not the address of a linked board")
         rest = self._wrong_secrets.rest(address)
         if rest > 0:
-            raise Refused(
-                f"Too many wrong secrets lately. Try again in {describe_seconds(rest)}.",
-                "resting after wrong secrets",
-            )
+            raise Refused(Said(partial(_try_again_in, rest)), "resting after wrong secrets")
         return boards
 
     def _board_refusal(self, board: LinkedBoard) -> str | None:
         """Why another caller of ``board`` can't come in now (its ``max_calls``), or None."""
-        if board.max_calls is not None and self._on[board.tag] >= board.max_calls:
-            lines = f"All {board.max_calls} of {board.name}'s lines are busy."
-            return f"{lines} Please call again later."
+        calls = board.max_calls
+        if calls is not None and self._on[board.tag] >= calls:
+            return Said(partial(_lines_busy, board.name, calls))
         return None
 
     async def _handshake(
@@ -425,7 +429,7 @@ class RloginDoor:
     async def _call(
         self, arrival: Arrival, reader: RloginReader, writer: asyncio.StreamWriter, address: str
     ) -> None:
-        terminal = call_terminal(self.config, reader, writer)
+        terminal = call_terminal(self.config, reader, writer, self.nodes.words)
         terminal.logged_in = True  # the board vouches for its caller
         started = time.monotonic()
 
@@ -448,6 +452,31 @@ class RloginDoor:
             self._on[tag] -= 1
             if not self._on[tag]:
                 del self._on[tag]
+
+
+def _lines_busy(board: str, calls: int) -> str:
+    return ngettext(
+        "All {count} of {board}'s lines are busy. Please call again later.",
+        "All {count} of {board}'s lines are busy. Please call again later.",
+        calls,
+    ).format(count=calls, board=board)
+
+
+def _try_again_in(seconds: float) -> str:
+    count, in_minutes = span(seconds)
+    if in_minutes:
+        text = ngettext(
+            "Too many wrong secrets lately. Try again in {count} minute.",
+            "Too many wrong secrets lately. Try again in {count} minutes.",
+            count,
+        )
+    else:
+        text = ngettext(
+            "Too many wrong secrets lately. Try again in {count} second.",
+            "Too many wrong secrets lately. Try again in {count} seconds.",
+            count,
+        )
+    return text.format(count=count)
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ansi.charset import encode
 from door.config import Config, ConfigError
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way
@@ -53,6 +54,8 @@ from door.running.reload import compare
 from door.running.service import Service
 from door.running.worker import Worker, forget_front_signals, name_in_log
 from door.store.hashing import CHECKS, HASHING
+from door.words import N_
+from door.words.told import told
 
 log = logging.getLogger("door")
 
@@ -272,10 +275,10 @@ class Front:
         refusal = self._closing or self.table.refusal(address)
         live = [link for link in self._workers.values() if link.channel.open]
         if refusal is None and not live:
-            refusal = "The door is starting again. Please call again in a moment."
+            refusal = N_("The door is starting again. Please call again in a moment.")
         if refusal is not None:
             self._refusals.note(address, f"refused {address}: {refusal}")
-            _tell(connection, refusal)
+            _tell(connection, told(refusal, self.config.words.words(None)))
             return
         worker = min(live, key=lambda link: len(link.calls))
         self._next_call += 1
@@ -500,7 +503,7 @@ def _tell(connection: socket.socket, refusal: str) -> None:
     """Say why a connection is refused, and hang up, as telnet's listener does."""
     try:
         connection.setblocking(False)
-        connection.send(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+        connection.send(encode(f"\r\n{refusal}\r\n", "ascii"))  # before any charset is known
     except OSError:
         pass
     connection.close()
