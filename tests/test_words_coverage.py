@@ -32,6 +32,7 @@ from babel.messages.frontend import parse_mapping_cfg
 
 from ansi.screen import cells
 from door.words.catalogs import LOCALE, read_catalog, shipped_languages, template
+from door.words.refresh import EXTRACT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +50,18 @@ CALLER_FACING = (
 )
 # Two words or more: a sentence or a phrase, not a name, a key or a format.
 WORDS = re.compile(r"[A-Za-z]{2,}[,.:;!?']?\s+[A-Za-z]{2,}")
-MARKS = {"_", "N_", "ngettext"}
+# Babel's keywords beside _, N_ and ngettext (door.words.refresh gives them to it), each
+# with the argument that holds the text: the engine's refusals and hints, made where nothing
+# of the door's may be imported.
+KEYWORDS = {
+    name: int(argument or 1)
+    for name, _colon, argument in (
+        option.removeprefix("--keyword=").partition(":")
+        for option in EXTRACT
+        if option.startswith("--keyword=")
+    )
+}
+MARKS = {"_", "N_", "ngettext", *KEYWORDS}
 LOG_CALLS = {"debug", "info", "warning", "error", "exception", "critical", "log"}
 
 # Exceptions whose message no caller reads: raised for a programming error, or for a
@@ -262,7 +274,7 @@ def test_the_check_finds_what_it_is_for() -> None:
         'shown = _("Your game is saved.")\n'
         'left = "Press any key"\n'
         'glued = f"You won {n} games"\n'
-        'raise IllegalMove("That card can\'t go there")\n'
+        'raise Refusal("That card can\'t go there")\n'
     )
     found = [literal.text for literal in unmarked_in(sample, "door/views/sample.py")]
     assert found == ["Press any key", "You won ", "That card can't go there"]
@@ -283,8 +295,8 @@ def _variable(node: ast.expr) -> bool:
 def unextractable(path: Path) -> Iterator[str]:
     """The marking calls in ``path`` whose text Babel can't take from the code: ``_()`` of
     anything but a literal or a variable (an f-string, a text glued or formatted first, a
-    choice between two texts), ``N_()`` of anything but a literal, ``ngettext()`` whose two
-    forms are not literals."""
+    choice between two texts), ``N_()`` or a keyword's call of anything but a literal,
+    ``ngettext()`` whose two forms are not literals."""
     relative = path.relative_to(ROOT).as_posix()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
@@ -292,10 +304,11 @@ def unextractable(path: Path) -> Iterator[str]:
         name, arguments = node.func.id, node.args
         if name == "_":
             fine = len(arguments) == 1 and (_literal(arguments[0]) or _variable(arguments[0]))
-        elif name == "N_":
-            fine = len(arguments) == 1 and _literal(arguments[0])
         elif name == "ngettext":
             fine = len(arguments) == 3 and _literal(arguments[0]) and _literal(arguments[1])
+        elif name == "N_" or name in KEYWORDS:
+            place = KEYWORDS.get(name, 1)
+            fine = len(arguments) >= place and _literal(arguments[place - 1])
         else:
             continue
         if not fine:
@@ -307,38 +320,50 @@ def test_every_marked_text_is_one_babel_extracts() -> None:
     assert not found, "texts Babel can't extract (see door/words):\n" + "\n".join(found)
 
 
-def test_a_variable_given_to_gettext_holds_a_text_marked_with_n_() -> None:
-    """Where ``_()`` is given a variable, the module (or one it imports from) marks texts
-    with ``N_()``: the text it holds is in the catalog."""
+def test_a_variable_given_to_gettext_holds_a_text_marked_elsewhere() -> None:
+    """Where ``_()`` is given a variable, the module, or a door module it imports from, marks
+    texts for the catalog (``N_()`` or a keyword): the text the variable holds is one of them.
+    (door/words itself is left out: its machinery says whatever text it is handed.)"""
     lonely = []
     for path in modules(("door", "ansi")):
+        if path.is_relative_to(ROOT / "door" / "words"):
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         given = [
             node
-            for node in calls
-            if isinstance(node.func, ast.Name)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
             and node.func.id == "_"
             and node.args
             and _variable(node.args[0])
         ]
-        if given and not _marks_with_n_(tree):
+        if given and not _marks_elsewhere(tree):
             lonely += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in given]
-    assert not lonely, "_() of a variable where nothing is marked with N_():\n" + "\n".join(lonely)
+    assert not lonely, "_() of a variable where no text is marked to hold:\n" + "\n".join(lonely)
 
 
-def _marks_with_n_(tree: ast.Module) -> bool:
-    """Whether the module marks texts with N_(), or takes texts from a door module that does."""
+def _marks(tree: ast.Module) -> bool:
+    """Whether the module marks a text to be translated where it is shown."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and (node.func.id == "N_" or node.func.id in KEYWORDS)
+        for node in ast.walk(tree)
+    )
+
+
+def _marks_elsewhere(tree: ast.Module) -> bool:
+    """Whether the module, or a door module it imports from, marks texts."""
+    if _marks(tree):
+        return True
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "N_":
-            return True
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("door."):
-            source = ROOT / Path(*node.module.split("."))
-            files = [source.with_suffix(".py"), source / "__init__.py"]
-            for file in files:
-                if file.is_file() and "N_(" in file.read_text(encoding="utf-8"):
-                    return True
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("door."):
+            continue
+        source = ROOT / Path(*(node.module or "").split("."))
+        for file in (source.with_suffix(".py"), source / "__init__.py"):
+            if file.is_file() and _marks(ast.parse(file.read_text(encoding="utf-8"))):
+                return True
     return False
 
 
