@@ -109,17 +109,25 @@ def _english_texts() -> tuple[tuple[str, ...], frozenset[str]]:
     for entry in template():
         if not entry.id:
             continue
-        for english in _forms(entry.id):
+        forms = _forms(entry.id)
+        german = (
+            [words.gettext(forms[0])]
+            if len(forms) == 1
+            else [words.ngettext(forms[0], forms[1], count) for count in (1, 2)]
+        )
+        # What the German keeps as it is (a command, a name) is not English left.
+        kept = " ".join(" ".join(folded(text).split()) for text in german if text not in forms)
+        for english in forms:
             if "{" not in english and len(english.split()) <= 2:
-                german = words.gettext(english) if isinstance(entry.id, str) else None
-                if german is None or folded(german).strip() != english.strip():
-                    short.add(" ".join(english.split()).strip(" .:!?"))
+                word = " ".join(english.split()).strip(" .:!?")
+                if word and word not in kept:
+                    short.add(word)
                 continue
             for piece in re.split(r"\{[^{}]*\}|(?<=[.!?:;])\s+|\n", english):
                 stretch = " ".join(piece.split()).strip(" ,")
-                if len(stretch.split()) >= 3:
+                if len(stretch.split()) >= 3 and stretch not in kept:
                     phrases.add(stretch)
-    return tuple(sorted(phrases, key=len, reverse=True)), frozenset(short - {""})
+    return tuple(sorted(phrases, key=len, reverse=True)), frozenset(short)
 
 
 def english_left(screen: list[str], ignore: frozenset[str] = frozenset()) -> list[str]:
@@ -132,6 +140,8 @@ def english_left(screen: list[str], ignore: frozenset[str] = frozenset()) -> lis
         if phrase in text and re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text):
             found.append(phrase)
     for word in short:
+        if word.lower() in ignore:
+            continue
         if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text):
             found.append(word)
     for word in re.findall(r"[A-Za-z][a-z]*(?:'[a-z]+)?", text):
