@@ -2,10 +2,11 @@
 keeps its place on the screen in every language.
 
 - Each string literal of two or more words in the modules a caller's screen is drawn from is
-  marked (``_()``, ``N_()``, ``ngettext()``), is a docstring or a log line's, or is on the
-  short list below of texts no caller reads, each with its reason.
-- Each ``_()`` is given a literal Babel extracts, or a text kept elsewhere and marked there
-  with ``N_()``: never an f-string, a text glued or formatted before it is translated.
+  marked (``_()``, ``N_()``, ``ngettext()``, or a keyword Babel is given for the engine's
+  texts), is a docstring or a log line's, or is on the short list below of texts no caller
+  reads, each with its reason.
+- Each ``_()`` is given a literal Babel extracts, or a text kept elsewhere and marked there:
+  never an f-string, a text glued or formatted before it is translated.
 - Each translation keeps the English's formatting fields whole (``tests/test_words.py``
   checks the ``{name}`` fields; here: the ``{}`` and ``%`` fields it does not see, and
   braces that would fail ``str.format``).
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog, Message
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 
 from ansi.screen import cells
@@ -474,7 +475,14 @@ def test_every_room_said_in_the_code_reaches_the_translator() -> None:
     extracted = sum(
         1
         for _file, _line, _message, comments, _context in extract_from_dir(
-            ROOT, method_map, options_map, comment_tags=("TRANSLATORS:",)
+            ROOT,
+            method_map,
+            options_map,
+            keywords={
+                **DEFAULT_KEYWORDS,
+                **{name: None if place == 1 else (place,) for name, place in KEYWORDS.items()},
+            },
+            comment_tags=("TRANSLATORS:",),
         )
         if any(AT_MOST.search(comment) for comment in comments)
     )
