@@ -59,11 +59,12 @@ spoken = ["en"]  # the board's language, as --language sets it
 
 
 def shown(pattern: str, *english: str) -> str:
-    """``pattern``, a regex of the door's English, on an English board; else a pattern for
-    the texts holding ``english`` as the board says them."""
+    """``pattern``, a regex of the door's English, on an English board; else also the texts
+    holding ``english`` as the board says them."""
     if spoken[0] == "en":
         return pattern
-    return "|".join(f"(?:{said(text)})" for text in english)
+    # The English too: a text not yet translated is waited for as it shows.
+    return "|".join([pattern, *(f"(?:{said(text)})" for text in english)])
 
 
 @dataclass(frozen=True, slots=True)

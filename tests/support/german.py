@@ -98,6 +98,14 @@ def said(english: str) -> str:
     return r"\s+".join(re.sub(r"[^\x00-\x7f]", ".", re.escape(word)) for word in words)
 
 
+def either(*english: str) -> str:
+    """A pattern for the texts holding ``english``, in German or still in English (waited
+    for as it shows, then named by :func:`english_left`)."""
+    patterns = [said(text) for text in english]
+    patterns += [r"\s+".join(map(re.escape, text.split())) for text in english]
+    return "|".join(f"(?i:{pattern})" for pattern in patterns)
+
+
 @functools.cache
 def _english_texts() -> tuple[tuple[str, ...], frozenset[str]]:
     """The English texts of the catalog to look for on a German screen: every stretch of
@@ -155,7 +163,7 @@ class GermanTour(Tour):
 
     async def see(self, name: str | None, *english: str) -> None:
         """Wait for a text holding one of ``english`` and for the door to finish drawing."""
-        await self.caller.wait_for("|".join(f"(?i:{said(text)})" for text in english), timeout=20)
+        await self.caller.wait_for(either(*english), timeout=20)
         await quiet(self.caller)
         if name:
             self.keep(name)
@@ -173,9 +181,9 @@ class GermanTour(Tour):
 
 async def german_sign_up(visit: GermanTour, alias: str, password: str) -> None:
     caller = visit.caller
-    shown = await caller.wait_for(f"{said('Your alias')}|{said('Any key for more')}")
+    shown = await caller.wait_for(either("Your alias", "Any key for more"))
     visit.keep("welcome")
-    if not re.search(said("Your alias"), shown):  # the welcome on two pages
+    if not re.search(either("Your alias"), shown):  # the welcome on two pages
         await caller.key(" ")
         await visit.see("welcome 2", "Your alias")
     await caller.type(alias)
