@@ -178,8 +178,10 @@ async def sign_up_and_deal(
     menu = shown("Your choice", "Your choice")
     await settle(caller, menu, in_text)
     if board:
+        before = len(caller.received)
         await caller.key("T")
-        await settle(caller, shown("Game shown as: a line per play", "Game shown as"), in_text)
+        lines = "Game shown as: a line per play" if spoken[0] == "en" else None
+        await settle(caller, lines, in_text, before)
         before = len(caller.received)
         await caller.key("G")
         whole = "Game shown as: the whole board" if spoken[0] == "en" else None

@@ -94,7 +94,7 @@ def said(english: str) -> str:
         if german != holder:
             pieces = re.split(r"\{[^{}]*\}", german)
             shown = max(pieces, key=lambda piece: len(piece.split()))
-    words = shown.split()[:4]
+    words = shown.split()[:3]
     return r"\s+".join(re.sub(r"[^\x00-\x7f]", ".", re.escape(word)) for word in words)
 
 
