@@ -373,7 +373,7 @@ def write_config(
     """The shipped sysop.toml with some keys changed, written into ``folder``; the keys of
     ``if_present`` are changed only where the file has them. ``shipped``: another door's
     sysop.toml (an older revision's), whose loopback limits are set only where it has them.
-    ``web`` False: the web port off (a door of several workers serves telnet alone)."""
+    ``web`` False: the web port off."""
     text = shipped.read_text(encoding="utf-8")
     # The web, on a free port, or off.
     text = text.replace("\nport = 8080\n", "\nport = 0\n" if web else "\n")
@@ -395,7 +395,7 @@ def roomy_config(
 ) -> Path:
     """The shipped settings (or another revision's, ``shipped``) with a node for each of
     ``callers``, no idle or time limit, and the solver quiet: a benchmark's door; with
-    ``workers`` above 1, that many workers (and the web off)."""
+    ``workers`` above 1, that many workers."""
     limits: dict[str, object] = {
         "max_nodes": callers + 10,
         "max_per_address": callers + 10,
@@ -405,7 +405,7 @@ def roomy_config(
     }
     if workers > 1:
         limits["workers"] = workers
-    return write_config(folder, limits, QUIET_SOLVER, shipped=shipped, web=workers == 1)
+    return write_config(folder, limits, QUIET_SOLVER, shipped=shipped)
 
 
 WAL_HEADER, FRAME_HEADER = 32, 24  # bytes: the WAL's header, and each page's in it

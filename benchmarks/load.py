@@ -575,7 +575,7 @@ def run_case(
         time.sleep(1.0)
         readings = Readings(idle=server.sample())
         started = time.monotonic()
-        web_port = server.web_port() if mode == "door" and args.web and door_workers == 1 else 0
+        web_port = server.web_port() if mode == "door" and args.web else 0
         for plan in _plans(mode, server.port, callers, args, web_port):
             worker = context.Process(
                 target=client_process, args=(plan, report, play, again, start_at), daemon=True
@@ -654,7 +654,7 @@ def run_case(
         "commands_per_second": round(commands / play_seconds, 1),
         "latency_ms": milliseconds(played.latencies),
         "slowest": slowest_episodes(played.sent_at, played.latencies),
-        "web_callers": min(args.web, callers) if mode == "door" and door_workers == 1 else 0,
+        "web_callers": min(args.web, callers) if mode == "door" else 0,
         "web_latency_ms": milliseconds(played.web_latencies),
         "bytes_per_command": round(played.received / commands, 1) if commands else 0,
         "sign_up_ms": milliseconds(set_up.set_up),

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from gettext import NullTranslations
 from typing import Any
 
 from ansi.charset import encode
@@ -40,8 +41,10 @@ from door.config import Config
 from door.contests import ContestBoard, board_json, contest_board
 from door.store import HighScore, Standing, Store
 from door.store.contests import ContestStanding, ContestState
-from door.views.layout import counted, local_time, wrap
+from door.views.layout import heading, local_time, wrap
 from door.views.pages import board_cell
+from door.words import ENGLISH, N_, _, ngettext, speaking
+from door.words.speaking import ENGLISH_WORDS
 
 FORMATS = ("ansi", "ascii", "json")
 WIDTH = 79  # columns used of an 80-column screen (see the module's docstring)
@@ -64,13 +67,16 @@ class LevelBoard:
 @dataclass(frozen=True, slots=True)
 class Bulletin:
     """Everything a bulletin shows. ``standings`` is None when only one level was asked for;
-    ``contest`` is the latest contest that has opened (its table), if any."""
+    ``contest`` is the latest contest that has opened (its table), if any. It speaks the
+    board's ``language`` (``words``, its catalog): a bulletin is for every caller."""
 
     bbs_name: str
     generated: datetime
     levels: tuple[LevelBoard, ...]
     standings: tuple[Standing, ...] | None
     contest: ContestBoard | None = None
+    language: str = ENGLISH
+    words: NullTranslations = field(default=ENGLISH_WORDS, compare=False, repr=False)
 
 
 async def gather(
@@ -104,6 +110,8 @@ async def gather(
         levels=tuple(boards),
         standings=standings,
         contest=contest,
+        language=config.words.language,
+        words=config.words.words(None),
     )
 
 
@@ -123,7 +131,7 @@ def render(bulletin: Bulletin, fmt: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class _Column:
-    title: str
+    title: str  # marked for the catalog, translated in the heading
     width: int
     right: bool = False
 
@@ -134,39 +142,56 @@ class _Column:
 
 _SCORE_COLUMNS = (
     _Column("#", 3, right=True),
-    _Column("Alias", ALIAS_WIDTH),
-    _Column("Score", 7, right=True),
-    _Column("Won", 4),
-    _Column("Moves", 5, right=True),
-    _Column("Date", 10),
-    _Column("Hint", 4),
+    # TRANSLATORS: at most 20 characters (a column head of the bulletin)
+    _Column(N_("Alias"), ALIAS_WIDTH),
+    # TRANSLATORS: at most 7 characters (a column head of the bulletin)
+    _Column(N_("Score"), 7, right=True),
+    # TRANSLATORS: at most 4 characters (a column head of the bulletin)
+    _Column(N_("Won"), 4),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Moves"), 5, right=True),
+    # TRANSLATORS: at most 10 characters (a column head of the bulletin)
+    _Column(N_("Date"), 10),
+    # TRANSLATORS: at most 4 characters (a column head of the bulletin)
+    _Column(N_("Hint"), 4),
 )
 BOARD_WIDTH = 10  # the Board column of a bulletin with several boards' callers
 # With a Board column, aliases get two columns fewer: the lines keep within the frame.
 _BOARD_SCORE_COLUMNS = (
     _Column("#", 3, right=True),
-    _Column("Alias", ALIAS_WIDTH - 2),
-    _Column("Board", BOARD_WIDTH),
+    # TRANSLATORS: at most 18 characters (a column head of the bulletin)
+    _Column(N_("Alias"), ALIAS_WIDTH - 2),
+    # TRANSLATORS: at most 10 characters (a column head of the bulletin)
+    _Column(N_("Board"), BOARD_WIDTH),
     *_SCORE_COLUMNS[2:],
 )
 _STANDING_COLUMNS = (
     _Column("#", 3, right=True),
-    _Column("Alias", ALIAS_WIDTH),
+    # TRANSLATORS: at most 20 characters (a column head of the bulletin)
+    _Column(N_("Alias"), ALIAS_WIDTH),
     _Column("", 1),
-    _Column("Games", 5, right=True),
-    _Column("Wins", 5, right=True),
-    _Column("Win %", 6, right=True),
-    _Column("Best", 7, right=True),
-    _Column("Hints", 5, right=True),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Games"), 5, right=True),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Wins"), 5, right=True),
+    # TRANSLATORS: at most 6 characters (a column head of the bulletin)
+    _Column(N_("Win %"), 6, right=True),
+    # TRANSLATORS: at most 7 characters (a column head of the bulletin)
+    _Column(N_("Best"), 7, right=True),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Hints"), 5, right=True),
 )
 # With a Board column beside Hints, aliases get two columns fewer and Best one: the lines
 # keep within the frame.
 _BOARD_STANDING_COLUMNS = (
     _Column("#", 3, right=True),
-    _Column("Alias", ALIAS_WIDTH - 2),
-    _Column("Board", BOARD_WIDTH),
+    # TRANSLATORS: at most 18 characters (a column head of the bulletin)
+    _Column(N_("Alias"), ALIAS_WIDTH - 2),
+    # TRANSLATORS: at most 10 characters (a column head of the bulletin)
+    _Column(N_("Board"), BOARD_WIDTH),
     *_STANDING_COLUMNS[2:6],
-    _Column("Best", 6, right=True),
+    # TRANSLATORS: at most 6 characters (a column head of the bulletin)
+    _Column(N_("Best"), 6, right=True),
     _STANDING_COLUMNS[7],
 )
 _GAP = "  "
@@ -198,18 +223,24 @@ def _standing_columns(boards: bool) -> tuple[_Column, ...]:
     return _BOARD_STANDING_COLUMNS if boards else _STANDING_COLUMNS
 
 
+def _yes_no() -> tuple[str, str]:
+    # TRANSLATORS: the bulletin's Won and Hint columns: at most 4 characters each
+    return _("yes"), _("no")
+
+
 def _score_cells(rank: int, row: HighScore, boards: bool = False) -> list[str]:
     alias = ALIAS_WIDTH - 2 if boards else ALIAS_WIDTH
+    yes, no = _yes_no()
     where = [board_cell(row.bbs, BOARD_WIDTH)] if boards else []
     return [
         f"{rank}.",
         sanitize(row.alias, alias),
         *where,
         str(row.score),
-        "yes" if row.won else "no",
+        yes if row.won else no,
         str(row.moves),
         _date(row.finished),
-        "yes" if row.assisted else "",
+        yes if row.assisted else "",
     ]
 
 
@@ -231,18 +262,26 @@ def _standing_cells(rank: int, row: Standing, boards: bool = False) -> list[str]
 
 _CONTEST_COLUMNS = (
     _Column("#", 3, right=True),
-    _Column("Alias", ALIAS_WIDTH),
-    _Column("Deals", 5),
-    _Column("Score", 7, right=True),
-    _Column("Moves", 5, right=True),
-    _Column("Finished", 11),
-    _Column("Hint", 4),
+    # TRANSLATORS: at most 20 characters (a column head of the bulletin)
+    _Column(N_("Alias"), ALIAS_WIDTH),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Deals"), 5),
+    # TRANSLATORS: at most 7 characters (a column head of the bulletin)
+    _Column(N_("Score"), 7, right=True),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Moves"), 5, right=True),
+    # TRANSLATORS: at most 11 characters (a column head of the bulletin)
+    _Column(N_("Finished"), 11),
+    # TRANSLATORS: at most 4 characters (a column head of the bulletin)
+    _Column(N_("Hint"), 4),
 )
 # With a Board column, aliases get four columns fewer: the lines keep within the frame.
 _BOARD_CONTEST_COLUMNS = (
     _Column("#", 3, right=True),
-    _Column("Alias", ALIAS_WIDTH - 4),
-    _Column("Board", BOARD_WIDTH),
+    # TRANSLATORS: at most 16 characters (a column head of the bulletin)
+    _Column(N_("Alias"), ALIAS_WIDTH - 4),
+    # TRANSLATORS: at most 10 characters (a column head of the bulletin)
+    _Column(N_("Board"), BOARD_WIDTH),
     *_CONTEST_COLUMNS[2:],
 )
 
@@ -257,30 +296,42 @@ def _contest_cells(rank: int, row: ContestStanding, boards: bool = False) -> lis
         str(row.score),
         str(row.moves),
         row.finished.astimezone().strftime("%m-%d %H:%M") if row.finished else "",
-        "yes" if row.assisted else "",
+        _yes_no()[0] if row.assisted else "",
     ]
 
 
 def _contest_title(board: ContestBoard) -> str:
     contest = board.contest
+    when = contest_when(board)
+    return ngettext(
+        "Contest: {name} ({count} deal, level {level}, {when})",
+        "Contest: {name} ({count} deals, level {level}, {when})",
+        contest.deals,
+    ).format(name=sanitize(contest.name), count=contest.deals, level=contest.level, when=when)
+
+
+def contest_when(board: ContestBoard) -> str:
+    """When a contest closes, or closed."""
+    closes = local_time(board.contest.closes)
     if board.state == ContestState.CLOSED:
-        when = f"closed {local_time(contest.closes)}"
-    else:
-        when = f"open until {local_time(contest.closes)}"
-    deals = counted(contest.deals, "deal")
-    return f"Contest: {sanitize(contest.name)} ({deals}, level {contest.level}, {when})"
+        return _("closed {time}").format(time=closes)
+    return _("open until {time}").format(time=closes)
 
 
 def _contest_notes(board: ContestBoard) -> list[str]:
     """What the deals may be seen as: seals while the contest is open, deals and salts after."""
-    notes = [
-        "Deals: finished (+ begun). Ranked by score, then fewer moves, then who finished first."
-    ]
+    notes = [_(CONTEST_NOTE)]
     if board.deals:
-        notes.append("Deals revealed (seal = first 32 hex digits of sha256 of DEAL:SALT):")
-        notes += [f"  {deal.number}. {deal.deal} salt {deal.salt}" for deal in board.deals]
+        notes.append(_("Deals revealed (seal = first 32 hex digits of sha256 of DEAL:SALT):"))
+        notes += [
+            "  "
+            + _("{number}. {deal} salt {salt}").format(
+                number=deal.number, deal=deal.deal, salt=deal.salt
+            )
+            for deal in board.deals
+        ]
     else:
-        notes.append("Seals (the deals and salts are shown when it closes):")
+        notes.append(_("Seals (the deals and salts are shown when it closes):"))
         notes += [f"  {number}. {sealed}" for number, sealed in enumerate(board.seals, 1)]
     return [piece for note in notes for piece in wrap(note, INNER - 4)]
 
@@ -290,18 +341,37 @@ def _line(columns: Sequence[_Column], cells: Sequence[str]) -> str:
 
 
 def _heading(columns: Sequence[_Column]) -> str:
-    return _line(columns, [column.title for column in columns])
+    cells: list[tuple[str, int, bool]] = []
+    for index, column in enumerate(columns):
+        if index:
+            cells.append((_GAP, len(_GAP), False))
+        cells.append((_(column.title) if column.title else "", column.width, column.right))
+    return heading(cells)
 
 
 def _level_title(board: LevelBoard) -> tuple[str, str]:
     """(the level's name, the note on when its list began, or '')."""
-    since = f"since {local_time(board.since)}" if board.since else ""
+    since = _("since {time}").format(time=local_time(board.since)) if board.since else ""
     return sanitize(board.name), since
 
 
-_EMPTY = "No finished games yet."
-_RESUME_NOTE = "* has a game to resume"
-_HINTS_NOTE = "Hint, Hints: a hint was taken (practice games are never on these lists)"
+CONTEST_NOTE = N_(
+    "Deals: finished (+ begun). Ranked by score, then fewer moves, then who finished first."
+)
+_EMPTY = N_("No finished games yet.")
+# TRANSLATORS: keep the "*" first: it stands for the mark in the standings
+_RESUME_NOTE = N_("* has a game to resume")
+_HINTS_NOTE = N_("Hint, Hints: a hint was taken (practice games are never on these lists)")
+_NOBODY = N_("Nobody has played a deal of it yet.")
+
+
+def title(bulletin: Bulletin) -> str:
+    """The scoreboards' title: the board's name."""
+    return _("{bbs} - Canfield scoreboards").format(bbs=sanitize(bulletin.bbs_name))
+
+
+def updated(bulletin: Bulletin) -> str:
+    return _("Updated {time}").format(time=local_time(bulletin.generated))
 
 
 # -- ASCII -------------------------------------------------------------------------------------
@@ -309,15 +379,20 @@ _HINTS_NOTE = "Hint, Hints: a hint was taken (practice games are never on these 
 
 def render_ascii(bulletin: Bulletin) -> str:
     """Plain text, at most 79 columns, CR LF line ends."""
+    with speaking(bulletin.words):
+        return _ascii(bulletin)
+
+
+def _ascii(bulletin: Bulletin) -> str:
     boards = _several_boards(bulletin)
     scores, standing = _score_columns(boards), _standing_columns(boards)
-    title = wrap(f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards", WIDTH)
-    lines = [*title, "=" * max(map(len, title))]
+    heads = wrap(title(bulletin), WIDTH)
+    lines = [*heads, "=" * max(map(len, heads))]
     for board in bulletin.levels:
         name, since = _level_title(board)
         lines += ["", f"{name}  ({since})" if since else name]
         if not board.rows:
-            lines.append(f"  {_EMPTY}")
+            lines.append(f"  {_(_EMPTY)}")
             continue
         lines.append("  " + _heading(scores))
         lines += [
@@ -334,21 +409,21 @@ def render_ascii(bulletin: Bulletin) -> str:
                 for rank, row in enumerate(contest.rows, start=1)
             ]
         else:
-            lines.append("  Nobody has played a deal of it yet.")
+            lines.append(f"  {_(_NOBODY)}")
         lines += [f"  {note}" for note in _contest_notes(contest)]
     if bulletin.standings is not None:
-        lines += ["", "Standings"]
+        lines += ["", _("Standings")]
         if bulletin.standings:
             lines.append("  " + _heading(standing))
             lines += [
                 "  " + _line(standing, _standing_cells(rank, row, boards))
                 for rank, row in enumerate(bulletin.standings, start=1)
             ]
-            lines.append(f"  {_RESUME_NOTE}")
-            lines.append(f"  {_HINTS_NOTE}")
+            lines.append(f"  {_(_RESUME_NOTE)}")
+            lines.append(f"  {_(_HINTS_NOTE)}")
         else:
-            lines.append(f"  {_EMPTY}")
-    lines += ["", f"Updated {local_time(bulletin.generated)}"]
+            lines.append(f"  {_(_EMPTY)}")
+    lines += ["", updated(bulletin)]
     return "".join(line.rstrip()[:WIDTH] + NEWLINE for line in lines)
 
 
@@ -380,7 +455,7 @@ def _paint(segments: Sequence[Segment]) -> str:
 
 def _framed(segments: Sequence[Segment]) -> str:
     """One line inside the frame: ║ content padded to the inner width ║."""
-    used = sum(len(text) for text, _ in segments)
+    used = sum(len(text) for text, _style in segments)
     padding = [(" " * (INNER - used), _TEXT)] if used < INNER else []
     return _paint([("║", _FRAME), *segments, *padding, ("║", _FRAME)])
 
@@ -420,7 +495,7 @@ def _ansi_level(board: LevelBoard, boards: bool = False) -> list[str]:
     gap = INNER - 2 - len(name) - len(since) - 1
     lines = [_framed([("  ", _TEXT), (name, _TITLE), (" " * max(gap, 1), _TEXT), (since, _TEXT)])]
     if not board.rows:
-        return [*lines, _framed([(f"  {_EMPTY}", _TEXT)])]
+        return [*lines, _framed([(f"  {_(_EMPTY)}", _TEXT)])]
     columns = _score_columns(boards)
     lines.append(_framed([("  " + _heading(columns), _HEAD)]))
     for rank, row in enumerate(board.rows, start=1):
@@ -430,17 +505,18 @@ def _ansi_level(board: LevelBoard, boards: bool = False) -> list[str]:
 
 
 def _ansi_standings(standings: Sequence[Standing], boards: bool = False) -> list[str]:
-    lines = [_framed([("  ", _TEXT), ("Standings", _TITLE)])]
+    lines = [_framed([("  ", _TEXT), (_("Standings"), _TITLE)])]
     if not standings:
-        return [*lines, _framed([(f"  {_EMPTY}", _TEXT)])]
+        return [*lines, _framed([(f"  {_(_EMPTY)}", _TEXT)])]
     columns = _standing_columns(boards)
     styles = _BOARD_STANDING_STYLES if boards else _STANDING_STYLES
     lines.append(_framed([("  " + _heading(columns), _HEAD)]))
     for rank, row in enumerate(standings, start=1):
         cells = _standing_cells(rank, row, boards)
         lines.append(_framed(_row_segments(columns, cells, styles)))
-    lines.append(_framed([("  ", _TEXT), ("*", _NOTE), (_RESUME_NOTE[1:], _TEXT)]))
-    lines.append(_framed([("  " + _HINTS_NOTE, _TEXT)]))
+    resume = _(_RESUME_NOTE)
+    lines.append(_framed([("  ", _TEXT), (resume[:1], _NOTE), (resume[1:], _TEXT)]))
+    lines.append(_framed([("  " + _(_HINTS_NOTE), _TEXT)]))
     return lines
 
 
@@ -449,7 +525,7 @@ def _ansi_contest(board: ContestBoard, boards: bool = False) -> list[str]:
         _framed([("  ", _TEXT), (line, _TITLE)]) for line in wrap(_contest_title(board), INNER - 2)
     ]
     if not board.rows:
-        lines.append(_framed([("  Nobody has played a deal of it yet.", _TEXT)]))
+        lines.append(_framed([("  " + _(_NOBODY), _TEXT)]))
     else:
         columns = _contest_columns(boards)
         lines.append(_framed([("  " + _heading(columns), _HEAD)]))
@@ -464,23 +540,28 @@ def _ansi_contest(board: ContestBoard, boards: bool = False) -> list[str]:
 
 def render_ansi(bulletin: Bulletin) -> bytes:
     """Colours and a double frame, CP437 bytes, for an 80x25 ANSI screen."""
+    with speaking(bulletin.words):
+        return _ansi(bulletin)
+
+
+def _ansi(bulletin: Bulletin) -> bytes:
     boards = _several_boards(bulletin)
     sections = [_ansi_level(board, boards) for board in bulletin.levels]
     if bulletin.contest is not None:
         sections.append(_ansi_contest(bulletin.contest, boards))
     if bulletin.standings is not None:
         sections.append(_ansi_standings(bulletin.standings, boards))
-    title = f"{sanitize(bulletin.bbs_name)} - Canfield scoreboards"
-    if len(title) <= INNER - 6:
-        lines = [_rule("╔", "═", "╗", title)]
+    head = title(bulletin)
+    if len(head) <= INNER - 6:
+        lines = [_rule("╔", "═", "╗", head)]
     else:  # too long for the frame's top: the board's name gets a line of its own
-        name = [_framed([("  ", _TEXT), (line, _TITLE)]) for line in wrap(title, INNER - 2)]
+        name = [_framed([("  ", _TEXT), (line, _TITLE)]) for line in wrap(head, INNER - 2)]
         lines = [_rule("╔", "═", "╗"), *name]
     for index, section in enumerate(sections):
         if index:
             lines.append(_rule("╟", "─", "╢"))
         lines += section
-    lines.append(_rule("╚", "═", "╝", f"Updated {local_time(bulletin.generated)}"))
+    lines.append(_rule("╚", "═", "╝", updated(bulletin)))
     text = sgr() + clear_screen() + NEWLINE.join(lines) + reset() + NEWLINE
     return encode(text, "cp437")
 

@@ -327,23 +327,6 @@ class _Refused(Exception):
 Check = Callable[[object], Any]
 
 
-def workers_refusal(config: Config) -> str | None:
-    """Why ``config``'s ``server.workers`` can't be, or None: more than one worker serves
-    telnet callers alone, not yet SSH's, RLOGIN's or the web's."""
-    ways = [
-        name
-        for name, port in (
-            ("[ssh] port", config.ssh.port),
-            ("[rlogin] port", config.rlogin.port),
-            ("[web] port", config.web.port),
-        )
-        if port is not None
-    ]
-    if config.server.workers == 1 or not ways:
-        return None
-    return f"1 while {' and '.join(ways)} is on: more workers serve telnet callers alone"
-
-
 def _whole(low: int, high: int | None = None, note: str = "") -> Check:
     """A whole number from low (to high); TOML's true and false are not numbers."""
     if high is None:
@@ -636,9 +619,6 @@ class _Reader:
             raise self.refuse(
                 "league.hub", True, "true only with the web port on: [web] port serves the hub"
             )
-        refusal = workers_refusal(config)
-        if refusal is not None:
-            raise self.refuse("server.workers", config.server.workers, refusal)
         return config
 
     def league(self, settings: dict[str, Any], bbs_name: str) -> LeagueConfig:

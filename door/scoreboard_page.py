@@ -21,15 +21,17 @@ from html import escape
 from typing import Any
 
 from ansi.text import sanitize
-from door.bulletin import Bulletin, LevelBoard, as_json
+from door.bulletin import CONTEST_NOTE, Bulletin, LevelBoard, as_json, contest_when, updated
 from door.bulletin import gather as gather_bulletin
 from door.config import Config
 from door.contests import ContestBoard
 from door.engine.status import Status
 from door.store import Store
-from door.store.contests import ContestStanding, ContestState
+from door.store.contests import ContestStanding
 from door.store.records import DailyResult, HighScore, Standing
-from door.views.layout import counted, local_time
+from door.views.layout import local_time
+from door.views.pages import status_word
+from door.words import N_, _, ngettext, speaking
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,16 @@ async def gather(store: Store, config: Config) -> tuple[Bulletin, DailyBoard | N
 
 def _text(value: str | None) -> str:
     return escape(sanitize(value or ""))
+
+
+def _said(text: str) -> str:
+    """Words of the door's, as HTML text: a sysop's catalog may reword them with any sign."""
+    return escape(text, quote=False)
+
+
+def _heads(*heads: str) -> list[str]:
+    """Column heads in the caller's words, as HTML (also put in an attribute: quotes too)."""
+    return [escape(_(head)) for head in heads]
 
 
 def _table(
@@ -94,27 +106,47 @@ def _several_boards(bulletin: Bulletin, daily: DailyBoard | None) -> bool:
 
 
 def _level_section(board: LevelBoard, boards: bool) -> str:
-    head = ["#", "Alias", *(["Board"] if boards else []), "Score", "Won", "Moves", "Date", "Hint"]
+    head = _heads(
+        "#",
+        N_("Alias"),
+        *([N_("Board")] if boards else []),
+        N_("Score"),
+        N_("Won"),
+        N_("Moves"),
+        N_("Date"),
+        N_("Hint"),
+    )
+    yes, no, hint = _said(_("yes")), _said(_("no")), _said(_("hint"))
     rows = [
         [
             str(rank),
             _text(row.alias),
             *([_text(row.bbs)] if boards else []),
             str(row.score),
-            "yes" if row.won else "no",
+            yes if row.won else no,
             str(row.moves),
             row.finished.astimezone().strftime("%Y-%m-%d"),
-            "hint" if row.assisted else "",
+            hint if row.assisted else "",
         ]
         for rank, row in enumerate(board.rows, start=1)
     ]
-    since = f" <small>since {local_time(board.since)}</small>" if board.since else ""
-    return _table(f"{_text(board.name)}{since}", head, rows, "No finished games yet.")
+    since = _("since {time}").format(time=local_time(board.since)) if board.since else ""
+    since = f" <small>{_said(since)}</small>" if since else ""
+    return _table(f"{_text(board.name)}{since}", head, rows, _said(_("No finished games yet.")))
 
 
 def _standings_section(standings: Sequence[Standing], boards: bool) -> str:
-    head = ["#", "Alias", *(["Board"] if boards else []), "Saved", "Games", "Wins", "Win %"]
-    head += ["Best", "Hints"]
+    head = _heads(
+        "#",
+        N_("Alias"),
+        *([N_("Board")] if boards else []),
+        N_("Saved"),
+        N_("Games"),
+        N_("Wins"),
+        N_("Win %"),
+        N_("Best"),
+        N_("Hints"),
+    )
     rows = [
         [
             str(rank),
@@ -129,13 +161,23 @@ def _standings_section(standings: Sequence[Standing], boards: bool) -> str:
         ]
         for rank, row in enumerate(standings, start=1)
     ]
-    return _table("Standings", head, rows, "No finished games yet.")
+    return _table(_said(_("Standings")), head, rows, _said(_("No finished games yet.")))
 
 
 def _daily_section(daily: DailyBoard | None, boards: bool) -> str:
     if daily is None:
-        return "<section><h2>Deal of the day</h2><p>No deal has been dealt today yet.</p></section>"
-    head = ["#", "Alias", *(["Board"] if boards else []), "Result", "Score", "Moves", "Hint"]
+        caption, empty = _said(_("Deal of the day")), _said(_("No deal has been dealt today yet."))
+        return f"<section><h2>{caption}</h2><p>{empty}</p></section>"
+    head = _heads(
+        "#",
+        N_("Alias"),
+        *([N_("Board")] if boards else []),
+        N_("Result"),
+        N_("Score"),
+        N_("Moves"),
+        N_("Hint"),
+    )
+    hint = _said(_("hint"))
     rows = []
     for place, row in enumerate(daily.results, start=1):
         playing = row.status == Status.PLAYING  # a game under way: nothing of it is shown
@@ -144,22 +186,32 @@ def _daily_section(daily: DailyBoard | None, boards: bool) -> str:
                 str(place),
                 _text(row.alias),
                 *([_text(row.bbs)] if boards else []),
-                str(row.status),
+                _said(status_word(row.status)),
                 "" if playing else str(row.score),
                 "" if playing else str(row.moves),
-                "hint" if row.assisted else "",
+                hint if row.assisted else "",
             ]
         )
-    caption = f"Deal of the day, {escape(daily.day)} <small>{_text(daily.level)}</small>"
-    return _table(caption, head, rows, "Nobody has played this deal yet.")
+    day = _said(_("Deal of the day, {day}").format(day=daily.day))
+    caption = f"{day} <small>{_text(daily.level)}</small>"
+    return _table(caption, head, rows, _said(_("Nobody has played this deal yet.")))
 
 
 def _contest_section(board: ContestBoard, boards: bool) -> str:
     """The contest's table so far, then its seals, or its deals and salts once it has closed
     (an open contest's deal numbers are never here: ``board.deals`` is empty until then)."""
     contest = board.contest
-    head = ["#", "Alias", *(["Board"] if boards else []), "Deals", "Score", "Moves"]
-    head += ["Finished", "Hint"]
+    head = _heads(
+        "#",
+        N_("Alias"),
+        *([N_("Board")] if boards else []),
+        N_("Deals"),
+        N_("Score"),
+        N_("Moves"),
+        N_("Finished"),
+        N_("Hint"),
+    )
+    hint = _said(_("hint"))
     rows = [
         [
             str(rank),
@@ -169,34 +221,46 @@ def _contest_section(board: ContestBoard, boards: bool) -> str:
             str(row.score),
             str(row.moves),
             local_time(row.finished) if row.finished else "",
-            "hint" if row.assisted else "",
+            hint if row.assisted else "",
         ]
         for rank, row in enumerate(board.rows, start=1)
     ]
-    closed = board.state == ContestState.CLOSED
-    when = f"{'closed' if closed else 'open until'} {local_time(contest.closes)}"
-    caption = (
-        f"Contest: {_text(contest.name)} <small>{counted(contest.deals, 'deal')}, "
-        f"level {contest.level}, "
-        f"opened {local_time(contest.opens)}, {when}</small>"
+    about = ngettext(
+        "{count} deal, level {level}, opened {opens}, {when}",
+        "{count} deals, level {level}, opened {opens}, {when}",
+        contest.deals,
+    ).format(
+        count=contest.deals,
+        level=contest.level,
+        opens=local_time(contest.opens),
+        when=contest_when(board),
     )
+    name = _said(_("Contest: {name}")).format(name=_text(contest.name))
+    caption = f"{name} <small>{_said(about)}</small>"
     if board.deals:
-        note = "Its deals (seal = first 32 hex digits of sha256 of DEAL:SALT):"
+        note = _("Its deals (seal = first 32 hex digits of sha256 of DEAL:SALT):")
+        # TRANSLATORS: a deal of a closed contest on the web page: {salt} and {seal} are
+        # hex digits, shown as code
+        item = _("{deal}, salt {salt}, seal {seal}")
         items = [
-            f"<li>{deal.deal}, salt <code>{escape(deal.salt)}</code>, seal "
-            f"<code>{escape(deal.seal)}</code></li>"
+            "<li>"
+            + _said(item).format(
+                deal=deal.deal,
+                salt=f"<code>{escape(deal.salt)}</code>",
+                seal=f"<code>{escape(deal.seal)}</code>",
+            )
+            + "</li>"
             for deal in board.deals
         ]
     else:
-        note = "The seals of its deals (the deals and salts are shown when it closes):"
+        note = _("The seals of its deals (the deals and salts are shown when it closes):")
         items = [f"<li><code>{escape(sealed)}</code></li>" for sealed in board.seals]
-    after = f"<p><small>{_CONTEST_NOTE}</small></p><p>{note}</p><ol>{''.join(items)}</ol>"
-    return _table(caption, head, rows, "Nobody has played a deal of it yet.", after)
-
-
-_CONTEST_NOTE = (
-    "Deals: finished (+ begun). Ranked by score, then fewer moves, then who finished first."
-)
+    after = (
+        f"<p><small>{_said(_(CONTEST_NOTE))}</small></p><p>{_said(note)}</p>"
+        f"<ol>{''.join(items)}</ol>"
+    )
+    nobody = _said(_("Nobody has played a deal of it yet."))
+    return _table(caption, head, rows, nobody, after)
 
 
 STYLE = (
@@ -215,25 +279,37 @@ STYLE = (
 
 
 def render_html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
-    """The whole page."""
+    """The whole page, in the board's language (the bulletin's)."""
+    with speaking(bulletin.words):
+        return _html(bulletin, daily)
+
+
+def _html(bulletin: Bulletin, daily: DailyBoard | None) -> str:
     boards = _several_boards(bulletin, daily)
-    title = f"{_text(bulletin.bbs_name)} - Canfield scoreboards"
+    heading = _said(_("{bbs} - Canfield scoreboards")).format(bbs=_text(bulletin.bbs_name))
     sections = [_level_section(board, boards) for board in bulletin.levels]
     if bulletin.standings is not None:
         sections.append(_standings_section(bulletin.standings, boards))
     sections.append(_daily_section(daily, boards))
     if bulletin.contest is not None:
         sections.append(_contest_section(bulletin.contest, boards))
+    key = _(
+        "Saved *: has a game to resume. Hint: a hint was taken in the game. Practice games "
+        "are never on these lists."
+    )
+    # TRANSLATORS: the link to the door's own page, where a caller plays in the browser
+    play = _said(_("Play"))
     return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html><html lang="{escape(bulletin.language.replace("_", "-"))}"><head>'
+        '<meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{title}</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">'
+        f'<title>{heading}</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">'
         f"<style>{STYLE}</style></head><body>"
-        f'<h1>{title}</h1><p><a href="/">Play</a> · <a href="/scores.json">JSON</a></p>'
+        f'<h1>{heading}</h1><p><a href="/">{play}</a> · '
+        '<a href="/scores.json">JSON</a></p>'
         + "".join(sections)
-        + "<p><small>Saved *: has a game to resume. Hint: a hint was taken in the game. "
-        "Practice games are never on these lists.</small></p>"
-        f"<p><small>Updated {local_time(bulletin.generated)}</small></p></body></html>\n"
+        + f"<p><small>{_said(key)}</small></p>"
+        f"<p><small>{_said(updated(bulletin))}</small></p></body></html>\n"
     )
 
 

@@ -15,11 +15,14 @@ import pytest
 
 from door.config import load_config
 from door.league.member import HubUnreachable, league_member
+from door.league.protocol import MAX_BODY
 from door.running.ways import publish_scoreboards
 from door.store import Store
+from door.visit import contests as contests_visit
 from tests.support.contests import Clock
 from tests.support.door_caller import DoorCall, door32, door_args, write_dropfile
 from tests.support.league import (
+    contest_level_of,
     declare,
     door_mode_member,
     league_contest,
@@ -29,7 +32,7 @@ from tests.support.league import (
     play_league_deal,
     reopen_hub,
 )
-from tests.support.visits import sign_up
+from tests.support.visits import play, sign_up
 
 pytestmark = pytest.mark.slow
 
@@ -156,6 +159,67 @@ async def test_a_member_killed_with_results_waiting_loses_none(tmp_path):
         assert rows[0].played == 3
     finally:
         await member.close()
+        await hub.close()
+
+
+async def test_a_game_too_long_for_the_hub_is_refused_for_good_and_those_after_it_go_on(
+    tmp_path,
+):
+    hub = await open_hub(tmp_path / "hub", Clock())
+    member = await open_member(tmp_path / "abc", "ABC", hub)
+    try:
+        await declare(hub, deals=3)
+        await member.link.sync()
+        user = await member.store.create_user("Ann", "secret words")
+        copy = await league_contest(member)
+        # A game of 11,000 plays (kept by a board whose games had no cap): 66 KB to send.
+        await member.link.fetch_deal(copy, 1)
+        level = await contest_level_of(member, copy)
+        game_id, game = await member.store.start_contest_game(user.id, copy, 1, level)
+        for _ in range(11_000):
+            game.play("V")
+        game.resign()
+        await member.store.finish_game(game_id, game)
+        await play_league_deal(member, user, copy, 2)
+        report = await member.link.sync()
+        assert (report.sent, report.refused, report.waiting) == (1, 1, 0)
+        answers = dict((game, (accepted, reason)) for game, accepted, reason in
+                       await member.store.league_answers())  # fmt: skip
+        assert answers[game_id] == (False, f"a request is {MAX_BODY} bytes at most")
+        rows = await hub.store.contest_table(copy.hub_id)
+        assert rows[0].alias == "Ann" and rows[0].played == 1
+        assert (await member.link.sync()).sent == 0  # not sent again
+    finally:
+        await member.close()
+        await hub.close()
+
+
+async def test_a_league_game_ends_at_the_plays_a_result_can_carry(tmp_path, monkeypatch):
+    monkeypatch.setattr(contests_visit, "MAX_PLAYS", 6)
+    hub = await open_hub(tmp_path / "hub", Clock())
+    abc = await open_serving_member(tmp_path / "abc", "ABC", hub)
+    try:
+        contest = await declare(hub, "League Cup", deals=2)
+        await abc.sync.member.sync()
+        ann = await sign_up(abc.telnet, "Ann")
+        await ann.key("C")
+        await ann.wait_for(r"League contest - League Cup[\s\S]*Your choice")
+        await ann.key("1")
+        await ann.wait_for(r"Command \(\? for help\)")
+        for move in range(1, 6):
+            await play(ann, "V", move)
+        await ann.type("V")
+        await ann.wait_for("A league game is 6 plays at most: this game counts as resigned")
+        await ann.type("")
+        await ann.wait_for("Your choice")
+        await ann.hang_up()
+        async with asyncio.timeout(20):
+            while not await hub.store.contest_table(contest.id):
+                await asyncio.sleep(0.1)
+        row = (await hub.store.contest_table(contest.id))[0]
+        assert (row.alias, row.bbs, row.moves) == ("Ann", "ABC", 6)
+    finally:
+        await abc.close()
         await hub.close()
 
 

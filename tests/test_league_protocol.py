@@ -7,18 +7,20 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from datetime import timedelta
+import logging
+from datetime import datetime, timedelta, timezone
 
 import aiohttp
 import pytest
 
 from door.contests import contest_board
 from door.engine.status import Status
-from door.league.protocol import request
+from door.league.protocol import MAX_ALIAS, MAX_BODY, MAX_PLAYS, request
 from door.league.signing import new_private_key, private_key_file
 from door.store.league import LeagueResult
 from tests.support.contests import Clock
 from tests.support.league import (
+    contest_level_of,
     declare,
     league_contest,
     open_hub,
@@ -229,6 +231,42 @@ async def test_a_result_s_numbers_are_whole_numbers_refused_in_words(league):
     assert "its status, score, moves" in answer["reason"]
 
 
+def test_a_result_of_the_most_plays_a_league_game_holds_fits_in_a_request():
+    fields = {
+        "contest": 2**31,
+        "number": 999,
+        "alias": "\U0001f0a1" * MAX_ALIAS,  # 4 bytes a character in UTF-8
+        "plays": ["10 10"] * MAX_PLAYS,  # longer than any play is
+        "status": "resigned",
+        "score": -(10**9),
+        "moves": MAX_PLAYS,
+        "finished": "2026-12-31T23:59:59.999999+14:00",
+    }
+    now = datetime(2026, 12, 31, 23, 59, 59, 999999, tzinfo=timezone(timedelta(hours=14)))
+    body, _ = request("result", "X" * 16, fields, new_private_key(), now)
+    assert len(body) <= MAX_BODY
+    fields["plays"] = ["10 10"] * (MAX_PLAYS + 600)
+    assert len(request("result", "X" * 16, fields, new_private_key(), now)[0]) > MAX_BODY
+
+
+async def test_a_game_of_the_most_plays_is_replayed_and_accepted(league):
+    hub, (abc, _) = league
+    await declare(hub)
+    await abc.link.sync()
+    user = await abc.store.create_user("Ann", "secret words")
+    copy = await league_contest(abc)
+    await abc.link.fetch_deal(copy, 1)
+    level = await contest_level_of(abc, copy)
+    game_id, game = await abc.store.start_contest_game(user.id, copy, 1, level)
+    for _ in range(MAX_PLAYS):  # turning the stock over and over, passes unlimited
+        game.play("V")
+    game.resign()
+    await abc.store.finish_game(game_id, game)
+    report = await abc.link.sync()
+    assert (report.sent, report.refused) == (1, 0)
+    assert (await hub.store.contest_table(copy.hub_id))[0].moves == MAX_PLAYS
+
+
 async def test_a_body_sent_in_pieces_is_read_whole(league):
     hub, (abc, _) = league
     contest = await declare(hub)
@@ -259,3 +297,21 @@ async def test_junk_naming_a_board_spends_none_of_its_allowance(league):
     key = private_key_file(abc.config.league_key)
     body, _ = request("deal", "ABC", {"contest": contest.id, "number": 1}, key, hub.clock.now)
     assert (await _raw(hub.url + "/league/deal", body))[0] == 200
+
+
+async def test_a_flood_of_a_stranger_s_refused_requests_logs_a_bounded_number_of_lines(
+    league, caplog
+):
+    hub, _ = league
+    contest = await declare(hub)
+    caplog.set_level(logging.INFO, logger="door")
+    wrong_key = new_private_key()
+    fields = {"contest": contest.id, "number": 1}
+    for number in range(200):  # a key the hub does not have for ABC, or a board it lacks
+        tag = "ABC" if number % 2 else f"Z{number}"
+        body, _ = request("deal", tag, fields, wrong_key, hub.clock.now)
+        assert (await _raw(hub.url + "/league/deal", body))[0] == 403
+    lines = [r for r in caplog.records if "league: a request from" in r.getMessage()]
+    assert 1 <= len(lines) <= 2, [r.getMessage() for r in lines]
+    assert lines[0].levelno == logging.WARNING and "127.0.0.1" in lines[0].getMessage()
+    assert sum(len(r.getMessage()) for r in lines) < 1000

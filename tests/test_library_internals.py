@@ -1,7 +1,8 @@
-"""Each reach of :mod:`door.net.library_internals` into telnetlib3's or asyncio's private
-state, checked on the installed versions: a release that moves what one relies on fails
-here, by name. Where a reach exists to work around a library's fault (a cycle, a waiter not
-woken), the fault is shown too, so that a release that mends it says the reach may go."""
+"""Each reach of :mod:`door.net.library_internals` into telnetlib3's, asyncio's or
+aiohttp's private state, checked on the installed versions: a release that moves what one
+relies on fails here, by name. Where a reach exists to work around a library's fault (a
+cycle, a waiter not woken), the fault is shown too, so that a release that mends it says the
+reach may go."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from typing import Any
 import pytest
 import telnetlib3
 import uvloop
+from aiohttp import web
 
 from door.net.library_internals import (
     CompressedInputRefused,
     break_cycles,
     drop_subnegotiation,
     forget_read_callback,
+    held_after_upgrade,
     mark_closed,
     subnegotiation_kept,
     wake_drain_waiters,
@@ -221,3 +224,47 @@ def test_uvloop_s_transports_are_left_alone() -> None:
 @pytest.mark.parametrize("transport", [Line(), None])
 def test_other_transports_are_left_alone(transport: Any) -> None:
     forget_read_callback(transport)
+
+
+# --- aiohttp's request handler --------------------------------------------------------------
+
+
+async def test_the_bytes_after_a_request_to_upgrade_wait_until_its_websocket() -> None:
+    """Whatever came before on the connection (a request, a body), the bytes after the head
+    asking to upgrade are held, and those alone, until the WebSocket reads them."""
+    held: list[bytes] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        held.append(held_after_upgrade(request.protocol))
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        held.append(held_after_upgrade(request.protocol))
+        return socket
+
+    async def answer(request: web.Request) -> web.StreamResponse:
+        return web.Response(text=(await request.text()).strip() or "nothing")
+
+    app = web.Application()
+    app.router.add_get("/", handler)
+    app.router.add_post("/", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        frames = b"\x89\x80\x00\x00\x00\x00" * 3
+        writer.write(
+            b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n\r\n\r\n"
+            b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + frames
+        )
+        async with asyncio.timeout(5):
+            while len(held) < 2:
+                await asyncio.sleep(0.01)
+        writer.close()
+    finally:
+        await runner.cleanup()
+    assert held == [frames, b""]

@@ -201,8 +201,9 @@ async def test_output_waits_for_flush() -> None:
 async def test_hang_up_says_goodbye_and_closes() -> None:
     terminal, line = make()
     await terminal.hang_up("Goodbye.")
-    # On the door's last row but one, the cursor then on its last row: nothing scrolls.
-    assert line.sent == b"\x1b[0m\x1b[?25h\x1b[23;1H\x1b[JGoodbye.\r\n"
+    # Where the door's goodbye goes: on its last row but one, from the second column, the
+    # old message's rows cleared; the cursor then on its last row: nothing scrolls.
+    assert line.sent == b"\x1b[0m\x1b[?25h\x1b[21;1H\x1b[J\x1b[23;2HGoodbye.\x1b[24;1H"
     assert line.closed
     terminal.ansi = False
     await terminal.hang_up("again")  # a second hang-up does nothing
@@ -529,7 +530,7 @@ async def test_flush_after_the_deadline_is_time_up() -> None:
         await terminal.flush()
     await terminal.hang_up(TimeUp.farewell)
     assert b"too late" not in line.sent
-    assert line.sent.endswith(b"Your time is up. Your game is saved. Goodbye.\r\n")
+    assert line.sent.endswith(b"\x1b[23;2HYour time is up. Your game is saved. Goodbye.\x1b[24;1H")
 
 
 async def test_notices_can_be_drawn_elsewhere() -> None:

@@ -349,6 +349,65 @@ async def test_goodbye_starts_in_the_second_column_and_takes_the_old_message_awa
     assert caller.row(21) == caller.row(22) == caller.row(24) == ""
 
 
+PLAIN = {"ansi": False, "term": "dumb", "charset": "ascii"}
+
+
+async def goodbye_and_a_hang_up(tmp_path, options: dict, hang_up) -> tuple[Caller, Caller]:
+    """Two callers at the main menu, a message of the page's on their screens: one says
+    goodbye, the other is hung up by ``hang_up(door)``; both as they were left."""
+    running = await open_door(door_config(tmp_path, idle_timeout=3, idle_warning=60))
+    try:
+        callers = [await sign_up(running, alias, **options) for alias in ("Alice", "Bob")]
+        for caller in callers:
+            await caller.key("Z")
+            await caller.wait_for("Press one of the keys shown.", in_text=True)
+        await callers[0].key("G")
+        await callers[0].wait_closed()
+        await hang_up(running)
+        await callers[1].wait_closed()
+    finally:
+        await running.server.close("bye", grace=1.0)
+        await running.store.close()
+    return callers[0], callers[1]
+
+
+async def _shut_down(running) -> None:
+    await running.server.close("The door is shutting down. Your game is saved.", grace=2.0)
+
+
+async def _leave_idle(running) -> None:
+    """Nothing: the caller's idle time runs out."""
+
+
+def _last_row(caller: Caller) -> tuple[int, str]:
+    rows = caller.display().splitlines()
+    number = max(n for n, row in enumerate(rows, start=1) if row.strip())
+    return number, rows[number - 1]
+
+
+@pytest.mark.parametrize(
+    "hang_up, said",
+    [
+        (_shut_down, "The door is shutting down. Your game is saved."),
+        pytest.param(_leave_idle, "No input for 3 seconds. Goodbye.", marks=pytest.mark.slow),
+    ],
+    ids=["shutdown", "idle"],
+)
+@pytest.mark.parametrize("options", [{}, PLAIN], ids=["ansi", "plain"])
+async def test_a_hang_up_s_message_lands_where_goodbye_does(tmp_path, options, hang_up, said):
+    goodbye, hung_up = await goodbye_and_a_hang_up(tmp_path, options, hang_up)
+    assert _last_row(goodbye)[1] == " Thanks for playing Canfield. Goodbye!"
+    assert _last_row(hung_up)[1] == f" {said}"  # in the second column, as every line is
+    if options:
+        return
+    assert _last_row(hung_up)[0] == _last_row(goodbye)[0] == 23  # the prompt's row
+    for caller in (goodbye, hung_up):
+        assert "Press one of the keys" not in caller.display()  # the old message taken away
+        assert caller.row(21) == caller.row(22) == caller.row(24) == ""
+        assert "Canfield - " in caller.row(1)  # nothing scrolled
+        assert (caller.screen.cursor.y, caller.screen.cursor.x) == (23, 0)
+
+
 @pytest.mark.slow
 async def test_the_keys_panel_names_hint_at_a_level_that_offers_hints(door):
     caller = await sign_up(door)

@@ -218,3 +218,74 @@ async def test_malformed_requests_are_refused_in_a_line_a_minute_without_a_trace
     assert len(refused) == 1
     assert not [r for r in lines if r.exc_info or r.levelno >= logging.ERROR]
     assert sum(len(r.getMessage()) for r in lines) < 2000
+
+
+UPGRADE_HEAD = (
+    b"GET /telnet HTTP/1.1\r\nHost: x\r\n%s"
+    b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+    b"Sec-WebSocket-Protocol: binary\r\n\r\n"
+)
+PINGS = b"\x89\x80\x00\x00\x00\x00" * 2000  # masked, empty: only the frame reader pays for them
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        b"",
+        b"GET /favicon.svg HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /door.css HTTP/1.1\r\nHost: x\r\n\r\nGET /door.js HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"POST /favicon.svg HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n\r\n\r\n",
+    ],
+    ids=["alone", "after a request", "after two requests", "after a body"],
+)
+async def test_every_frame_is_paid_for_whatever_requests_came_before_the_upgrade(
+    web, before, caplog
+):
+    caplog.set_level(logging.INFO, logger="door")
+    reader, writer = await connect(web.web_port)
+    writer.write(before + UPGRADE_HEAD % b"" + PINGS)
+    await writer.drain()
+    with contextlib.suppress(ConnectionError):
+        for _ in range(10):
+            writer.write(PINGS)
+            await writer.drain()
+    with contextlib.suppress(ConnectionError):
+        await closed_within(reader, 5)
+    writer.close()
+    assert any("a flood of input (WebSocket frames)" in r.getMessage() for r in caplog.records)
+    await asyncio.sleep(0.2)
+    assert web.ways.nodes.calls == []
+
+
+async def test_a_request_s_head_past_16_kb_is_refused_with_a_short_answer(web):
+    padding = b"".join(b"X-Padding-%d: %s\r\n" % (n, b"p" * 1000) for n in range(20))
+    reader, writer = await connect(web.web_port)
+    writer.write(UPGRADE_HEAD % padding + PINGS)
+    answer = await closed_within(reader, 5)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 431 ") and len(answer) < 500, answer[:200]
+    await asyncio.sleep(0.2)
+    assert web.ways.nodes.calls == []
+    # Bodies are not heads: a body past 16 KB is the handler's to refuse, in its own words.
+    body = b"x" * 40_000
+    for framed in (
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body),
+        b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(body), body),
+    ):
+        reader, writer = await connect(web.web_port)
+        writer.write(b"POST / HTTP/1.1\r\nHost: x\r\n" + framed)
+        writer.write(b"GET /favicon.svg HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        answer = await closed_within(reader, 5)
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 405 ") and b"HTTP/1.1 200 " in answer, answer[:300]
+
+
+async def test_a_request_to_upgrade_not_taken_ends_its_connection_once_answered(web):
+    """What follows a request to upgrade is the WebSocket's: not read as more requests."""
+    reader, writer = await connect(web.web_port)
+    asking = (UPGRADE_HEAD % b"").replace(b"/telnet", b"/favicon.svg")
+    writer.write(asking + b"GET /door.css HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = await closed_within(reader, 5)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.count(b"HTTP/1.1 ") == 1, answer[:300]

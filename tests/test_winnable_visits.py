@@ -103,6 +103,31 @@ async def test_with_no_deal_ready_the_caller_waits_for_one(tmp_path) -> None:
         await door.close()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "plain"])
+async def test_the_wait_for_a_winnable_deal_is_told_on_the_message_row(tmp_path, ansi) -> None:
+    door = await open_door(winnable_config(tmp_path, ready=0))
+    try:
+        plain = {} if ansi else {"ansi": False, "term": "dumb", "charset": "ascii"}
+        caller = await sign_up(door, **plain)
+        await caller.key("P")
+        await caller.wait_for("Choose a level", in_text=True)
+        await caller.key("Z")  # a message of the page's, which the line takes the place of
+        await caller.wait_for("Press the number of a level", in_text=True)
+        await caller.key("1")
+        shown = await caller.wait_for("Finding a winnable deal")
+        rows = shown.splitlines()
+        if ansi:  # the page's message row, in the second column; the page stays
+            assert rows[21] == " Finding a winnable deal...", rows[19:]
+            assert "Choose a level" in shown and "Press the number" not in shown
+            assert rows[22].startswith(" Level:")
+        else:  # a line of its own, in the second column as every line is
+            assert " Finding a winnable deal..." in rows, rows[-4:]
+        await caller.hang_up()
+    finally:
+        await door.close()
+
+
 async def stuck_by_turning(door: RunningDoor, deal: int, level_key: str) -> str:
     """Deal ``deal`` and turn the deck until the game is stuck; the game-over line."""
     level = door.config.level(int(level_key))

@@ -14,8 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.pofile import write_po
 
 from door.config import ConfigError, load_config
 from door.store import Store
@@ -115,7 +117,13 @@ def test_check_config_says_what_a_sysops_catalog_lacks(tmp_path: Path) -> None:
     words = tmp_path / "words"
     words.mkdir()
     entry = next(e for e in template() if isinstance(e.id, str) and "{" in e.id)
-    (words / "de.po").write_text(f'msgid "{entry.id}"\nmsgstr "Kaputt"\n')
+    # Every other text is there (what check-config lists of a long list is its first ten).
+    catalog = Catalog(locale="de")
+    for other in template():
+        if other.id and other.id != "Goodbye.":
+            catalog.add(other.id, "Kaputt" if other.id == entry.id else other.id)
+    with (words / "de.po").open("wb") as file:
+        write_po(file, catalog)
     (tmp_path / "sysop.toml").write_text('[words]\nfolder = "words"\n')
     paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     result = subprocess.run(

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config, workers_refusal
+from door.config import DEFAULT_CONFIG_PATH, Config, ConfigError, load_config
 from door.running.service import Service
 
 log = logging.getLogger("door")
@@ -114,13 +114,7 @@ def settings(args: argparse.Namespace) -> Config:
     if getattr(args, "web_port", None) is not None:
         port = None if args.web_port == "off" else _port(args.web_port)
         web = dataclasses.replace(web, port=port)
-    config = dataclasses.replace(config, server=server, web=web)
-    refusal = workers_refusal(config)
-    if refusal is not None:
-        raise ConfigError(
-            config.path, f"server.workers = {server.workers} is not accepted: {refusal}"
-        )
-    return config
+    return dataclasses.replace(config, server=server, web=web)
 
 
 def _port(text: str) -> int:

@@ -9,7 +9,9 @@
 - ``GET /league/table/ID`` a contest's table, signed, with an ETag
 
 Every request is bounded: its size (:data:`~door.league.protocol.MAX_BODY`), the time spent
-on it, and each board's rate. A refusal says why, to the member and in the hub's log.
+on it, and each board's rate. A refusal says why, to the member and in the hub's log; a
+stranger's (a request no member's key signed: an unknown or suspended board, a bad
+signature) is logged a line a minute per address, the rest counted, as the web port's are.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from door.engine.status import Status
 from door.league.protocol import (
     MAX_ALIAS,
     MAX_BODY,
+    MOST_BYTES,
     REQUEST_SECONDS,
     SKEW,
     plays_of,
@@ -41,6 +44,8 @@ from door.league.protocol import (
     replay_problem,
 )
 from door.league.signing import BadSignature, open_signed, public_text, sign, unverified
+from door.net.listening import AddressLog
+from door.net.web import forwarded_address
 from door.store import NotFound, Store, StoreError
 from door.store.contests import Contest, ContestState, standing_json
 from door.store.league import LeagueResult
@@ -57,12 +62,14 @@ class HubLimits:
 
 
 class Refused(Exception):
-    """A request the hub will not take, and why, in words for the member's sysop."""
+    """A request the hub will not take, and why, in words for the member's sysop; ``most``,
+    the bytes a request may have, when it was refused for its length."""
 
-    def __init__(self, reason: str, status: int = 403) -> None:
+    def __init__(self, reason: str, status: int = 403, most: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.most = most
 
 
 class LeagueHub:
@@ -80,6 +87,8 @@ class LeagueHub:
         self._key = key
         self._limits = limits
         self._buckets: dict[str, tuple[float, float]] = {}  # board: (tokens, when)
+        # Requests no member's key signed: anyone may send them, as fast as they like.
+        self._strangers = AddressLog(logging.WARNING)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/league/hub", self._about)
@@ -100,7 +109,10 @@ class LeagueHub:
                     response: web.StreamResponse = await handler(request)
                     return response
             except Refused as refusal:
-                return self._signed({"kind": "refused", "reason": refusal.reason}, refusal.status)
+                refused: dict[str, Any] = {"kind": "refused", "reason": refusal.reason}
+                if refusal.most is not None:
+                    refused[MOST_BYTES] = refusal.most
+                return self._signed(refused, refusal.status)
             except TimeoutError:
                 return self._signed({"kind": "refused", "reason": "the hub took too long"}, 503)
 
@@ -158,7 +170,7 @@ class LeagueHub:
         """The board and the message of a member's request, once every check has passed."""
         body = await read_capped(request.content, MAX_BODY)
         if body is None:
-            raise Refused(f"a request is {MAX_BODY} bytes at most", 413)
+            raise Refused(f"a request is {MAX_BODY} bytes at most", 413, most=MAX_BODY)
         try:
             claimed = unverified(body)
         except BadSignature as error:
@@ -167,15 +179,15 @@ class LeagueHub:
         try:
             board = await self._store.league_board(tag)
         except NotFound:
-            self._refused(tag, "a board the league does not know")
+            self._stranger_refused(request, tag, "a board the league does not know")
             raise Refused(f"the league has no board tagged {sanitize(tag)!r}") from None
         if board.suspended is not None:
-            self._refused(board.tag, "suspended")
+            self._stranger_refused(request, board.tag, "suspended")
             raise Refused("this board is suspended from the league by the hub's sysop")
         try:
             message = open_signed(body, board.public_key)
         except BadSignature as error:
-            self._refused(board.tag, str(error))
+            self._stranger_refused(request, board.tag, str(error))
             raise Refused(f"{error}: not signed by the key the hub has for {board.tag}") from None
         # Spent once the board's own key has signed it: junk naming a board spends nothing
         # of that board's allowance.
@@ -215,6 +227,17 @@ class LeagueHub:
 
     def _refused(self, tag: str, reason: str) -> None:
         log.warning("league: a request from %s refused: %s", sanitize(tag), sanitize(reason))
+
+    def _stranger_refused(self, request: web.Request, tag: str, reason: str) -> None:
+        """A request refused before any member's key was found to sign it: logged a line a
+        minute per address, the rest counted, as the web port's refusals are."""
+        peer = request.remote or "unknown"
+        forwarded = ",".join(request.headers.getall("X-Forwarded-For", [])) or None
+        address = forwarded_address(peer, forwarded, self._config().web.proxies)
+        self._strangers.note(
+            address,
+            f"league: a request from {sanitize(tag)} refused: {sanitize(reason)} ({address})",
+        )
 
     async def _deal(self, request: web.Request) -> web.Response:
         tag, message = await self._signed_request(request, "deal")

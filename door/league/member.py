@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ansi.text import sanitize
 from door.config import Config
-from door.league.protocol import REQUEST_SECONDS, read_capped, request
+from door.league.protocol import MOST_BYTES, REQUEST_SECONDS, read_capped, request
 from door.league.signing import BadSignature, load_private_key, open_signed
 from door.store import Store
 from door.store.contests import Contest, ContestDeal
@@ -47,7 +47,12 @@ class HubUnreachable(Exception):
 
 
 class LeagueRefusal(Exception):
-    """The hub refused a request, for the reason it gave."""
+    """The hub refused a request, for the reason it gave; ``too_long`` when the request is
+    longer than the hub said it reads (a refusal no sending again can change)."""
+
+    def __init__(self, reason: str, *, too_long: bool = False) -> None:
+        super().__init__(reason)
+        self.too_long = too_long
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +111,11 @@ class LeagueMember:
         if message.get("kind") == "refused":
             reason = sanitize(str(message.get("reason")))
             log.warning("league: the hub refused a %s request: %s", kind, reason)
-            raise LeagueRefusal(reason)
+            # The hub's refusal names no request (it did not read this one): the length it
+            # names is believed only of a request this long, which no answer can shorten.
+            most = message.get(MOST_BYTES)
+            too_long = isinstance(most, int) and not isinstance(most, bool) and len(body) > most
+            raise LeagueRefusal(reason, too_long=too_long)
         if message.get("nonce") != nonce:
             raise HubUnreachable("the hub's answer is not to this request")
         return message
@@ -136,7 +145,8 @@ class LeagueMember:
 
     async def send_results(self) -> tuple[int, int]:
         """Send the finished games the hub has not answered, oldest first: (accepted,
-        refused). Stops at the first that does not reach the hub (HubUnreachable)."""
+        refused). Stops at the first that does not reach the hub (HubUnreachable); one longer
+        than the hub reads is refused for good, as one the hub answered."""
         accepted = refused = 0
         while True:
             waiting = await self.store.unsent_league_results()
@@ -156,9 +166,14 @@ class LeagueMember:
                 }
                 try:
                     answer = await self._post("/league/result", "result", fields)
-                except LeagueRefusal as refusal:  # the request itself: its time, the board
-                    raise HubUnreachable(str(refusal)) from None
-                ok, reason = bool(answer.get("accepted")), sanitize(str(answer.get("reason")))
+                except LeagueRefusal as refusal:
+                    if not refusal.too_long:  # the request itself: its time, the board
+                        raise HubUnreachable(str(refusal)) from None
+                    # The game is too long for the hub, now and when sent again: its answer
+                    # for good, so that the results after it go on.
+                    ok, reason = False, str(refusal)
+                else:
+                    ok, reason = bool(answer.get("accepted")), sanitize(str(answer.get("reason")))
                 await self.store.mark_league_sent(unsent.game_id, ok, reason)
                 if ok:
                     accepted += 1

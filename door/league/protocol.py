@@ -27,9 +27,20 @@ SKEW = timedelta(minutes=5)
 the close, by more than this is refused."""
 
 MAX_BODY = 64 * 1024
-"""Bytes of a request the hub reads at most: a game of a few thousand plays."""
+"""Bytes of a request the hub reads at most; a longer one is refused, the limit named in the
+refusal (:data:`MOST_BYTES`), so that a member whose result is longer knows the refusal is
+for good."""
 
-MAX_PLAYS = 4000
+MOST_BYTES = "most"  # the field of a refusal for length: the bytes the hub reads at most
+
+MAX_PLAYS = 6000
+"""Plays a league game holds at most (an undo is one too): the most a request can carry. A
+play as a game's history spells it is 4 characters at most (``10 9``); counted as 5, it
+takes 10 bytes of the signed request (its text, two quotes escaped in the envelope, a
+comma), so 6,000 of them are 60,000 bytes, leaving over 5,000 of :data:`MAX_BODY` for the
+rest of a result (its alias, times, nonce and signature take under 1,000). A league game
+ends, resigned, at its 6,000th play (``door/visit/contests.py``), so that every one can be
+sent; a game of Canfield takes a few hundred."""
 MAX_PLAY_LENGTH = 16
 MAX_ALIAS = 40
 REQUEST_SECONDS = 10.0

@@ -1,6 +1,7 @@
-"""Every place the door reaches into telnetlib3's or asyncio's private state, in one module.
+"""Every place the door reaches into telnetlib3's, asyncio's or aiohttp's private state, in
+one module.
 
-Neither library offers a public way to do these few things. Each function here says what
+None of them offers a public way to do these few things. Each function here says what
 it relies on and why no public API does it; ``tests/test_library_internals.py`` checks each
 reliance on the installed versions, so an upgrade that takes one away fails there, by name,
 rather than somewhere in a call. ``pyproject.toml`` bounds telnetlib3 to the releases those
@@ -132,3 +133,23 @@ def forget_read_callback(transport: Any) -> None:
     state = getattr(transport, "__dict__", None)
     if state is not None and "_sock" in state and state["_sock"] is None:
         state.pop("_read_ready_cb", None)
+
+
+# --- aiohttp's request handler --------------------------------------------------------------
+
+
+def held_after_upgrade(handler: Any) -> bytes:
+    """The bytes ``handler`` (aiohttp's ``RequestHandler``, a connection's protocol) has
+    received after the head (and body) of the request that asked for a WebSocket, not yet
+    read by anyone: the first of the WebSocket's frames, which a client may send at once.
+
+    Relies on ``_message_tail``, where aiohttp keeps everything that follows a request
+    asking to upgrade (from the read that held its head on) until its handler prepares the
+    WebSocket, whose ``set_parser`` reads and empties it. Called by that handler before it
+    prepares the WebSocket: the frame reader of :mod:`door.net.web_guard` starts there,
+    whatever requests came before on the connection, since aiohttp alone knows where their
+    heads and bodies ended. aiohttp has no public way to see those bytes.
+    """
+    tail = handler._message_tail
+    assert isinstance(tail, bytes)
+    return tail

@@ -86,7 +86,8 @@ def call_terminal(
 
 
 class AddressLog:
-    """Lines about one address, logged one a minute per address, the rest counted.
+    """Lines about one address, logged one a minute per address, the rest counted; at
+    ``level`` (INFO unless said).
 
     The count for an address is logged with its next line after the minute, or never if
     it keeps quiet (the table forgets it).
@@ -94,9 +95,10 @@ class AddressLog:
 
     WINDOW = 60.0
 
-    def __init__(self) -> None:
+    def __init__(self, level: int = logging.INFO) -> None:
         self._since: dict[str, tuple[float, int]] = {}  # address: (first logged, unlogged)
         self._notes = 0
+        self._level = level
 
     def note(self, address: str, line: str) -> None:
         """Log ``line`` (about ``address``) unless a line about it was logged this minute."""
@@ -106,7 +108,7 @@ class AddressLog:
             self._since[address] = (first, unlogged + 1)
             return
         more = f" ({unlogged} more in the minute before)" if unlogged else ""
-        log.info("%s%s", line, more)
+        log.log(self._level, "%s%s", line, more)
         self._since[address] = (now, 0)
         self._notes += 1
         if self._notes >= 1024:  # forget addresses that have kept quiet

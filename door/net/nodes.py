@@ -21,8 +21,13 @@ The rules that keep one hostile caller from holding the door, for every way in a
   before they take a node, as over SSH, count as nodes: :meth:`Nodes.arriving`), and
   connect at most ``connections_per_minute`` times in any minute; an IPv6 address counts as
   its /64, the block one subscriber is usually given;
+- a linked board's callers (RLOGIN) hold at most its ``max_calls`` nodes at once;
 - a user logged in on one node who logs in on another may take over the first: its visit
   is ended as a shutdown ends it, with its game saved, and the new one goes on.
+
+A way in asks for a node with :meth:`Nodes.admitted` (the rules asked and the node held at
+once, or :class:`NoNode` raised with why not), so that a table whose rules are kept in another
+process (a worker's, whose front admits callers) can ask there first.
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ import ipaddress
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -63,6 +68,26 @@ class Way(StrEnum):
     RLOGIN = "rlogin"
     WEB = "web"
     DOOR = "door"  # door mode: launched by a BBS with a drop file
+
+
+class LinkedLines(Protocol):
+    """What the table reads of a linked board (:class:`door.linked_board.LinkedBoard`): its
+    callers hold at most ``max_calls`` nodes (None: as many as the table gives)."""
+
+    @property
+    def tag(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def max_calls(self) -> int | None: ...
+
+
+class NoNode(Exception):
+    """A caller may not have a node now; ``why`` is what they are told."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 class NodeLimits(Protocol):
@@ -110,6 +135,7 @@ class Seat(Protocol):
     since: float
     farewell: str | None
     user_id: int | None
+    board: str | None  # the tag of the linked board that sent the caller, if one did
 
     @property
     def alias(self) -> str: ...
@@ -139,6 +165,7 @@ class Call:
     ending: str | None = None  # and why, for the log ("ended by the sysop", ...)
     user_id: int | None = None
     presence: Presence = field(default_factory=Presence)
+    board: str | None = None  # the tag of the linked board that sent the caller, if one did
 
     @property
     def alias(self) -> str:
@@ -199,7 +226,13 @@ class Table(Generic[S]):
         self.peak_day = date.today()
 
     def refusal(
-        self, address: str, *, logged_in: bool = False, count: bool = True, rationed: bool = True
+        self,
+        address: str,
+        *,
+        logged_in: bool = False,
+        count: bool = True,
+        rationed: bool = True,
+        board: LinkedLines | None = None,
     ) -> str | None:
         """Why a caller from ``address`` can't have a node now, or None if they can.
 
@@ -207,10 +240,16 @@ class Table(Generic[S]):
         against the address's rate, refused or not, so that an address that keeps knocking
         stays refused. ``logged_in``: the caller is known already and may take a reserved node.
         ``rationed`` False: the address's nodes are not limited to ``max_per_address`` (a
-        linked board's, which has a limit of its own).
+        linked board's, which has a limit of its own). ``board``: the linked board sending
+        the caller, whose callers may hold its ``max_calls`` nodes.
         """
         if self.closing is not None:
             return self.closing
+        if board is not None and board.max_calls is not None:
+            on = sum(1 for call in self._calls.values() if call.board == board.tag)
+            if on >= board.max_calls:
+                lines = f"All {board.max_calls} of {board.name}'s lines are busy."
+                return f"{lines} Please call again later."
         key = address_key(address)
         if count and self._too_often(key, time.monotonic()):
             return TOO_OFTEN_MESSAGE
@@ -401,6 +440,31 @@ class Table(Generic[S]):
 class Nodes(Table[Call]):
     """The table of nodes of a door whose visits run in this process."""
 
+    @asynccontextmanager
+    async def admitted(
+        self,
+        way: Way,
+        address: str,
+        terminal: Terminal,
+        *,
+        logged_in: bool = False,
+        rationed: bool = True,
+        board: LinkedLines | None = None,
+        user_id: int | None = None,
+        node: int | None = None,
+    ) -> AsyncIterator[Call]:
+        """Hold a node for the current task as :meth:`hold` does, if :meth:`refusal`'s rules
+        (asked without counting: the connection was counted as it arrived) let a caller from
+        ``address`` have one now; else raise :class:`NoNode`."""
+        refusal = self.refusal(
+            address, logged_in=logged_in, count=False, rationed=rationed, board=board
+        )
+        if refusal is not None:
+            raise NoNode(refusal)
+        tag = None if board is None else board.tag
+        with self.hold(way, address, terminal, user_id=user_id, node=node, board=tag) as call:
+            yield call
+
     @contextmanager
     def hold(
         self,
@@ -410,13 +474,14 @@ class Nodes(Table[Call]):
         *,
         user_id: int | None = None,
         node: int | None = None,
+        board: str | None = None,
     ) -> Iterator[Call]:
         """Hold a node for the current task (``node``, as a front process gave it, or the
         lowest free one), and free it on leaving; see :meth:`Table.seat`."""
         task = asyncio.current_task()
         assert task is not None
         held = self.free_node() if node is None else node
-        call = Call(held, way, address, task, terminal, user_id=user_id)
+        call = Call(held, way, address, task, terminal, user_id=user_id, board=board)
         self.seat(call)
         try:
             yield call

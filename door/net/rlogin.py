@@ -19,7 +19,11 @@ logged. After :data:`FREE_WRONG_SECRETS` wrong tags or secrets from an address, 
 refused as it connects, before its handshake is read, for 15 seconds, then twice as long
 after each further wrong one, up to 5 minutes (:class:`WrongSecrets`). A board's callers
 are not limited by ``max_per_address`` (a door network's hub sends all its callers from one
-address), but by the board's own ``max_calls``.
+address), but by the board's own ``max_calls``, counted by the table of nodes.
+
+Served by a worker of a front process, a connection comes admitted by the front (the
+address a linked board's, not resting), which also counts the wrong secrets the worker
+reads (:meth:`RloginDoor.adopt`).
 
 An accepted caller gets RFC 1282's NUL, then the door's terminal detection and the main menu
 as a user of that board (:class:`Arrival`); Goodbye closes the connection, and the board
@@ -35,9 +39,9 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import socket
 import struct
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -54,7 +58,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Nodes, Way, address_key
+from door.net.nodes import Nodes, NoNode, Way, address_key
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -272,11 +276,37 @@ class WrongSecrets:
         self._by_address.pop(address_key(address), None)
 
 
+def linked_boards(
+    address: str, boards: Sequence[LinkedBoard], wrong_secrets: WrongSecrets
+) -> list[LinkedBoard]:
+    """The linked boards ``address`` may be, asked as its connection arrives.
+
+    :raises Refused: the address is no linked board's, or it gave too many wrong secrets
+        lately.
+    """
+    linked = [board for board in boards if board.admits(address)]
+    if not linked:
+        raise Refused(NOT_LINKED, "not the address of a linked board")
+    rest = wrong_secrets.rest(address)
+    if rest > 0:
+        raise Refused(
+            f"Too many wrong secrets lately. Try again in {describe_seconds(rest)}.",
+            "resting after wrong secrets",
+        )
+    return linked
+
+
+def refusal_line(refused: Refused) -> bytes:
+    """RFC 1282's refusal: a byte 1, then the reason; the connection is closed after it."""
+    return b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n"
+
+
 # --- the server -----------------------------------------------------------------------------
 
 
 class RloginDoor:
-    """A listening RLOGIN door: made by :func:`start_rlogin`, ended by :meth:`close`.
+    """An RLOGIN door: listens (:meth:`listen`), or serves connections another process
+    accepted (:meth:`adopt`); ended by :meth:`close`.
 
     ``boards`` gives the linked boards as sysop.toml says now (a reload may change them).
     """
@@ -290,6 +320,7 @@ class RloginDoor:
         *,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
         detect_timeout: float = DETECT_TIMEOUT,
+        wrong_secrets: WrongSecrets | None = None,
     ) -> None:
         self.config = config
         self.nodes = nodes
@@ -300,10 +331,9 @@ class RloginDoor:
         self._server: asyncio.Server | None = None
         self._handshaking: set[asyncio.StreamWriter] = set()
         self._listening = Listening(Way.RLOGIN, nodes)
-        self._wrong_secrets = WrongSecrets()
-        self._on = Counter[str]()  # each board's callers on now, by tag
+        self._wrong_secrets = WrongSecrets() if wrong_secrets is None else wrong_secrets
 
-    async def _listen(self, host: str, port: int) -> None:
+    async def listen(self, host: str, port: int) -> None:
         self._server = await asyncio.start_server(self._connection, host, port)
         self._listening.port = int(self._server.sockets[0].getsockname()[1])
         log.info(
@@ -330,6 +360,25 @@ class RloginDoor:
         await self._listening.end_calls(grace)
         self._listening.finish_close()
 
+    def serve_handed(self, port: int) -> None:
+        """Listen on nothing and serve the connections another process accepts on ``port``
+        and hands over (:meth:`adopt`)."""
+        self._listening.port = port
+
+    async def adopt(self, sock: socket.socket, gone: Callable[[], None]) -> None:
+        """Serve a connection another process accepted and admitted (:func:`linked_boards`),
+        as if it had arrived here; ``gone()`` once it has ended."""
+        try:
+            reader, writer = await asyncio.open_connection(sock=sock)
+        except OSError:  # gone already
+            sock.close()
+            gone()
+            return
+        try:
+            await self._connection(reader, writer)
+        finally:
+            gone()
+
     # --- one connection -------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -340,19 +389,10 @@ class RloginDoor:
             arrival, rest = await self._handshake(reader, writer, address, boards)
             if arrival is None:
                 return
-            # A linked board proved itself, and vouches for its caller: one who may take a
-            # node kept for callers logged in, and whose calls the board's max_calls rations.
-            refusal = self._board_refusal(arrival.board) or self.nodes.refusal(
-                address, logged_in=True, count=False, rationed=False
-            )
-            if refusal is not None:
-                raise Refused(refusal)
-            writer.write(b"\0")  # RFC 1282: the handshake is accepted
             await self._call(arrival, RloginReader(reader, rest), writer, address)
         except Refused as refused:
             self._listening.note_refusal(address, refused.why)
-            # RFC 1282: a byte 1, then the reason, and the connection is closed.
-            writer.write(b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n")
+            writer.write(refusal_line(refused))
         except (OSError, EOFError):
             pass  # the board hung up
         except asyncio.CancelledError:
@@ -375,23 +415,7 @@ class RloginDoor:
         """
         if self._listening.closing is not None:
             raise Refused(self._listening.closing)
-        boards = [board for board in self._boards() if board.admits(address)]
-        if not boards:
-            raise Refused(NOT_LINKED, "not the address of a linked board")
-        rest = self._wrong_secrets.rest(address)
-        if rest > 0:
-            raise Refused(
-                f"Too many wrong secrets lately. Try again in {describe_seconds(rest)}.",
-                "resting after wrong secrets",
-            )
-        return boards
-
-    def _board_refusal(self, board: LinkedBoard) -> str | None:
-        """Why another caller of ``board`` can't come in now (its ``max_calls``), or None."""
-        if board.max_calls is not None and self._on[board.tag] >= board.max_calls:
-            lines = f"All {board.max_calls} of {board.name}'s lines are busy."
-            return f"{lines} Please call again later."
-        return None
+        return linked_boards(address, self._boards(), self._wrong_secrets)
 
     async def _handshake(
         self,
@@ -438,16 +462,17 @@ class RloginDoor:
             )
             await self._visit(terminal, call.node, arrival)
 
-        tag = arrival.board.tag
-        self._on[tag] += 1
+        # A linked board proved itself, and vouches for its caller: one who may take a node
+        # kept for callers logged in, and whose calls the board's max_calls rations.
         try:
-            with self.nodes.hold(Way.RLOGIN, address, terminal) as call:
+            async with self.nodes.admitted(
+                Way.RLOGIN, address, terminal, logged_in=True, rationed=False, board=arrival.board
+            ) as call:
+                writer.write(b"\0")  # RFC 1282: the handshake is accepted
                 call.presence.alias = arrival.alias
                 await self._listening.guard(call, visit)
-        finally:
-            self._on[tag] -= 1
-            if not self._on[tag]:
-                del self._on[tag]
+        except NoNode as refused:
+            raise Refused(refused.why) from None
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:
@@ -455,18 +480,3 @@ async def _close(writer: asyncio.StreamWriter) -> None:
     with contextlib.suppress(OSError, TimeoutError):
         async with asyncio.timeout(CLOSE_TIMEOUT):
             await writer.wait_closed()
-
-
-async def start_rlogin(
-    config: ServerSettings,
-    port: int,
-    boards: Callable[[], Sequence[LinkedBoard]],
-    visit: RloginVisit,
-    nodes: Nodes,
-    **options: float,
-) -> RloginDoor:
-    """Listen for RLOGIN on ``config.host`` and ``port``; ``options`` as :class:`RloginDoor`
-    takes."""
-    door = RloginDoor(config, boards, visit, nodes, **options)
-    await door._listen(config.host, port)
-    return door

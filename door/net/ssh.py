@@ -14,7 +14,9 @@ client hears why in SSH's disconnect message before its key exchange, and its pa
 never checked. Until its session starts an admitted connection holds no node but counts as
 one for its address (:meth:`~door.net.nodes.Nodes.arriving`), so one address cannot keep more
 password prompts open than it may hold nodes; a client that never finishes its key exchange
-or its log in is cut off after ``login_timeout`` seconds. Passwords are checked with the
+or its log in is cut off after ``login_timeout`` seconds. (Served by a worker of a front
+process, a connection comes admitted by the front, counted as arriving there, or with the
+refusal to tell: :meth:`SshDoor.adopt`.) Passwords are checked with the
 caller's address, so that the address's back-off holds over SSH as at the telnet prompt, and
 wrong ones are logged a line a minute per address. The session's
 TERM and window size come with its pty request, and a change of window size is followed. From
@@ -32,7 +34,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +55,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Call, Nodes, Way
+from door.net.nodes import Call, Nodes, NoNode, Way
 from door.net.terminal import Terminal
 
 log = logging.getLogger("door")
@@ -158,11 +162,23 @@ class SshWriter:
 # --- logging in -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Handed:
+    """A connection another process accepted and admitted, or refused (``refusal``, told in
+    SSH's disconnect message), and handed over (:meth:`SshDoor.adopt`): ``arrived()`` once it
+    has logged in or gone, ``gone()`` once it has ended (each may be called more than once)."""
+
+    refusal: str | None
+    arrived: Callable[[], None]
+    gone: Callable[[], None]
+
+
 class _LogIn(asyncssh.SSHServer):
     """One connection's log in: who each user name proved to be, and the wrong passwords."""
 
-    def __init__(self, door: SshDoor) -> None:
+    def __init__(self, door: SshDoor, handed: Handed | None = None) -> None:
         self._door = door
+        self._handed = handed
         self._connection: asyncssh.SSHServerConnection | None = None
         self._address = "unknown"
         self._failures = 0
@@ -174,20 +190,27 @@ class _LogIn(asyncssh.SSHServer):
         peer = connection.get_extra_info("peername")
         self._address = str(peer[0]) if peer else "unknown"
         connection.set_extra_info(door_login=self)
-        refusal = self._door.admit(self._address)
+        handed = self._handed
+        refusal = self._door.admit(self._address) if handed is None else handed.refusal
         if refusal is not None:
             # Once asyncssh has sent its version: the client shows the reason and goes.
             asyncio.get_running_loop().call_soon(
                 connection.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal
             )
             return
-        self._arrived = self._door.nodes.arriving(self._address)
+        # A connection handed over was counted as arriving by the process that admitted it.
+        if handed is None:
+            self._arrived = self._door.nodes.arriving(self._address)
+        else:
+            self._arrived = handed.arrived
         self._door._pending.add(connection)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._arrived()
         if self._connection is not None:
             self._door._pending.discard(self._connection)
+        if self._handed is not None:
+            self._handed.gone()
 
     def auth_completed(self) -> None:
         self._arrived()  # the session, if one starts, holds a node of its own
@@ -238,7 +261,8 @@ class _LogIn(asyncssh.SSHServer):
 
 
 class SshDoor:
-    """A listening SSH door: made by :func:`start_ssh`, ended by :meth:`close`."""
+    """An SSH door: listens (:meth:`listen`), or serves connections another process accepted
+    (:meth:`adopt`); ended by :meth:`close`."""
 
     def __init__(
         self,
@@ -265,24 +289,28 @@ class SshDoor:
         self._server: asyncssh.SSHAcceptor | None = None
         self._pending: set[asyncssh.SSHServerConnection] = set()
         self._listening = Listening(Way.SSH, nodes)
+        self._handed_options: dict[str, Any] = {}  # asyncssh's, for connections handed over
         self.wrong_passwords = AddressLog()  # a line a minute per address
 
-    async def _listen(self, host: str, port: int, host_key: Path) -> None:
+    def _options(self, key: asyncssh.SSHKey) -> dict[str, Any]:
+        """What asyncssh serves each connection with."""
+        return {
+            "server_host_keys": [key],
+            "process_factory": self._session,
+            "encoding": None,  # bytes: the caller's charset is the Terminal's business
+            "line_editor": False,
+            "login_timeout": self.login_timeout,
+            "agent_forwarding": False,
+            "x11_forwarding": False,
+            "allow_scp": False,
+            "keepalive_interval": 60,
+            "keepalive_count_max": 3,
+        }
+
+    async def listen(self, host: str, port: int, host_key: Path) -> None:
         key = load_host_key(host_key)
         self._server = await asyncssh.create_server(
-            lambda: _LogIn(self),
-            host,
-            port,
-            server_host_keys=[key],
-            process_factory=self._session,
-            encoding=None,  # bytes: the caller's charset is the Terminal's business
-            line_editor=False,
-            login_timeout=self.login_timeout,
-            agent_forwarding=False,
-            x11_forwarding=False,
-            allow_scp=False,
-            keepalive_interval=60,
-            keepalive_count_max=3,
+            lambda: _LogIn(self), host, port, **self._options(key)
         )
         sockets = self._server.sockets
         self._listening.port = int(sockets[0].getsockname()[1]) if sockets else port
@@ -298,6 +326,24 @@ class SshDoor:
     def port(self) -> int:
         """The port listened on (the real one when the configuration said 0)."""
         return self._listening.port
+
+    def serve_handed(self, port: int, host_key: Path) -> None:
+        """Listen on nothing and serve the connections another process accepts on ``port``
+        and hands over (:meth:`adopt`), with the host key in ``host_key`` (made already)."""
+        self._listening.port = port
+        self._handed_options = self._options(load_host_key(host_key))
+
+    async def adopt(self, sock: socket.socket, handed: Handed) -> None:
+        """Serve a connection another process accepted (:meth:`serve_handed`): its key
+        exchange, its log in and its sessions, as if it had arrived here."""
+        try:
+            await asyncssh.run_server(
+                sock, server_factory=lambda: _LogIn(self, handed), **self._handed_options
+            )
+        except (OSError, asyncssh.Error, TimeoutError):  # refused, or gone before its log in
+            sock.close()
+            handed.arrived()
+            handed.gone()
 
     def admit(self, address: str) -> str | None:
         """Why a connection from ``address`` may not log in, or None: asked as it arrives.
@@ -342,12 +388,13 @@ class SshDoor:
             # A caller who proved who they are may take a node kept for those logged in.
             user_id = getattr(who, "id", None)
             # Counted when the connection arrived; asked again, as a node may have gone.
-            refusal = self._listening.admit(address, logged_in=user_id is not None, count=False)
-            if refusal is not None:
-                await terminal.hang_up(refusal)
-                return
-            with self.nodes.hold(Way.SSH, address, terminal, user_id=user_id) as call:
+            async with self.nodes.admitted(
+                Way.SSH, address, terminal, logged_in=user_id is not None, user_id=user_id
+            ) as call:
                 await self._visit_node(call, process, reader, terminal, address, who)
+        except NoNode as refused:
+            self._listening.note_refusal(address, refused.why)
+            await terminal.hang_up(refused.why)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("SSH connection from %s failed", address)
             await terminal.hang_up(SORRY_MESSAGE)
@@ -382,17 +429,3 @@ class SshDoor:
             await self._visit(terminal, node, None if isinstance(who, NewCaller) else who)
 
         await self._listening.guard(call, visit)
-
-
-async def start_ssh(
-    config: ServerSettings,
-    port: int,
-    host_key: Path,
-    visit: SshVisit,
-    nodes: Nodes,
-    **options: Any,
-) -> SshDoor:
-    """Listen for SSH on ``config.host`` and ``port``; ``options`` as :class:`SshDoor` takes."""
-    door = SshDoor(config, visit, nodes, **options)
-    await door._listen(config.host, port, host_key)
-    return door

@@ -51,7 +51,7 @@ from door.net.listening import (
     peer_address,
     settle_call,
 )
-from door.net.nodes import Call, Nodes, Way
+from door.net.nodes import Call, Nodes, NoNode, Way
 from door.net.telnet_guard import (
     COMMAND_BURST,
     COMMAND_RATE,
@@ -355,20 +355,14 @@ class DoorServer:
         terminal = call_terminal(self.config, reader, writer, echo=bool(writer.will_echo))
         try:
             # Counted when the connection was made; asked again, as a node may have gone.
-            refusal = self._listening.admit(address, count=False)
-            if refusal is not None:
-                await terminal.hang_up(refusal)
-                return
-            await self._call(terminal, writer, address, node)
+            async with self.nodes.admitted(self.way, address, terminal, node=node) as call:
+                await self._visit_node(call, terminal, writer, address)
+        except NoNode as refused:
+            self._listening.note_refusal(address, refused.why)
+            await terminal.hang_up(refused.why)
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("connection from %s failed", address)
             await terminal.hang_up(SORRY_MESSAGE)
-
-    async def _call(self, terminal: Terminal, writer: Any, address: str, node: int | None) -> None:
-        """Hold a node (``node``, as a front process gave it, or the lowest free one) for the
-        length of one call."""
-        with self.nodes.hold(self.way, address, terminal, node=node) as call:
-            await self._visit_node(call, terminal, writer, address)
 
     async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:
         """Detect the terminal, run the visit, and hang up saying how it ended."""

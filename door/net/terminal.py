@@ -50,6 +50,9 @@ from door.words.speaking import ENGLISH_WORDS
 ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
 ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
 
+# The column every line of the door's screens starts in (door/views/pages.py's TEXT_COL):
+# the goodbye's, and a hang-up's message.
+MESSAGE_COLUMN = 2
 _READ_SIZE = 512  # bytes taken from the reader at a time: what is held stays small
 _TAIL_LIMIT = 160  # longest prompt line redrawn after a warning
 _DRAIN_TIMEOUT = 30.0  # a caller who takes no output for this long has gone
@@ -85,6 +88,28 @@ class ByteWriter(Protocol):
     async def drain(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def last_words(lines: Sequence[str], width: int, height: int) -> str:
+    """What puts a hang-up's ``lines`` on an ANSI screen ``width`` by ``height`` as the
+    goodbye is put: from :data:`MESSAGE_COLUMN`, the last ending on the prompt's row (the last
+    but one), the rows from the old message's down cleared first; then the cursor on the
+    bottom row, clean.
+
+    >>> last_words(["No input for 5 minutes. Goodbye."], 80, 24)
+    '\\x1b[21;1H\\x1b[J\\x1b[23;2HNo input for 5 minutes. Goodbye.\\x1b[24;1H'
+    >>> last_words(["Two lines", "of words."], 80, 24)
+    '\\x1b[21;1H\\x1b[J\\x1b[22;2HTwo lines\\x1b[23;2Hof words.\\x1b[24;1H'
+    """
+    room = max(1, width - MESSAGE_COLUMN + 1)  # a longer line goes on, wrapped, below
+    taken = [-(-len(line) // room) or 1 for line in lines]
+    prompt = height - 1
+    row = max(1, prompt - sum(taken) + 1)
+    text = move(max(1, min(row, prompt - 2)), 1) + clear_to_end_of_screen()
+    for line, rows in zip(lines, taken, strict=True):
+        text += move(row, MESSAGE_COLUMN) + line
+        row += rows
+    return text + move(height, 1)
 
 
 def _soonest(*waits: float | None) -> float | None:
@@ -326,34 +351,29 @@ class Terminal:
             raise CallerGone() from error
 
     async def hang_up(self, message: str = "", *, timeout: float = 5.0) -> None:
-        """Say ``message`` (if any) on a line of its own, then close; never raises.
+        """Say ``message`` (if any) where the door's goodbye goes, then close; never raises.
 
-        An ANSI caller's colours are reset and the cursor shown and put on the bottom row of
-        the door's screen, on a clean line, so what comes next (the BBS, or the sysop's
-        shell) starts there, with no scrolling that would push the door's last screen away.
+        Its lines start in the column every line of the door's screens starts in
+        (:data:`MESSAGE_COLUMN`). On an ANSI screen the last ends on the prompt's row, the
+        old message above it taken away; the caller's colours are reset and the cursor shown
+        and put on the bottom row, on a clean line, so what comes next (the BBS, or the
+        sysop's shell) starts there, with no scrolling that would push the door's last
+        screen away. A plain caller gets them on lines of their own.
         """
         if self._closed:
             return
         if self._mouse_asked:  # however the visit ended, the terminal stops reporting clicks
             self.report_mouse(False)
+        lines = message.split("\r\n") if message else []
+        indent = " " * (MESSAGE_COLUMN - 1)
         if self.ansi:
-            # The caller's colours and cursor back; the message on the last rows of the
-            # door's screen and the cursor on its bottom row, on a line of its own: nothing
-            # scrolls the door's last screen away.
             self.write(reset() + show_cursor())
-            if message:
-                lines = message.split("\r\n")
-                rows = sum(-(-len(line) // self._info.width) or 1 for line in lines)
-                self.write(
-                    move(self._info.height - rows, 1)
-                    + clear_to_end_of_screen()
-                    + message
-                    + "\r\n"
-                )
+            if lines:
+                self.write(last_words(lines, self._info.width, self._info.height))
             else:
                 self.write(move(self._info.height, 1) + clear_to_end_of_line())
-        elif message:
-            self.write(f"\r\n{message}\r\n")
+        elif lines:
+            self.write("\r\n" + "".join(f"{indent}{line}\r\n" for line in lines))
         try:
             async with asyncio.timeout(timeout):
                 await self.flush(check_time=False)

@@ -52,8 +52,10 @@ from door.net.telnet import DoorServer
 from door.net.web_guard import (
     KEEPALIVE_SECONDS,
     AcceptFailures,
+    GuardedConnection,
     HttpFaultLog,
     WebConnections,
+    asks_to_upgrade,
     connection_cap,
     guarded,
     open_file_limit,
@@ -178,7 +180,7 @@ def forwarded_address(peer: str, header: str | None, proxies: Sequence[IpNetwork
     >>> forwarded_address("10.0.0.2", "nonsense", proxies)
     '10.0.0.2'
     """
-    if not header or not _within(peer, proxies):
+    if not header or not within(peer, proxies):
         return peer
     for entry in reversed(header.split(",")):
         address = entry.strip()
@@ -186,12 +188,13 @@ def forwarded_address(peer: str, header: str | None, proxies: Sequence[IpNetwork
             ipaddress.ip_address(address)
         except ValueError:
             return peer
-        if not _within(address, proxies):
+        if not within(address, proxies):
             return address
     return peer
 
 
-def _within(address: str, networks: Sequence[IpNetwork]) -> bool:
+def within(address: str, networks: Sequence[IpNetwork]) -> bool:
+    """Whether ``address`` (an IPv4 one mapped into IPv6 as itself) is in one of ``networks``."""
     try:
         parsed = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
@@ -322,7 +325,8 @@ def _etag(body: bytes) -> str:
 
 
 class WebDoor:
-    """The web listener: made by :func:`start_web`, ended by :meth:`close`."""
+    """The web way in: listens (:meth:`listen`), or serves connections another process accepted
+    (:meth:`adopt`); ended by :meth:`close`."""
 
     def __init__(
         self,
@@ -350,9 +354,10 @@ class WebDoor:
         self.connections = WebConnections(
             lambda: limits.max_per_address,
             lambda: connection_cap(open_file_limit(), limits.max_nodes),
-            lambda peer: _within(peer, self.settings.proxies),
+            lambda peer: within(peer, self.settings.proxies),
         )
         self._accept_failures: AcceptFailures | None = None
+        self._context: ssl.SSLContext | None = None
         self.origins = Origins(self.scheme, 0, frozenset(), frozenset())
 
     @property
@@ -392,11 +397,11 @@ class WebDoor:
             body = (self.settings.assets / asset.path).read_bytes()
             self._assets[asset.path] = payload(body, kind)
 
-    async def listen(self, host: str) -> None:
-        context = None
+    async def _set_up(self) -> web.AppRunner:
+        """aiohttp's runner of the application, ready to serve connections."""
         if self.settings.certificate is not None and self.settings.key is not None:
-            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            context.load_cert_chain(self.settings.certificate, self.settings.key)
+            self._context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            self._context.load_cert_chain(self.settings.certificate, self.settings.key)
         # By the time the runner stops, every visit has ended (close() ends them first):
         # what is left are connections still negotiating, cut after a moment.
         self._runner = web.AppRunner(
@@ -410,18 +415,49 @@ class WebDoor:
         if self.settings.assets is not None:
             await asyncio.to_thread(self._read_assets)
         await self._runner.setup()
-        site = GuardedSite(self._runner, host, self.settings.port or 0, context, self.connections)
-        await site.start()
-        self._port = site.port
+        return self._runner
+
+    def _reached_on(self, host: str, port: int, addresses: Sequence[str]) -> None:
+        self._port = port
         listed = (parsed_origin(origin) for origin in self.settings.origins)
         self.origins = Origins(
             self.scheme,
-            self._port,
-            door_names([host], site.addresses),
+            port,
+            door_names([host], addresses),
             frozenset(origin for origin in listed if origin is not None),
         )
+
+    async def listen(self, host: str) -> None:
+        runner = await self._set_up()
+        site = GuardedSite(runner, host, self.settings.port or 0, self._context, self.connections)
+        await site.start()
+        self._reached_on(host, site.port, site.addresses)
         self._accept_failures = AcceptFailures(asyncio.get_running_loop())
         log.info("listening for web on %s port %d (%s)", host, self._port, self.scheme)
+
+    async def serve_handed(self, host: str, port: int) -> None:
+        """Listen on nothing and serve the connections another process accepts on ``host``
+        and ``port`` and hands over (:meth:`adopt`)."""
+        await self._set_up()
+        self._reached_on(host, port, [])
+
+    async def adopt(self, sock: socket.socket, gone: Callable[[], None]) -> None:
+        """Serve a connection another process accepted (:meth:`serve_handed`), guarded as
+        one accepted here is (its TLS handshake, if any, done here); ``gone()`` once it has
+        ended."""
+        assert self._runner is not None and self._runner.server is not None
+        server = self._runner.server
+
+        def guarded_connection() -> GuardedConnection:
+            return GuardedConnection(server(), self.connections, gone)
+
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(
+                guarded_connection, sock, ssl=self._context
+            )
+        except (OSError, ssl.SSLError, TimeoutError):  # gone, or no TLS handshake
+            sock.close()
+            gone()
 
     async def close(self, reason: str = SHUTDOWN_MESSAGE, *, grace: float = CLOSE_GRACE) -> None:
         """End every web caller's visit as a telnet caller's, then stop listening."""
@@ -508,6 +544,8 @@ class WebDoor:
         connection = self.connections.of(request.transport)
         if connection is not None:
             connection.address = address
+            if not connection.upgrade():  # its first frames, sent at once, were a flood
+                return web.Response(status=429)
         origin = request.headers.get(hdrs.ORIGIN)
         local = request.transport.get_extra_info("sockname") if request.transport else None
         if not self.origins.allow(origin, str(local[0]) if local else ""):
@@ -524,8 +562,6 @@ class WebDoor:
             compress=False,  # nothing to gain on a terminal's few bytes, and no inflating
         )
         await socket.prepare(request)
-        if connection is not None:
-            connection.upgrade()
         where = (address, peer[1] if peer else 0)
         await carry(
             socket,
@@ -606,7 +642,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 def _counted_in(connections: WebConnections) -> Callable[..., Awaitable[web.StreamResponse]]:
     """A middleware counting each request on its connection, which is not ended to make
-    room for another meanwhile."""
+    room for another meanwhile. A request that asked to upgrade and was not taken as a
+    WebSocket ends its connection once answered: aiohttp would read what follows as more
+    requests, which the guard, having taken it for the WebSocket's, neither timed nor
+    measured."""
 
     @web.middleware
     async def counted(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -614,12 +653,28 @@ def _counted_in(connections: WebConnections) -> Callable[..., Awaitable[web.Stre
         if connection is not None:
             connection.requests += 1
         try:
-            return await handler(request)
+            response = await handler(request)
+        except web.HTTPException as refusal:
+            if _declined_upgrade(request, connection):
+                refusal.force_close()
+            raise
         finally:
             if connection is not None:
                 connection.requests -= 1
+        if _declined_upgrade(request, connection):
+            response.force_close()
+        return response
 
     return counted
+
+
+def _declined_upgrade(request: web.Request, connection: GuardedConnection | None) -> bool:
+    asked = asks_to_upgrade(
+        request.method,
+        ",".join(request.headers.getall(hdrs.CONNECTION, [])),
+        ",".join(request.headers.getall(hdrs.UPGRADE, [])),
+    )
+    return asked and not (connection is not None and connection.upgraded)
 
 
 def _is_upgrade(request: web.Request) -> bool:
@@ -656,22 +711,3 @@ def _cached(
     return web.Response(
         body=body, content_type=ready.content_type, charset=charset, headers=headers
     )
-
-
-async def start_web(
-    settings: WebSettings,
-    host: str,
-    telnet: DoorServer,
-    title: Callable[[], str],
-    publisher: Publisher | None = None,
-    telnet_port: int = 23,
-    routes: Callable[[web.Application], None] | None = None,
-) -> WebDoor:
-    """Listen for the page and telnet over WebSocket on ``host`` and ``settings.port``;
-    ``telnet`` is a :class:`DoorServer` made with way ``web`` on the door's node table,
-    ``title`` gives the board's name for the page, ``publisher`` the scoreboards' pages,
-    ``telnet_port`` the door's telnet port, offered when the page cannot show its terminal,
-    ``routes`` adds more of the door's own (the league hub's API)."""
-    door = WebDoor(settings, telnet, title, publisher, telnet_port, routes)
-    await door.listen(host)
-    return door

@@ -16,11 +16,16 @@ it arrives, in a :class:`GuardedConnection` before aiohttp sees it:
   with room left for telnet, SSH and the sysop: past the cap, the oldest connection in no
   request is ended, or the new one refused;
 - a request's head (its request line and headers) must arrive within
-  :data:`HEADER_SECONDS` of its first byte, or of the connection's start;
+  :data:`HEADER_SECONDS` of its first byte, or of the connection's start, and be no longer
+  than :data:`HEAD_MOST`: a longer one is refused with ``431`` (:class:`RequestFraming`
+  follows each request past its body, by its length or its chunks, so that no body is
+  taken for a head);
 - between requests, aiohttp's keep-alive ends a connection idle for
   :data:`KEEPALIVE_SECONDS`;
-- once a request has asked for a WebSocket, every frame that follows is read here first, by
-  its header alone: each one, a message, a fragment, a ping or a pong, empty or not, costs
+- from the moment the door takes a request's WebSocket (:meth:`GuardedConnection.upgrade`,
+  before aiohttp reads anything of it), every frame is read here first, by its header
+  alone, starting from the first byte after that request, whatever requests came before it
+  on the connection: each one, a message, a fragment, a ping or a pong, empty or not, costs
   the connection one of :data:`FRAME_RATE` a second (after a first :data:`FRAME_BURST`), and
   a connection past that is hung up as a telnet caller sending a flood of input is; a frame
   a client did not mask (RFC 6455 says every frame from a client is) ends it too. The bytes
@@ -40,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import resource
 import sys
 import time
@@ -49,6 +53,7 @@ from typing import Any
 
 from aiohttp.http import HttpProcessingError
 
+from door.net.library_internals import held_after_upgrade
 from door.net.listening import AddressLog
 from door.net.nodes import TOO_MANY_MESSAGE, address_key
 from door.net.telnet_guard import TokenBucket
@@ -64,9 +69,10 @@ MOST_CONNECTIONS = 1024  # web connections at most, whatever the open-file limit
 # ping a minute. Each frame costs the door a little work whatever it carries.
 FRAME_RATE = 64
 FRAME_BURST = 256
-HEAD_KEPT = 16 * 1024  # bytes of a request's head kept to see whether it asks for a WebSocket
-_UPGRADE = re.compile(rb"^upgrade:[ \t]*websocket", re.IGNORECASE | re.MULTILINE)
+# A request's head at most: a browser's is under 2 KB, and the door sets no cookies.
+HEAD_MOST = 16 * 1024
 BUSY_MESSAGE = "The door has too many web connections just now. Please try again in a minute."
+HEAD_TOO_LONG_MESSAGE = f"A request's headers are {HEAD_MOST // 1024} KB at most."
 _HEAD_END = (b"\r\n\r\n", b"\n\n")
 
 
@@ -170,23 +176,30 @@ def _end_oldest_idle(connections: dict[GuardedConnection, None]) -> bool:
 
 class GuardedConnection(asyncio.Protocol):
     """One connection on the web port, between asyncio and aiohttp's handler (``inner``):
-    counted by ``table`` as it arrives, its request heads timed, and ended when room is
-    needed while it is in no request (:attr:`requests` counts those the door is in)."""
+    counted by ``table`` as it arrives, its request heads timed and their size capped, its
+    WebSocket's frames paid for once the door takes one, and ended when room is needed
+    while it is in no request (:attr:`requests` counts those the door is in)."""
 
-    def __init__(self, inner: asyncio.Protocol, table: WebConnections) -> None:
+    def __init__(
+        self,
+        inner: asyncio.Protocol,
+        table: WebConnections,
+        on_lost: Callable[[], None] | None = None,
+    ) -> None:
         self.inner = inner
         self.table = table
+        self.on_lost = on_lost  # called once the connection has ended, admitted or not
         self.peer = "unknown"
         self.transport: asyncio.Transport | None = None
         self.requests = 0  # requests the door's handlers are in on this connection
         self.upgraded = False  # a WebSocket: no more request heads
         self._admitted = False
+        self._refused = False  # a head too long: answered, and closing
         self._reading_head = True  # the connection's start counts as the start of a head
-        self._tail = b""  # the last bytes of what came, for a head's end split across reads
-        self._head = bytearray()  # the request's head so far (its first HEAD_KEPT bytes)
+        self._framing = RequestFraming()
         self._timer: asyncio.TimerHandle | None = None
         self.address = "unknown"  # the caller's, once a WebSocket's request names it
-        self._frames: FrameWalker | None = None  # once a request asked for a WebSocket
+        self._frames: FrameWalker | None = None  # once the door took a WebSocket
 
     @property
     def idle(self) -> bool:
@@ -226,19 +239,14 @@ class GuardedConnection(asyncio.Protocol):
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if not self._admitted:
+        if not self._admitted or self._refused:
             return
-        if self._frames is None:
-            start = self._watch_heads(data)
-            if self._frames is not None and start < len(data):
-                fault = self._frames.walk(data, start)
-            else:
-                fault = None
-        else:
+        if self._frames is not None:
             fault = self._frames.walk(data, 0)
-        if fault is not None:
-            self.table.refusals.note(self.address, f"hung up on {self.address}: {fault}")
-            self.end(fault)
+            if fault is not None:
+                self._hang_up(fault)
+                return
+        elif not self._follow_requests(data):
             return
         self.inner.data_received(data)
 
@@ -249,6 +257,9 @@ class GuardedConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
+        lost, self.on_lost = self.on_lost, None
+        if lost is not None:
+            lost()
         if not self._admitted:
             return
         self._admitted = False
@@ -261,38 +272,49 @@ class GuardedConnection(asyncio.Protocol):
     def resume_writing(self) -> None:
         self.inner.resume_writing()
 
+    def _hang_up(self, fault: str) -> None:
+        self.table.refusals.note(self.address, f"hung up on {self.address}: {fault}")
+        self.end(fault)
+
     # --- request heads --------------------------------------------------------------------
 
-    def _watch_heads(self, data: bytes) -> int:
-        """Time each request's head from its first byte to its blank line; where in ``data``
-        the bytes after a head that asked for a WebSocket begin (its frames), or past its end."""
-        seen = self._tail + data
-        if not self._reading_head and data:
+    def _follow_requests(self, data: bytes) -> bool:
+        """Time each request's head from its first byte to its blank line; False when one
+        ran past :data:`HEAD_MOST`, and the connection was refused for it."""
+        heads = self._framing.heads
+        if not self._framing.read(data):
+            self._refused = True  # nothing more of it reaches aiohttp
+            self._reading_head = False
+            self._stop_head_timer()
+            self.table.refusals.note(
+                self.peer, f"refused WEB from {self.peer}: a request's head past {HEAD_MOST} bytes"
+            )
+            assert self.transport is not None
+            status = "431 Request Header Fields Too Large"
+            self.transport.write(refusal_response(status, HEAD_TOO_LONG_MESSAGE))
+            self.transport.close()
+            return False
+        if not self._framing.in_head:
+            self._reading_head = False
+            self._stop_head_timer()
+        elif not self._reading_head or self._framing.heads != heads:
             self._reading_head = True
             self._start_head_timer()
-        found = [(at, len(end)) for end in _HEAD_END if (at := seen.find(end)) >= 0]
-        if not found:
-            self._tail = seen[-3:]
-            if len(self._head) < HEAD_KEPT:
-                self._head += data[: HEAD_KEPT - len(self._head)]
-            return len(data)
-        # A head ended (what follows, a body or the next request, is the next head's start
-        # only once more comes: a short request's body is never timed).
-        at, length = min(found)
-        after = at + length - len(self._tail)
-        head = bytes(self._head) + data[: min(after, HEAD_KEPT)]
-        self._reading_head = False
-        self._stop_head_timer()
-        self._tail, self._head = b"", bytearray()
-        if _UPGRADE.search(head):
-            self._frames = FrameWalker(asyncio.get_running_loop().time())
-        return after
+        return True
 
-    def upgrade(self) -> None:
-        """The request became a WebSocket: no heads any more; the call's own rules hold."""
+    def upgrade(self) -> bool:
+        """The door takes this request's WebSocket: no heads any more; from here on, every
+        frame is paid for, starting with those aiohttp holds already. Called before the
+        WebSocket is prepared; False if those frames were a flood, and the connection ended."""
         self.upgraded = True
         self._reading_head = False
         self._stop_head_timer()
+        self._frames = FrameWalker(asyncio.get_running_loop().time())
+        fault = self._frames.walk(held_after_upgrade(self.inner), 0)
+        if fault is not None:
+            self._hang_up(fault)
+            return False
+        return True
 
     def _start_head_timer(self) -> None:
         self._stop_head_timer()
@@ -312,6 +334,144 @@ class GuardedConnection(asyncio.Protocol):
                 f"hung up on WEB from {self.peer}: no whole request within {HEADER_SECONDS:g} s",
             )
             self.end("sent no whole request in time")
+
+
+def asks_to_upgrade(method: str, connection: str, upgrade: str) -> bool:
+    """Whether a request with this method, ``Connection`` and ``Upgrade`` is one after
+    which aiohttp reads no more requests on its connection (a WebSocket, or a tunnel).
+
+    >>> asks_to_upgrade("GET", "keep-alive, Upgrade", "WebSocket")
+    True
+    >>> asks_to_upgrade("CONNECT", "", ""), asks_to_upgrade("GET", "upgrade", "h2c")
+    (True, False)
+    """
+    tokens = {token.strip().lower() for token in connection.split(",")}
+    return method == "CONNECT" or (
+        "upgrade" in tokens and upgrade.strip().lower() in ("websocket", "tcp")
+    )
+
+
+class RequestFraming:
+    """Where a connection's requests begin and end, as HTTP/1.1 frames them (RFC 9112):
+    each head up to its blank line, then its body, by its ``Content-Length`` or its chunks,
+    so that no body is taken for a head. After a head that asks to upgrade, nothing more is
+    a request: what follows is the WebSocket's (or nothing's, the door closing a connection
+    whose request to upgrade it did not take, once it has answered it). Only the head timer
+    and the cap rest on this: a request framed otherwise by aiohttp is one it refuses with
+    ``400``, closing the connection."""
+
+    __slots__ = ("_body", "_chunks", "_head", "_upgraded", "heads")
+
+    def __init__(self) -> None:
+        self._head = bytearray()  # the head under way, so far
+        self._body = 0  # bytes still to come of a body of known length
+        self._chunks: ChunkedBody | None = None  # a chunked body under way
+        self._upgraded = False
+        self.heads = 0  # how many heads have ended
+
+    @property
+    def in_head(self) -> bool:
+        """Whether some of a head has come, and not its end."""
+        return bool(self._head)
+
+    def read(self, data: bytes) -> bool:
+        """Follow ``data``; False when a head runs past :data:`HEAD_MOST`."""
+        at, size = 0, len(data)
+        while at < size and not self._upgraded:
+            if self._body:
+                step = min(self._body, size - at)
+                self._body -= step
+                at += step
+            elif self._chunks is not None:
+                at = self._chunks.read(data, at)
+                if self._chunks.done:
+                    self._chunks = None
+            else:
+                at = self._read_head(data, at)
+                if len(self._head) > HEAD_MOST:
+                    return False
+        return True
+
+    def _read_head(self, data: bytes, at: int) -> int:
+        """Take ``data[at:]`` into the head under way; where its end is in ``data``, if there."""
+        had = len(self._head)
+        self._head += data[at : at + HEAD_MOST + 1 - had]  # a byte past the cap says enough
+        start = max(0, had - 3)
+        ends = [(i, len(end)) for end in _HEAD_END if (i := self._head.find(end, start)) >= 0]
+        if not ends:
+            return len(data)
+        found, length = min(ends)
+        end = found + length
+        if end > HEAD_MOST:
+            return len(data)
+        head = bytes(self._head[:end])
+        self._head = bytearray()
+        self.heads += 1
+        self._frame_body(head)
+        return at + end - had
+
+    def _frame_body(self, head: bytes) -> None:
+        lines = head.decode("latin-1").splitlines()
+        method = lines[0].split(" ", 1)[0] if lines else ""
+        fields: dict[str, list[str]] = {}
+        for line in lines[1:]:
+            name, colon, value = line.partition(":")
+            if colon:
+                fields.setdefault(name.strip().lower(), []).append(value.strip())
+        length = fields.get("content-length", ["0"])[0]
+        if "transfer-encoding" in fields:
+            self._chunks = ChunkedBody()
+        elif length.isascii() and length.isdigit():
+            self._body = int(length)
+        connection = ",".join(fields.get("connection", []))
+        upgrade = ",".join(fields.get("upgrade", []))
+        self._upgraded = asks_to_upgrade(method, connection, upgrade)
+
+
+class ChunkedBody:
+    """A chunked body followed to its end (RFC 9112 §7.1): each chunk's size line, its
+    bytes and their CRLF, then the last chunk's trailer lines up to a blank one."""
+
+    __slots__ = ("_left", "_line", "_trailer", "done")
+
+    LONGEST_LINE = 8192  # past this, aiohttp has refused the request
+
+    def __init__(self) -> None:
+        self._line = bytearray()  # a size or trailer line under way
+        self._left = 0  # bytes still to come of a chunk and its CRLF
+        self._trailer = False  # past the last chunk, in its trailer lines
+        self.done = False
+
+    def read(self, data: bytes, at: int) -> int:
+        """Follow ``data[at:]``; where this body ends in ``data``, or its length."""
+        size = len(data)
+        while at < size and not self.done:
+            if self._left:
+                step = min(self._left, size - at)
+                self._left -= step
+                at += step
+                continue
+            newline = data.find(b"\n", at)
+            if newline < 0:
+                self._line += data[at:]
+                self.done = len(self._line) > self.LONGEST_LINE
+                return size
+            self._line += data[at:newline]
+            at = newline + 1
+            line, self._line = bytes(self._line).strip(), bytearray()
+            if self._trailer:
+                self.done = not line
+                continue
+            try:
+                chunk = int(line.split(b";", 1)[0], 16)
+            except ValueError:
+                self.done = True  # aiohttp refuses it
+                continue
+            if chunk:
+                self._left = chunk + 2
+            else:
+                self._trailer = True
+        return at
 
 
 class FrameWalker:

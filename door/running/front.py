@@ -1,12 +1,18 @@
 """``serve`` on every core: one front process and ``[server] workers`` workers.
 
-The front holds no game. It listens on telnet's port, admits or refuses each connection the
-moment it arrives by the one table of nodes (:class:`~door.net.nodes.Table`: ``max_nodes``,
-the nodes reserved for callers logged in, the limits per address, room made for a new
-caller), since those decisions need one view of every call, and hands each admitted
-connection, with the node it takes, to the worker serving the fewest calls, over a Unix
-socket (:mod:`door.running.handoff`), before a byte of telnet was read: the worker does
-the whole protocol and the visit (:mod:`door.running.worker`).
+The front holds no game. It listens on every way's port (telnet, and SSH, RLOGIN and the web
+when sysop.toml gives them one), admits or refuses each connection the moment it arrives by
+the one table of nodes (:class:`~door.net.nodes.Table`: ``max_nodes``, the nodes reserved for
+callers logged in, the limits per address, room made for a new caller) and, for RLOGIN, by
+the linked boards and their wrong secrets, since those decisions need one view of every
+call, and hands each admitted connection to the worker serving the fewest, over a Unix
+socket (:mod:`door.running.handoff`), before a byte of its protocol was read: the worker
+does the whole protocol (the SSH key exchange, the TLS handshake) and the visit
+(:mod:`door.running.worker`). A telnet connection takes its node as it is handed over; a
+call by another way takes one when it begins (an SSH caller has logged in, a linked board's
+handshake is read, a web page opens its WebSocket), given here by the same table. A web
+connection goes to the worker holding the other web connections of its address, if one
+does, so that the web guard there counts them all (:mod:`door.net.web_guard`).
 
 Workers are forked from the front once everything is imported, the garbage collector's
 objects frozen first (``gc.freeze``) so that the pages the imports filled stay shared. A
@@ -38,7 +44,8 @@ from typing import Any
 
 from door.config import Config, ConfigError
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
-from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way
+from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way, address_key
+from door.net.rlogin import Refused, WrongSecrets, linked_boards, refusal_line
 from door.running.control import (
     Answer,
     ControlServer,
@@ -57,6 +64,7 @@ from door.store.hashing import CHECKS, HASHING
 log = logging.getLogger("door")
 
 STARTING: Answer = {"ok": False, "error": "the door is starting; try again in a moment"}
+RESTARTING = "The door is starting again. Please call again in a moment."
 RESTART_PAUSE = 1.0  # seconds between forks of a worker that keeps dying at once
 QUICK_DEATH = 5.0  # seconds: a worker dying sooner after its start is paused before a fork
 
@@ -74,6 +82,7 @@ class HandedCall:
     farewell: str | None = None
     ending: str | None = None
     user_id: int | None = None
+    board: str | None = None
     answered: bool = False
     alias: str = ""
     gone: asyncio.Event = field(default_factory=asyncio.Event)
@@ -89,6 +98,27 @@ class HandedCall:
             self.worker.channel.send(
                 {"end": self.call_id, "node": self.node, "farewell": farewell, "ending": ending}
             )
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A linked board as a worker names it when its caller asks for a node."""
+
+    tag: str
+    name: str
+    max_calls: int | None
+
+
+@dataclass(eq=False)
+class HandedConnection:
+    """A connection by SSH, RLOGIN or the web the front handed to a worker, until it ends:
+    ``arrived()`` once an SSH caller has logged in or gone (until then it counts as a node
+    of its address)."""
+
+    connection_id: int
+    way: Way
+    address: str
+    arrived: Callable[[], None] = lambda: None
 
 
 class FrontTable(Table[HandedCall]):
@@ -108,6 +138,12 @@ class WorkerLink:
     requests: Requests = field(default_factory=Requests)
     started: float = field(default_factory=time.monotonic)
     calls: dict[int, HandedCall] = field(default_factory=dict)  # by call id
+    connections: dict[int, HandedConnection] = field(default_factory=dict)  # by id
+
+    @property
+    def load(self) -> int:
+        """How busy the worker is: its calls and connections (a call may be both)."""
+        return len(self.calls) + len(self.connections)
 
 
 class Front:
@@ -119,8 +155,11 @@ class Front:
         self._reread = reread
         self.table = FrontTable(config.server)
         self._workers: dict[int, WorkerLink] = {}  # by index
-        self._listener: socket.socket | None = None
+        self._listeners: dict[Way, socket.socket] = {}
+        self._ports: dict[Way, int] = {}
+        self._fingerprint = ""  # the SSH host key's, when SSH is on
         self._refusals = AddressLog()
+        self._wrong_secrets = WrongSecrets()
         self._next_call = 0
         self._closing: str | None = None
         self._stopped = asyncio.Event()
@@ -141,20 +180,13 @@ class Front:
         for number, handler in handlers.items():
             loop.add_signal_handler(number, handler)
         server = self.config.server
-        listener = socket.create_server((server.host, server.port), backlog=1024)
-        listener.setblocking(False)
-        self._listener = listener
         try:
+            self._listen()
             for index in range(server.workers):
                 self._fork(index)
-            loop.add_reader(listener.fileno(), self._accept)
-            log.info(
-                "listening on %s port %d for %d nodes, with %d workers",
-                server.host,
-                listener.getsockname()[1],
-                server.max_nodes,
-                server.workers,
-            )
+            for way, listener in self._listeners.items():
+                loop.add_reader(listener.fileno(), self._accept, way)
+            self._log_listening()
             self._control = await open_control(
                 FrontControl(control_path(self.config.server.database), self)
             )
@@ -168,6 +200,59 @@ class Front:
             for link in self._workers.values():
                 _end_process(link.pid)
         log.info("door stopped")
+
+    def _listen(self) -> None:
+        """Listen on every way's port, before the workers are forked (they learn the ports)."""
+        config = self.config
+        wanted = {
+            Way.TELNET: (config.server.host, config.server.port),
+            Way.SSH: (config.server.host, config.ssh.port),
+            Way.RLOGIN: (config.server.host, config.rlogin.port),
+            Way.WEB: (config.web.host or config.server.host, config.web.port),
+        }
+        if config.ssh.port is not None:
+            from door.net.ssh import load_host_key
+
+            # Made here, once, not by every worker at once.
+            self._fingerprint = load_host_key(config.host_key).get_fingerprint("sha256")
+        for way, (host, port) in wanted.items():
+            if port is None:
+                continue
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            listener = socket.create_server((host, port), family=family, backlog=1024)
+            listener.setblocking(False)
+            self._listeners[way] = listener
+            self._ports[way] = int(listener.getsockname()[1])
+
+    def _log_listening(self) -> None:
+        config, ports = self.config, self._ports
+        server = config.server
+        log.info(
+            "listening on %s port %d for %d nodes, with %d workers",
+            server.host,
+            ports[Way.TELNET],
+            server.max_nodes,
+            server.workers,
+        )
+        if Way.SSH in ports:
+            log.info(
+                "listening for SSH on %s port %d; host key %s, fingerprint %s",
+                server.host,
+                ports[Way.SSH],
+                config.host_key,
+                self._fingerprint,
+            )
+        if Way.RLOGIN in ports:
+            log.info(
+                "listening for RLOGIN on %s port %d for %d linked board(s)",
+                server.host,
+                ports[Way.RLOGIN],
+                len(config.rlogin.boards),
+            )
+        if Way.WEB in ports:
+            scheme = "https" if config.web.certificate is not None else "http"
+            host = config.web.host or server.host
+            log.info("listening for web on %s port %d (%s)", host, ports[Way.WEB], scheme)
 
     def _keep(self, work: Coroutine[Any, Any, object]) -> None:
         """Run ``work`` in a task held until it ends (the loop holds tasks weakly)."""
@@ -186,7 +271,7 @@ class Front:
             try:
                 front_end.close()
                 self._forget_in_worker()
-                status = run_worker(index, worker_end, self.config, self._reread)
+                status = run_worker(index, worker_end, self.config, self._reread, self._ports)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -204,8 +289,8 @@ class Front:
 
     def _forget_in_worker(self) -> None:
         """A worker keeps none of the front's sockets."""
-        if self._listener is not None:
-            self._listener.close()
+        for listener in self._listeners.values():
+            listener.close()
         for link in self._workers.values():
             link.channel.abandon()
 
@@ -253,31 +338,41 @@ class Front:
     def _free_calls(self, link: WorkerLink) -> None:
         for call in list(link.calls.values()):
             self._release(call)
+        for connection in link.connections.values():
+            connection.arrived()
+        link.connections.clear()
 
     # --- calls -----------------------------------------------------------------------------
 
-    def _accept(self) -> None:
-        assert self._listener is not None
+    def _accept(self, way: Way) -> None:
+        listener = self._listeners.get(way)
+        if listener is None:
+            return
         for _ in range(64):  # then let the loop hear the workers
             try:
-                connection, peer = self._listener.accept()
+                connection, peer = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as error:  # out of descriptors: the connection waits its turn
                 log.warning("cannot accept a connection: %s", error)
                 return
-            self._admit(connection, str(peer[0]) if peer else "unknown")
+            address = str(peer[0]) if peer else "unknown"
+            if way == Way.TELNET:
+                self._admit(connection, address)
+            else:
+                self._admit_by(way, connection, address)
 
     def _admit(self, connection: socket.socket, address: str) -> None:
+        """A telnet connection: refused here, or handed over on the node it takes."""
         refusal = self._closing or self.table.refusal(address)
-        live = [link for link in self._workers.values() if link.channel.open]
+        live = self._live()
         if refusal is None and not live:
-            refusal = "The door is starting again. Please call again in a moment."
+            refusal = RESTARTING
         if refusal is not None:
             self._refusals.note(address, f"refused {address}: {refusal}")
             _tell(connection, refusal)
             return
-        worker = min(live, key=lambda link: len(link.calls))
+        worker = min(live, key=lambda link: link.load)
         self._next_call += 1
         call = HandedCall(self.table.free_node(), Way.TELNET, address, worker, self._next_call)
         self.table.seat(call)
@@ -285,6 +380,97 @@ class Front:
         message = {"call": call.call_id, "node": call.node, "way": call.way.value}
         if not worker.channel.send(message, connection):
             self._release(call)
+
+    def _admit_by(self, way: Way, connection: socket.socket, address: str) -> None:
+        """A connection by SSH, RLOGIN or the web: refused here, or handed over with no
+        node (its call asks for one when it begins: :meth:`_seat`)."""
+        live = self._live()
+        refusal = self._closing or (None if live else RESTARTING)
+        if refusal is None and way == Way.RLOGIN:
+            try:
+                linked_boards(address, self.config.rlogin.boards, self._wrong_secrets)
+            except Refused as refused:
+                self._refusals.note(address, f"refused RLOGIN from {address}: {refused.why}")
+                _send_and_close(connection, refusal_line(refused))
+                return
+        if refusal is not None:
+            self._refusals.note(address, f"refused {way.upper()} from {address}: {refusal}")
+            if way == Way.RLOGIN:
+                _send_and_close(connection, refusal_line(Refused(refusal)))
+            elif way == Way.WEB:
+                from door.net.web_guard import refusal_response
+
+                response = refusal_response("503 Service Unavailable", refusal)
+                _send_and_close(connection, response)
+            else:
+                _tell(connection, refusal)  # lines before SSH's version: clients may show them
+            return
+        self._next_call += 1
+        handed = HandedConnection(self._next_call, way, address)
+        message: Message = {"connection": handed.connection_id, "way": way.value}
+        if way == Way.SSH:
+            # Any caller may be one who logs in; the SSH client hears a refusal in SSH's
+            # disconnect message, from the worker. Until it logs in, it counts as a node.
+            ssh_refusal = self.table.refusal(address, logged_in=True)
+            if ssh_refusal is None:
+                handed.arrived = self.table.arriving(address)
+            else:
+                self._refusals.note(address, f"refused SSH from {address}: {ssh_refusal}")
+                message["refused"] = ssh_refusal
+        worker = self._worker_for(way, address, live)
+        worker.connections[handed.connection_id] = handed
+        if not worker.channel.send(message, connection):
+            worker.connections.pop(handed.connection_id, None)
+            handed.arrived()
+
+    def _worker_for(self, way: Way, address: str, live: list[WorkerLink]) -> WorkerLink:
+        """The worker serving the fewest; for a web connection, the one holding the other
+        web connections of its address, if one does (a proxy's carry many callers: any)."""
+        if way == Way.WEB:
+            from door.net.web import within
+
+            if not within(address, self.config.web.proxies):
+                key = address_key(address)
+                for link in live:
+                    held = link.connections.values()
+                    if any(c.way == Way.WEB and address_key(c.address) == key for c in held):
+                        return link
+        return min(live, key=lambda link: link.load)
+
+    def _seat(self, link: WorkerLink, message: Message) -> None:
+        """Give a node to a call by SSH, RLOGIN or the web that begins on ``link``'s worker,
+        if the table's rules let it have one now; the answer says which, or why not."""
+        way, address = Way(message["seat"]), str(message["address"])
+        named = message.get("board")
+        board = None if not named else Lines(named["tag"], named["name"], named["max_calls"])
+        # Every other way's connection was counted as it arrived here; a web call's address
+        # is known from its WebSocket's request alone, which only the worker reads.
+        refusal = self._closing or self.table.refusal(
+            address,
+            logged_in=bool(message.get("known")),
+            count=way == Way.WEB,
+            rationed=bool(message.get("rationed", True)),
+            board=board,
+        )
+        if refusal is not None:
+            link.channel.send({"answer": message["ask"], "value": {"refused": refusal}})
+            return
+        self._next_call += 1
+        user = message.get("user")
+        call = HandedCall(
+            self.table.free_node(),
+            way,
+            address,
+            link,
+            self._next_call,
+            user_id=None if user is None else int(user),
+            board=None if board is None else board.tag,
+        )
+        self.table.seat(call)
+        link.calls[call.call_id] = call
+        link.channel.send(
+            {"answer": message["ask"], "value": {"node": call.node, "call": call.call_id}}
+        )
 
     def _release(self, call: HandedCall) -> None:
         call.worker.calls.pop(call.call_id, None)
@@ -305,6 +491,20 @@ class Front:
             if call is not None:
                 self.table.log_in(call.node, int(message["user"]))
                 call.alias = str(message.get("alias", ""))
+        elif "seat" in message:
+            self._seat(link, message)
+        elif "arrived" in message:
+            handed = link.connections.get(message["arrived"])
+            if handed is not None:
+                handed.arrived()
+        elif "closed" in message:
+            handed = link.connections.pop(message["closed"], None)
+            if handed is not None:
+                handed.arrived()
+        elif "wrong_secret" in message:
+            self._wrong_secrets.wrong(str(message["wrong_secret"]))
+        elif "right_secret" in message:
+            self._wrong_secrets.right(str(message["right_secret"]))
         elif "answered" in message:
             call = link.calls.get(message["answered"])
             if call is not None:
@@ -458,10 +658,11 @@ class Front:
         self._loop.call_later(CLOSE_GRACE + 5.0, self._stopped.set)
 
     def _stop_listening(self) -> None:
-        if self._listener is not None and self._loop is not None:
-            self._loop.remove_reader(self._listener.fileno())
-            self._listener.close()
-            self._listener = None
+        for listener in self._listeners.values():
+            if self._loop is not None:
+                self._loop.remove_reader(listener.fileno())
+            listener.close()
+        self._listeners.clear()
 
 
 class FrontControl(ControlServer):
@@ -486,21 +687,31 @@ class FrontControl(ControlServer):
 
 
 def run_worker(
-    index: int, sock: socket.socket, config: Config, reread: Callable[[], Config]
+    index: int,
+    sock: socket.socket,
+    config: Config,
+    reread: Callable[[], Config],
+    ports: dict[Way, int],
 ) -> int:
-    """A worker's life, in the process just forked; its exit status."""
+    """A worker's life, in the process just forked (serving the ways in on the front's
+    ``ports``); its exit status."""
     forget_front_signals()
     name_in_log(index)
-    worker = Worker(index, sock, config)
+    worker = Worker(index, sock, config, ports)
     asyncio.run(Service(config, reread, worker=worker).run())
     return 0
 
 
 def _tell(connection: socket.socket, refusal: str) -> None:
     """Say why a connection is refused, and hang up, as telnet's listener does."""
+    _send_and_close(connection, f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+
+
+def _send_and_close(connection: socket.socket, data: bytes) -> None:
+    """Send what a refused connection is told (what fits at once), and hang up."""
     try:
         connection.setblocking(False)
-        connection.send(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+        connection.send(data)
     except OSError:
         pass
     connection.close()

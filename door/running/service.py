@@ -144,7 +144,9 @@ class Service:
             nodes = Nodes(self.config.server) if worker is None else worker.nodes
             app = App(store, self, solving, nodes, league)
             self.ways = ways = await open_ways(
-                app, detect_timeout=self._detect_timeout, listen=worker is None
+                app,
+                detect_timeout=self._detect_timeout,
+                handed=None if worker is None else worker.handed,
             )
             self.server = server = ways.telnet
             try:
@@ -153,7 +155,7 @@ class Service:
                         ControlServer(control_path(store.path), self)
                     )
                 else:
-                    worker.serve(server, self)
+                    worker.serve(ways, self)
                     if not worker.keeps_jobs:
                         solving.woken = worker.wake_solver
                 if worker is None or worker.keeps_jobs:

@@ -7,7 +7,7 @@ callers to the same visit (:mod:`door.visit.session`). The listeners themselves
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ from door.config import Config
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE
 from door.net.nodes import Nodes, Way
-from door.net.rlogin import Arrival, RloginDoor, start_rlogin
+from door.net.rlogin import Arrival, RloginDoor, WrongSecrets
 from door.net.telnet import DoorServer, start_server
 from door.net.terminal import Terminal
 from door.store import Store, User
@@ -70,20 +70,29 @@ class Ways:
         await asyncio.gather(*closing)
 
 
+@dataclass(frozen=True)
+class Handed:
+    """What a worker of a front process (:mod:`door.running.worker`) serves the ways in by:
+    the ports the front listens on, by way, and the wrong RLOGIN secrets, which the front
+    counts for every worker."""
+
+    ports: Mapping[Way, int]
+    wrong_secrets: WrongSecrets
+
+
 async def open_ways(
     app: App,
     *,
     detect_timeout: float = DETECT_TIMEOUT,
     login_timeout: float | None = None,
     handshake_timeout: float | None = None,
-    listen: bool = True,
+    handed: Handed | None = None,
 ) -> Ways:
     """Listen on every way sysop.toml turns on, each handing its callers to a visit on
     ``app``, whose node table they share. ``login_timeout`` (seconds to log in over SSH) and
     ``handshake_timeout`` (seconds for a linked board's RLOGIN handshake) are for tests.
-    ``listen`` False: a worker of a front process (:mod:`door.running.worker`), which
-    listens on nothing and serves the telnet connections the front hands it
-    (:meth:`DoorServer.adopt`)."""
+    ``handed``: a worker of a front process, which listens on nothing and serves the
+    connections the front hands it, each by its way's ``adopt``."""
     if app.nodes is None:
         raise ValueError("the ways in share the app's table of nodes: it has none")
     nodes, store, config = app.nodes, app.store, app.config
@@ -104,21 +113,20 @@ async def open_ways(
     async def check_key(alias: str, key: str) -> User | None:
         return await store.user_with_ssh_key(alias, key)
 
-    if not listen:
-        return Ways(
-            nodes, DoorServer(config.server, telnet, detect_timeout=detect_timeout, nodes=nodes)
+    if handed is None:
+        server = await start_server(
+            config.server, telnet, detect_timeout=detect_timeout, nodes=nodes
         )
-    server = await start_server(config.server, telnet, detect_timeout=detect_timeout, nodes=nodes)
+    else:
+        server = DoorServer(config.server, telnet, detect_timeout=detect_timeout, nodes=nodes)
     ways = Ways(nodes, server)
     try:
         if config.ssh.port is not None:
-            from door.net.ssh import start_ssh
+            from door.net.ssh import SshDoor
 
             options = {} if login_timeout is None else {"login_timeout": login_timeout}
-            ways.ssh = await start_ssh(
+            ways.ssh = SshDoor(
                 config.server,
-                config.ssh.port,
-                config.host_key,
                 ssh,
                 nodes,
                 check_password=check_password,
@@ -128,33 +136,46 @@ async def open_ways(
                 detect_timeout=detect_timeout,
                 **options,
             )
+            if handed is None:
+                await ways.ssh.listen(config.server.host, config.ssh.port, config.host_key)
+            else:
+                ways.ssh.serve_handed(handed.ports[Way.SSH], config.host_key)
         if config.rlogin.port is not None:
             timeouts = {} if handshake_timeout is None else {"handshake_timeout": handshake_timeout}
-            ways.rlogin = await start_rlogin(
+            ways.rlogin = RloginDoor(
                 config.server,
-                config.rlogin.port,
                 lambda: app.config.rlogin.boards,
                 linked,
                 nodes,
                 detect_timeout=detect_timeout,
+                wrong_secrets=None if handed is None else handed.wrong_secrets,
                 **timeouts,
             )
+            if handed is None:
+                await ways.rlogin.listen(config.server.host, config.rlogin.port)
+            else:
+                ways.rlogin.serve_handed(handed.ports[Way.RLOGIN])
         if config.web.port is not None:
-            from door.net.web import start_web
+            from door.net.web import WebDoor
 
             # Web callers are telnet callers whose stream rides on a WebSocket.
             web_telnet = DoorServer(
                 config.server, telnet, detect_timeout=detect_timeout, nodes=nodes, way=Way.WEB
             )
-            ways.web = await start_web(
+            telnet_port = server.port if handed is None else handed.ports[Way.TELNET]
+            ways.web = WebDoor(
                 config.web,
-                config.web.host or config.server.host,
                 web_telnet,
                 lambda: app.config.bbs.name,
                 lambda: publish_scoreboards(store, app.config),
-                server.port,
+                telnet_port,
                 league_routes(app),
             )
+            host = config.web.host or config.server.host
+            if handed is None:
+                await ways.web.listen(host)
+            else:
+                await ways.web.serve_handed(host, handed.ports[Way.WEB])
     except BaseException:
         await ways.close()
         raise

@@ -11,34 +11,53 @@ worker's calls. The first worker (``index`` 0) also keeps the door's background 
 contest clock, the solver's background search, bulletins, backups, the league's sync), so
 they run once whatever the number of workers.
 
-What the front says: ``call`` (a connection, with its node and id), ``end`` (end the call
-on a node: a take-over, the log-in limit reached elsewhere, room made for a new caller),
-``request`` (a sysop's command on the control socket, which the front keeps: who, send,
-kick, status, reload, contests, answered here for this worker's calls), ``watch`` (the
-sysop's connection itself, handed over to watch a caller here), ``game_ended`` (a game
-ended on another worker: for the bulletins), ``wake_solver`` (a winnable deal taken on
-another worker: the stock is topped up), ``close`` (the door is shutting down) and
-the answers to the worker's questions.
+A telnet connection comes with the node the front gave it. A connection by SSH, RLOGIN or
+the web comes with no node (an SSH caller logs in first, a linked board sends its handshake, a
+web connection may only ask for pages): when its call begins, the worker asks the front for a
+node (``seat``), which the front gives, or refuses, by the one table's rules; and it tells the
+front when an SSH caller has logged in (``arrived``: no longer counted as arriving from its
+address), when a connection has ended (``closed``) and of wrong and right RLOGIN secrets.
+
+What the front says: ``call`` (a telnet connection, with its node and id), ``connection``
+(a connection by another way, with its id, and the refusal to tell an SSH client), ``end``
+(end the call on a node: a take-over, the log-in limit reached elsewhere, room made for a
+new caller), ``request`` (a sysop's command on the control socket, which the front keeps:
+who, send, kick, status, reload, contests, answered here for this worker's calls),
+``watch`` (the sysop's connection itself, handed over to watch a caller here),
+``game_ended`` (a game ended on another worker: for the bulletins), ``wake_solver`` (a
+winnable deal taken on another worker: the stock is topped up), ``close`` (the door is
+shutting down) and the answers to the worker's questions.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import Any, Protocol, TypeVar
 
 from door.config import Config
-from door.net.nodes import TAKE_OVER_GRACE, Call, NodeLimits, Nodes, Way
-from door.net.telnet import DoorServer
+from door.net.listening import SHUTDOWN_MESSAGE
+from door.net.nodes import (
+    TAKE_OVER_GRACE,
+    Call,
+    LinkedLines,
+    NodeLimits,
+    Nodes,
+    NoNode,
+    Way,
+)
+from door.net.rlogin import WrongSecrets
 from door.net.terminal import Terminal
 from door.running import control
 from door.running.control import Controlled
 from door.running.handoff import Channel, Message, Requests
+from door.running.ways import Handed, Ways
 from door.store.hashing import HASHING, arbitrate
 
 T = TypeVar("T")
@@ -65,10 +84,16 @@ class WorkerNodes(Nodes):
         self._ended: dict[int, tuple[str, str]] = {}  # by call id: farewell, ending
 
     def refusal(
-        self, address: str, *, logged_in: bool = False, count: bool = True, rationed: bool = True
+        self,
+        address: str,
+        *,
+        logged_in: bool = False,
+        count: bool = True,
+        rationed: bool = True,
+        board: LinkedLines | None = None,
     ) -> str | None:
-        """The front has admitted every connection a worker serves: only a door closing
-        refuses one here."""
+        """The front admits every call a worker serves, as its connection arrives and as it
+        is given its node (:meth:`admitted`): only a door closing refuses one here."""
         return self.closing
 
     def handed(self, node: int, call_id: int) -> None:
@@ -91,8 +116,11 @@ class WorkerNodes(Nodes):
         *,
         user_id: int | None = None,
         node: int | None = None,
+        board: str | None = None,
     ) -> Iterator[Call]:
-        with super().hold(way, address, terminal, user_id=user_id, node=node) as call:
+        with super().hold(
+            way, address, terminal, user_id=user_id, node=node, board=board
+        ) as call:
             call_id = self._ids.get(call.node)
             if call_id is not None:
 
@@ -104,6 +132,70 @@ class WorkerNodes(Nodes):
                 if ended is not None:
                     call.end(*ended)
             yield call
+
+    @asynccontextmanager
+    async def admitted(
+        self,
+        way: Way,
+        address: str,
+        terminal: Terminal,
+        *,
+        logged_in: bool = False,
+        rationed: bool = True,
+        board: LinkedLines | None = None,
+        user_id: int | None = None,
+        node: int | None = None,
+    ) -> AsyncIterator[Call]:
+        """Hold the ``node`` the front gave a telnet connection as it handed it over; for a
+        call by another way, a node the front gives now (or :class:`NoNode`, as it refuses)."""
+        if node is not None:
+            async with super().admitted(way, address, terminal, user_id=user_id, node=node) as call:
+                yield call
+            return
+        node, call_id = await self._seat(way, address, logged_in, rationed, board, user_id)
+        self._ids[node] = call_id
+        try:
+            tag = None if board is None else board.tag
+            with self.hold(way, address, terminal, user_id=user_id, node=node, board=tag) as call:
+                yield call
+        finally:
+            self.gone(node, call_id)
+
+    async def _seat(
+        self,
+        way: Way,
+        address: str,
+        logged_in: bool,
+        rationed: bool,
+        board: LinkedLines | None,
+        user_id: int | None,
+    ) -> tuple[int, int]:
+        """The node and call id the front gives a call by ``way`` from ``address``."""
+        lines = board and {"tag": board.tag, "name": board.name, "max_calls": board.max_calls}
+        asked: Message = {
+            "seat": way.value,
+            "address": address,
+            "known": logged_in,
+            "rationed": rationed,
+            "board": lines,
+            "user": user_id,
+        }
+        asking = asyncio.ensure_future(self._requests.ask(self._channel, asked))
+        try:
+            answer = await asyncio.shield(asking)
+        except asyncio.CancelledError:  # a node given after all is given back
+            asking.add_done_callback(self._given_back)
+            raise
+        if not isinstance(answer, dict):  # the front has gone
+            raise NoNode(self.closing or SHUTDOWN_MESSAGE)
+        if "refused" in answer:
+            raise NoNode(str(answer["refused"]))
+        return int(answer["node"]), int(answer["call"])
+
+    def _given_back(self, asking: asyncio.Future[Any]) -> None:
+        answer = None if asking.cancelled() else asking.result()
+        if isinstance(answer, dict) and "call" in answer:
+            self._channel.send({"gone": answer["call"]})
 
     def log_in(self, node: int, user_id: int) -> None:
         super().log_in(node, user_id)
@@ -163,17 +255,40 @@ class FrontTurns:
             )
 
 
-class Worker:
-    """A worker's link to its front: ``index`` among the workers, and its channel."""
+class FrontSecrets(WrongSecrets):
+    """Wrong RLOGIN secrets, counted by the front for every worker: it refuses an address
+    that must rest before it hands the connection over, so none rests here."""
 
-    def __init__(self, index: int, sock: socket.socket, config: Config) -> None:
+    def __init__(self, channel: Channel) -> None:
+        super().__init__()
+        self._channel = channel
+
+    def rest(self, address: str, now: float | None = None) -> float:
+        return 0.0
+
+    def wrong(self, address: str, now: float | None = None) -> float:
+        self._channel.send({"wrong_secret": address})
+        return 0.0
+
+    def right(self, address: str) -> None:
+        self._channel.send({"right_secret": address})
+
+
+class Worker:
+    """A worker's link to its front: ``index`` among the workers, its channel, and the
+    ports the front listens on, by way."""
+
+    def __init__(
+        self, index: int, sock: socket.socket, config: Config, ports: Mapping[Way, int]
+    ) -> None:
         self.index = index
         self.requests = Requests()
         self.channel = Channel(sock, self._receive, self._front_gone)
         self.nodes = WorkerNodes(config.server, self.channel, self.requests)
+        self.handed = Handed(ports, FrontSecrets(self.channel))
         turns = FrontTurns(self.channel, self.requests)
         arbitrate(turns, turns)
-        self.server: DoorServer | None = None
+        self.ways: Ways | None = None
         self.door: ServedDoor | None = None
         self._shut_down: Callable[[str], None] | None = None
         self._waiting: list[tuple[Message, list[int]]] = []
@@ -190,10 +305,10 @@ class Worker:
         self.channel.start()
         self.channel.send({"ready": self.index})
 
-    def serve(self, server: DoorServer, door: ServedDoor) -> None:
-        """Serve the connections handed over, on ``server``'s visits, and the sysop's
+    def serve(self, ways: Ways, door: ServedDoor) -> None:
+        """Serve the connections handed over, each by its way in ``ways``, and the sysop's
         commands the front relays, by ``door``."""
-        self.server, self.door = server, door
+        self.ways, self.door = ways, door
         waiting, self._waiting = self._waiting, []
         for message, fds in waiting:
             self._receive(message, fds)
@@ -201,11 +316,13 @@ class Worker:
     def _receive(self, message: Message, fds: list[int]) -> None:
         if self.requests.answered(message):
             return
-        if "call" in message or "request" in message or "watch" in message:
-            if self.server is None:  # the store is opening: they wait
+        if any(key in message for key in ("call", "connection", "request", "watch")):
+            if self.ways is None:  # the store is opening: they wait
                 self._waiting.append((message, fds))
             elif "call" in message:
                 self._adopt(message, fds)
+            elif "connection" in message:
+                self._adopt_connection(message, fds)
             else:
                 self._keep(self._answer(message, fds))
             return
@@ -258,9 +375,47 @@ class Worker:
         for extra in fds[1:]:
             socket.socket(fileno=extra).close()
         connection = socket.socket(fileno=fds[0])
-        assert self.server is not None
+        assert self.ways is not None
         self.nodes.handed(node, call_id)
-        self._keep(self.server.adopt(connection, node, lambda: self.nodes.gone(node, call_id)))
+        gone = functools.partial(self.nodes.gone, node, call_id)
+        self._keep(self.ways.telnet.adopt(connection, node, gone))
+
+    def _adopt_connection(self, message: Message, fds: list[int]) -> None:
+        """A connection by SSH, RLOGIN or the web, served by its way here."""
+        connection_id, way = int(message["connection"]), Way(message["way"])
+        closed = self._once({"closed": connection_id})
+        for extra in fds[1:]:
+            socket.socket(fileno=extra).close()
+        assert self.ways is not None
+        ways = self.ways
+        if not fds:
+            closed()
+            return
+        connection = socket.socket(fileno=fds[0])
+        if way == Way.SSH and ways.ssh is not None:
+            from door.net.ssh import Handed as SshHanded  # loaded already: SSH is on
+
+            arrived = self._once({"arrived": connection_id})
+            handed = SshHanded(message.get("refused"), arrived, closed)
+            self._keep(ways.ssh.adopt(connection, handed))
+        elif way == Way.RLOGIN and ways.rlogin is not None:
+            self._keep(ways.rlogin.adopt(connection, closed))
+        elif way == Way.WEB and ways.web is not None:
+            self._keep(ways.web.adopt(connection, closed))
+        else:  # a way this worker does not serve: never expected
+            connection.close()
+            closed()
+
+    def _once(self, message: Message) -> Callable[[], None]:
+        """A function that sends ``message`` to the front the first time it is called."""
+        sent = [False]
+
+        def send() -> None:
+            if not sent[0]:
+                sent[0] = True
+                self.channel.send(message)
+
+        return send
 
     def _keep(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` in a task held until it ends (the loop holds tasks weakly)."""

@@ -1,6 +1,8 @@
 """Aliases and passwords: the rules a caller's choice must meet, and scrypt hashing.
 
-Everything here is pure and synchronous; the store runs the hashing in a thread.
+Everything here is pure and synchronous; the store runs the hashing in a thread. A check
+says what is wrong in the language spoken where it is called (:mod:`door.words`): the
+caller's, in a visit; English on the sysop's command line.
 
 >>> check_alias("Bob") is None
 True
@@ -26,6 +28,7 @@ import os
 import unicodedata
 
 from door.store.common_passwords import COMMON_PASSWORDS
+from door.words import _, ngettext
 
 ALIAS_MIN = 2
 ALIAS_MAX = 20
@@ -115,16 +118,24 @@ def check_alias(alias: str) -> str | None:
     only spaces.
     """
     if not alias.strip():
-        return "An alias can't be empty or only spaces"
+        return _("An alias can't be empty or only spaces")
     if not all(char.isprintable() for char in alias):
-        return "An alias can't hold control characters or escape sequences"
+        return _("An alias can't hold control characters or escape sequences")
     if not all(shown_everywhere(char) for char in unicodedata.normalize("NFC", alias)):
-        return "Some of its characters can't be shown on every screen"
+        return _("Some of its characters can't be shown on every screen")
     length = len(clean_alias(alias))
     if length < ALIAS_MIN:
-        return f"An alias needs at least {ALIAS_MIN} characters"
+        return ngettext(
+            "An alias needs at least {count} character",
+            "An alias needs at least {count} characters",
+            ALIAS_MIN,
+        ).format(count=ALIAS_MIN)
     if length > ALIAS_MAX:
-        return f"An alias can have at most {ALIAS_MAX} characters"
+        return ngettext(
+            "An alias can have at most {count} character",
+            "An alias can have at most {count} characters",
+            ALIAS_MAX,
+        ).format(count=ALIAS_MAX)
     return None
 
 
@@ -150,21 +161,35 @@ def check_board_alias(alias: str) -> str | None:
     (None, "Some of its characters can't be shown on every screen")
     """
     if not alias.strip():
-        return "An alias can't be empty or only spaces"
+        # TRANSLATORS: no full stop; also shown after a colon, its first letter made small
+        return _("An alias can't be empty or only spaces")
     if not all(shown_everywhere(char) for char in alias):
-        return "Some of its characters can't be shown on every screen"
+        # TRANSLATORS: no full stop; also shown after a colon, its first letter made small
+        return _("Some of its characters can't be shown on every screen")
     return None
 
 
 def check_password(password: str) -> str | None:
     """The problem with ``password`` in words for the caller, or None if it will do."""
     if len(password) < PASSWORD_MIN:
-        return f"A password needs at least {PASSWORD_MIN} characters"
+        return _too_short(PASSWORD_MIN)
     if len(password) > PASSWORD_MAX:
-        return f"A password can have at most {PASSWORD_MAX} characters"
+        return ngettext(
+            "A password can have at most {count} character",
+            "A password can have at most {count} characters",
+            PASSWORD_MAX,
+        ).format(count=PASSWORD_MAX)
     if not all(char.isprintable() for char in password):
-        return "A password can't hold control characters"
+        return _("A password can't hold control characters")
     return None
+
+
+def _too_short(least: int) -> str:
+    return ngettext(
+        "A password needs at least {count} character",
+        "A password needs at least {count} characters",
+        least,
+    ).format(count=least)
 
 
 def check_reserved(alias: str, sysop: str) -> str | None:
@@ -177,9 +202,11 @@ def check_reserved(alias: str, sysop: str) -> str | None:
     """
     skeleton = alias_skeleton(alias)
     if skeleton == alias_skeleton(sysop):
-        return "That alias is kept for the sysop"
+        # TRANSLATORS: no full stop; also shown after a colon, its first letter made small
+        return _("That alias is kept for the sysop")
     if skeleton in {alias_skeleton(word) for word in RESERVED_ALIASES}:
-        return "That alias is kept for the door"
+        # TRANSLATORS: no full stop; also shown after a colon, its first letter made small
+        return _("That alias is kept for the door")
     return None
 
 
@@ -197,15 +224,15 @@ def check_new_password(password: str, alias: str) -> str | None:
     True
     """
     if len(password) < NEW_PASSWORD_MIN:
-        return f"A password needs at least {NEW_PASSWORD_MIN} characters"
+        return _too_short(NEW_PASSWORD_MIN)
     problem = check_password(password)
     if problem:
         return problem
     folded = password.casefold()
     if alias and folded.replace(" ", "") == alias_key(alias).replace(" ", ""):
-        return "A password can't be your alias"
+        return _("A password can't be your alias")
     if folded in COMMON_PASSWORDS:
-        return "That password is among the commonest; choose another"
+        return _("That password is among the commonest; choose another")
     return None
 
 

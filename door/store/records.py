@@ -9,19 +9,24 @@ from door.engine.status import Status
 
 
 class StoreError(Exception):
-    """The store can't do what was asked; the message says why in the sysop's words."""
+    """The store can't do what was asked; the message says why in the sysop's words (but
+    for the refusals below, which a caller reads)."""
 
 
 class AliasRefused(StoreError, ValueError):
-    """An alias that breaks the alias rules (see ``check_alias``)."""
+    """An alias that breaks the alias rules (see ``check_alias``); the message says which,
+    in the language spoken where it was raised (:mod:`door.words`: in a visit, the
+    caller's)."""
 
 
 class PasswordRefused(StoreError, ValueError):
-    """A password that breaks the password rules (see ``check_password``)."""
+    """A password that breaks the password rules (see ``check_password``); the message says
+    which, in the language spoken where it was raised, as :class:`AliasRefused`'s."""
 
 
 class AliasTaken(StoreError):
-    """Another user (of the same BBS, or over telnet) already has this alias."""
+    """Another user (of the same BBS, or over telnet) already has this alias. The message
+    is the sysop's: a caller signing up is told in their own words (:mod:`door.visit.signup`)."""
 
 
 class NotFound(StoreError, LookupError):

@@ -19,6 +19,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from gettext import NullTranslations
 
 from ansi.art import Art
 from ansi.screen import Row, ScreenBuffer, Style, cells
@@ -26,15 +27,19 @@ from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW, clear_t
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
 from door.engine.moves import Part
-from door.engine.variant import Scoring
+from door.engine.variant import Scoring, Undo
 from door.views.layout import wrap
+from door.words import N_, _, ngettext
+from door.words.speaking import spoken
 
 WIDTH, HEIGHT = 80, 24
 TITLE_ROW = 1
 LABEL_ROW, CARD_ROW, COUNT_ROW = 3, 4, 5
 COLUMN_LABEL_ROW, FIRST_COLUMN_ROW, LAST_COLUMN_ROW = 7, 8, 20
 FOOTNOTE_ROW, MESSAGE_ROW, PROMPT_ROW = 21, 22, 23
-PROMPT = "Command (? for help): "
+# Marked for the catalog: the board translates it where it draws it (a visit compares its
+# prompt with it), and any other prompt it is given is already in the caller's words.
+PROMPT = N_("Command (? for help): ")
 COLUMN_WIDTH = 6
 SIDEBAR = 62
 # Every card is drawn in three cells (``10♥``, `` 7♠``), and the pointer's marker stands two
@@ -309,7 +314,7 @@ def card_style(card: Card, look: Look) -> Style:
 def rank_word(rank: int | None, look: Look | None = None) -> str:
     """A rank as the board writes it: a ten is 10, but T in plain text."""
     if rank is None:
-        return "not chosen"
+        return _("not chosen")
     return "10" if RANKS[rank] == "T" and (look is None or look.ansi) else RANKS[rank]
 
 
@@ -377,30 +382,46 @@ def _frame(
     names: tuple[str, ...],
     g: Geometry,
     reminder: tuple[str, ...],
+    words: NullTranslations,
 ) -> ScreenBuffer:
     """What a board shows whatever the position: the piles' and columns' labels, the
-    sidebar's names and the keys' ``reminder``. Drawn once (each board starts from it),
-    never written to after."""
+    sidebar's names and the keys' ``reminder``, in ``words`` (the language spoken). Drawn
+    once (each board starts from it), never written to after."""
     frame = ScreenBuffer(g.width, g.height)
     if len(reminder) > g.reminder_rows:  # a short window: its first lines, and the last
         reminder = (*reminder[: g.reminder_rows - 1], reminder[-1])
     for offset, line in enumerate(reminder):
         frame.put(g.reminder_top + offset, g.reminder_col, line, INFO)
-    _put_label(frame, g.label_row, RESERVE_COL, "Reserve", "S", look)
-    _put_label(frame, g.label_row, g.deck_col, "Deck", "V", look)
-    _put_label(frame, g.label_row, g.waste_col, "Waste", "D", look)
-    _put_label(frame, g.foundation_label_row, g.foundation_col, "Foundations", "F", look)
+    # TRANSLATORS: a pile's name over it, its key after it: at most 9 characters
+    _put_label(frame, g.label_row, RESERVE_COL, _("Reserve"), "S", look)
+    # TRANSLATORS: a pile's name over it, its key after it: at most 7 characters
+    _put_label(frame, g.label_row, g.deck_col, _("Deck"), "V", look)
+    # TRANSLATORS: a pile's name over it, its key after it: at most 12 characters
+    _put_label(frame, g.label_row, g.waste_col, _("Waste"), "D", look)
+    # TRANSLATORS: the foundations' name over them, their key after it: at most 16 characters
+    foundations = _("Foundations")
+    _put_label(frame, g.foundation_label_row, g.foundation_col, foundations, "F", look)
     for index in range(columns):
         col = RESERVE_COL + 1 + COLUMN_WIDTH * index  # over the card's middle
         frame.put(g.column_label_row, col, str(index + 1), KEY if look.ansi else PLAIN)
+    name_width = _name_width(g, names)
     for offset, name in enumerate(names):
         frame.put(
             g.sidebar_row + offset,
             g.sidebar_col,
-            f"{name:<{g.name_width}}",
+            f"{name:<{name_width}}",
             LABEL if look.ansi else PLAIN,
         )
     return frame
+
+
+def _name_width(g: Geometry, names: Sequence[str]) -> int:
+    """The sidebar's column of names: the board's; on the narrow board, as wide as a
+    language's longest short name and a blank, if that is wider (its values then have a
+    column or two fewer)."""
+    if not g.short:
+        return g.name_width
+    return max(g.name_width, 1 + max(map(len, names)))
 
 
 def _top_piles(screen: ScreenBuffer, game: Game, look: Look, g: Geometry) -> None:
@@ -415,9 +436,7 @@ def _top_piles(screen: ScreenBuffer, game: Game, look: Look, g: Geometry) -> Non
         (g.deck_col + 4, _count_cells(len(deck))),
     ]
     shown = waste_shown(game)
-    placed += [
-        (g.waste_col + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)
-    ]
+    placed += [(g.waste_col + WASTE_FAN * offset, piles[card]) for offset, card in enumerate(shown)]
     if not shown:
         placed.append((g.waste_col, piles[NO_CARD_CELLS]))
     foundations = [
@@ -447,7 +466,7 @@ def waste_shown(game: Game) -> Sequence[Card]:
 
     >>> from door.engine import Variant
     >>> one, three = Game.deal(Variant(draw=1), 1), Game.deal(Variant(draw=3), 1)
-    >>> _ = one.play("V"), one.play("V"), three.play("V"), three.play("V")
+    >>> turned = one.play("V"), one.play("V"), three.play("V"), three.play("V")
     >>> len(waste_shown(one)), len(waste_shown(three))
     (1, 3)
     """
@@ -490,7 +509,7 @@ def column_sample(cards: Sequence[Card], look: Look) -> tuple[list[tuple[str, St
     each card, that a card drawn a cell short (a suit the line lost) no longer stands over.
 
     >>> pieces, marks = column_sample([Card.parse("TH"), Card.parse("KS")], Look())
-    >>> "".join(text for text, _ in pieces), marks
+    >>> "".join(text for text, _style in pieces), marks
     (' 10♥    K♠  ', ' ^^^   ^^^  ')
     >>> pieces[1][1] == RED_CARD, pieces[4][1] == BLACK_CARD
     (True, True)
@@ -521,6 +540,35 @@ def _columns(screen: ScreenBuffer, game: Game, look: Look, rows: range, g: Geome
         screen.put_cells(row, 1, line)
 
 
+# What the board's sidebar says of the undo a level allows, by its ``undo`` setting.
+UNDO_WORDS = {
+    # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
+    Undo.NONE: N_("none"),
+    # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
+    Undo.ONE: N_("one"),
+    # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
+    Undo.UNLIMITED: N_("unlimited"),
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _sidebar_names(words: NullTranslations, short: bool, vegas: bool) -> tuple[str, ...]:
+    """The sidebar's names in ``words`` (the language spoken: the cache's key); ``short``,
+    the narrow board's."""
+    if short:
+        # TRANSLATORS: "Bal." (Balance) ... "Waste": at most 6 characters (the narrow board's
+        # sidebar, its names)
+        names = (_("Bal.") if vegas else _("Score"), _("Moves"), _("Base"), _("Pass"))
+        # TRANSLATORS: "Draw" ... "Waste": at most 6 characters (the narrow board's sidebar);
+        # "Up": the cards on the foundations
+        return (*names, _("Draw"), _("Undo"), _("Up"), _("Waste"))
+    # TRANSLATORS: at most 9 characters each (the board's sidebar, its names)
+    names = (_("Balance") if vegas else _("Score"), _("Moves"), _("Base rank"), _("Pass"))
+    # TRANSLATORS: at most 9 characters each (the board's sidebar); "Up": the cards on the
+    # foundations
+    return (*names, _("Draw"), _("Undo"), _("Up"), _("Waste"))
+
+
 def sidebar_lines(
     game: Game, look: Look | None = None, *, short: bool = False
 ) -> list[tuple[str, str]]:
@@ -531,40 +579,51 @@ def sidebar_lines(
     [('Score', '0'), ('Pass', '1'), ('Up', '1/52')]
     """
     variant = game.variant
+    names = _sidebar_names(spoken(), short, variant.scoring == Scoring.VEGAS)
     if short:
-        return _short_sidebar(game, look)
-    passes = (
-        f"{game.passes_started} of {variant.passes}" if variant.passes else f"{game.passes_started}"
+        return list(zip(names, _short_values(game, look), strict=True))
+    started, passes, up, waste = (
+        game.passes_started,
+        variant.passes,
+        game.cards_on_foundations,
+        len(game.waste),
     )
-    score_name = "Balance" if variant.scoring == Scoring.VEGAS else "Score"
-    return [
-        (score_name, str(game.score)),
-        ("Moves", str(game.moves)),
-        ("Base rank", rank_word(game.base_rank, look)),
-        ("Pass", passes),
-        ("Draw", str(variant.draw)),
-        ("Undo", variant.undo),
-        ("Up", f"{game.cards_on_foundations} of 52"),
-        ("Waste", f"{len(game.waste)} card{'' if len(game.waste) == 1 else 's'}"),
-    ]
+    values = (
+        str(game.score),
+        str(game.moves),
+        rank_word(game.base_rank, look),
+        # TRANSLATORS: at most 8 characters (the board's sidebar): the pass under way, of all
+        _("{started} of {passes}").format(started=started, passes=passes)
+        if passes
+        else f"{started}",
+        str(variant.draw),
+        _(UNDO_WORDS[variant.undo]),
+        # TRANSLATORS: at most 8 characters (the board's sidebar): cards on the foundations
+        _("{cards} of 52").format(cards=up),
+        # TRANSLATORS: at most 8 characters (the board's sidebar): cards in the waste
+        ngettext("{count} card", "{count} cards", waste).format(count=waste),
+    )
+    return list(zip(names, values, strict=True))
 
 
-def _short_sidebar(game: Game, look: Look | None) -> list[tuple[str, str]]:
+def _short_values(game: Game, look: Look | None) -> tuple[str, ...]:
     variant = game.variant
     passes = str(game.passes_started)
     if variant.passes:
         passes += f"/{variant.passes}"
     base = "?" if game.base_rank is None else rank_word(game.base_rank, look)
-    return [
-        ("Bal." if variant.scoring == Scoring.VEGAS else "Score", str(game.score)),
-        ("Moves", str(game.moves)),
-        ("Base", base),
-        ("Pass", passes),
-        ("Draw", str(variant.draw)),
-        ("Undo", "any" if variant.undo == "unlimited" else variant.undo),
-        ("Up", f"{game.cards_on_foundations}/52"),
-        ("Waste", str(len(game.waste))),
-    ]
+    # TRANSLATORS: unlimited undo, at most 6 characters (the narrow board's sidebar)
+    undo = _("any") if variant.undo == Undo.UNLIMITED else _(UNDO_WORDS[variant.undo])
+    return (
+        str(game.score),
+        str(game.moves),
+        base,
+        passes,
+        str(variant.draw),
+        undo,
+        f"{game.cards_on_foundations}/52",
+        str(len(game.waste)),
+    )
 
 
 def _sidebar(
@@ -573,17 +632,21 @@ def _sidebar(
     look: Look,
     g: Geometry,
     drawn: Sequence[str] = (),
+    name_width: int | None = None,
 ) -> None:
-    """The sidebar's values beside their names (the frame's), each padded to the width of
+    """The sidebar's values beside their names (the frame's, in a column ``name_width``
+    wide: the board's unless a language's names need more), each padded to the width of
     its place; those equal to what ``drawn`` shows there are left as they are."""
+    value_col = g.value_col if name_width is None else g.sidebar_col + name_width
+    value_width = g.width - value_col
     # Plain white, as the counts beside the piles: values that change with every play
     # then cost no change of attributes on the way to or from the cards.
     value_style = INFO if look.ansi else PLAIN
     for offset, value in enumerate(values):
         if offset < len(drawn) and drawn[offset] == value:
             continue
-        padded = f"{value[: g.value_width]:<{g.value_width}}"
-        screen.put(g.sidebar_row + offset, g.value_col, padded, value_style)
+        padded = f"{value[:value_width]:<{value_width}}"
+        screen.put(g.sidebar_row + offset, value_col, padded, value_style)
 
 
 def draw_board(
@@ -600,7 +663,8 @@ def draw_board(
     reminder: tuple[str, ...] = (),
 ) -> None:
     """Draw the whole game screen into ``screen`` (the caller renders it), with ``prompt``
-    where the cursor waits: the one question the caller is asked.
+    where the cursor waits: the one question the caller is asked, in the caller's words
+    (:data:`PROMPT` as it is: the board says it in them).
 
     ``caption`` goes at the right of the title (which game this is) and ``footnote`` on the
     row under the columns (the game's seal, or its deal once it is over, or that it is
@@ -664,7 +728,7 @@ class BoardPainter:
     >>> game, look = Game.deal(Variant(), 48213), Look(ansi=False, suit_letters=True)
     >>> painter, kept, whole = BoardPainter(), ScreenBuffer(), ScreenBuffer()
     >>> for play in ("V", "V", "U"):
-    ...     _ = game.play(play)
+    ...     result = game.play(play)
     ...     painter.draw(kept, game, "Level 2", look)
     ...     draw_board(whole, game, "Level 2", look)
     ...     assert kept.plain_lines() == whole.plain_lines()
@@ -725,8 +789,8 @@ class BoardPainter:
         arguments."""
         g = geometry(screen.width, screen.height, len(game.tableau)) or CLASSIC
         sidebar = sidebar_lines(game, look, short=g.short)
-        names = tuple(name for name, _ in sidebar)
-        frame = _frame(look, len(game.tableau), names, g, reminder)
+        names = tuple(name for name, _value in sidebar)
+        frame = _frame(look, len(game.tableau), names, g, reminder, spoken())
         board = self._board
         if board is None or frame is not self._frame:
             board = self._board = ScreenBuffer(g.width, g.height)
@@ -742,9 +806,9 @@ class BoardPainter:
             _top_piles(board, game, look, g)
             board.share_rows(range(g.card_row, max(g.count_row, g.foundation_row) + 1))
             self._top = top
-        values = tuple(value for _, value in sidebar)
+        values = tuple(value for _name, value in sidebar)
         if values != self._values:
-            _sidebar(board, values, look, g, self._values)
+            _sidebar(board, values, look, g, self._values, _name_width(g, names))
             board.share_rows(range(g.sidebar_row, g.sidebar_row + len(values)))
             self._values = values
         columns = _columns_contents(game)
@@ -800,6 +864,8 @@ def _bottom(
         message_rows = (g.message_row - 2, g.message_row - 1, g.message_row)
         for row, line in zip(message_rows[-len(lines) :], lines, strict=True):
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
+    if prompt == PROMPT:
+        prompt = _(PROMPT)
     if g.short and len(prompt) > room:
         prompt = wrap(prompt, room - 1)[-1] + " "  # a question's last words, on a narrow board
     return screen.put(g.prompt_row, 2, prompt, INFO)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from door.engine.moves import FOUNDATION, RESERVE, WASTE
+from door.words import N_
 
 PLAY = "play"  # the name of the engine's plays: the engine reads their line
 COLUMN = "#"  # among a command's keys: any column's number
@@ -36,10 +37,12 @@ class Command:
     - ``keys``: the keys that give it (``COLUMN``: a column's number); ``then``, what follows
       a key (``TARGET``, ``PILE``, or nothing);
     - ``words``: words that give it too, each standing for the first key;
-    - ``help``: its rows on the help page, (keys, what it does); ``joins`` puts its first row
+    - ``help``: its rows on the help page, (keys, what it does), marked for the catalog
+      (``N_``) and translated where they are shown; ``joins`` puts its first row
       on the row above, after `` / ``; ``hints``: offered only at a level with hints, whose
       kind fills ``{hints}`` in its help, listed after the commands every level has;
-    - ``reminder``: how the board's reminder of the keys shows it ("" not at all).
+    - ``reminder``: how the board's reminder of the keys shows it ("" not at all), marked
+      for the catalog too.
     """
 
     name: str
@@ -56,61 +59,80 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         PLAY,
         keys=("V", WASTE),
-        help=(("V or D", "turn the deck (a new pass when it is empty)"),),
-        reminder="V turn",
+        # TRANSLATORS: "V or D", "F or A": keys, at most 9 characters (the help's column)
+        help=((N_("V or D"), N_("turn the deck (a new pass when it is empty)")),),
+        # TRANSLATORS: a key and its word, at most 13 characters (the board's keys reminder)
+        reminder=N_("V turn"),
     ),
     Command(
         PLAY,
         keys=(RESERVE,),
         then=TARGET,
-        help=(("S n", "the reserve's top card to column n; S F: to a foundation"),),
+        help=(("S n", N_("the reserve's top card to column n; S F: to a foundation")),),
     ),
     Command(
         PLAY,
         keys=(WASTE,),
         then=TARGET,
-        help=(("D n", "the waste's top card to column n; D F: to a foundation"),),
+        help=(("D n", N_("the waste's top card to column n; D F: to a foundation")),),
     ),
     Command(
         PLAY,
         keys=(COLUMN,),
         then=TARGET,
         help=(
-            ("m n", "column m's whole pile to column n"),
-            ("m F", "column m's top card to a foundation"),
+            ("m n", N_("column m's whole pile to column n")),
+            ("m F", N_("column m's top card to a foundation")),
         ),
     ),
-    Command(PLAY, keys=("F", "A"), help=(("F or A", "send up every card that can go"),)),
     Command(
-        PLAY, keys=("U",), words=("UNDO",), help=(("U", "undo the last play"),), reminder="U undo"
+        PLAY,
+        keys=("F", "A"),
+        # TRANSLATORS: "V or D", "F or A": keys, at most 9 characters (the help's column)
+        help=((N_("F or A"), N_("send up every card that can go")),),
     ),
-    Command("redraw", keys=("R",), help=(("R", "redraw the screen"),), joins=True),
-    Command("switch_suits", keys=("C",), help=(("C", "suit symbols or letters"),)),
+    Command(
+        PLAY,
+        keys=("U",),
+        words=("UNDO",),
+        help=(("U", N_("undo the last play")),),
+        # TRANSLATORS: a key and its word, at most 13 characters (the board's keys reminder)
+        reminder=N_("U undo"),
+    ),
+    Command("redraw", keys=("R",), help=(("R", N_("redraw the screen")),), joins=True),
+    Command("switch_suits", keys=("C",), help=(("C", N_("suit symbols or letters")),)),
     Command(
         "look",
         keys=("L",),
         then=PILE,
-        help=(("L n", "read a pile: L 3, L S, L D, L F, or L"),),
+        help=(("L n", N_("read a pile: L 3, L S, L D, L F, or L")),),
         joins=True,
     ),
     Command(
         "switch_ansi",
         words=("ANSI",),
-        help=(("ANSI", "switch between the colour screen and plain text"),),
+        help=(("ANSI", N_("switch between the colour screen and plain text")),),
     ),
     Command(
         "hint",
         words=("HINT",),
-        help=(("HINT", "a hint: {hints}"),),
+        help=(("HINT", N_("a hint: {hints}")),),
         hints=True,
-        reminder="HINT  a hint",
+        # TRANSLATORS: a key and its word, at most 13 characters (the board's keys reminder)
+        reminder=N_("HINT  a hint"),
     ),
-    Command("help", keys=("?", "H"), reminder="? help"),
+    Command(
+        "help",
+        keys=("?", "H"),
+        # TRANSLATORS: a key and its word, at most 13 characters (the board's keys reminder)
+        reminder=N_("? help"),
+    ),
     Command(
         "quit",
         keys=("Q",),
-        help=(("Q", "save the game and return to the menu"),),
-        reminder="Q quit",
+        help=(("Q", N_("save the game and return to the menu")),),
+        # TRANSLATORS: a key and its word, at most 13 characters (the board's keys reminder)
+        reminder=N_("Q quit"),
     ),
     Command(
         "resign",

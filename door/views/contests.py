@@ -17,8 +17,9 @@ from ansi.text import sanitize
 from door.engine.status import Status
 from door.store.contests import ContestPlay, ContestStanding, ContestState
 from door.views.board import LABEL, VALUE
-from door.views.layout import counted, local_time, time_left
-from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell
+from door.views.layout import heading, local_time, time_left
+from door.views.pages import BOARD_WIDTH, Entry, PageLine, Text, board_cell, status_word
+from door.words import _, ngettext
 
 
 def table_lines(
@@ -29,36 +30,56 @@ def table_lines(
     from another board. The row of the caller ``me`` (an alias of the door's own) is
     marked."""
     boards = any(row.bbs for row in rows)
-    board_title = f"{'Board':<{BOARD_WIDTH + 1}}" if boards else ""
-    lines: list[PageLine] = [
-        Text(f"{'#':>3}  {'Alias':<20}{board_title}{'Deals':<8}{'Score':>7}{'Moves':>7}", LABEL)
-    ]
+    head = heading(
+        [
+            ("#", 3, True),
+            ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
+            (_("Alias"), 20, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 13 characters
+            *([(_("Board"), BOARD_WIDTH + 1, False)] if boards else []),
+            # TRANSLATORS: a column head of the scoreboards, at most 7 characters
+            (_("Deals"), 8, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Score"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Moves"), 7, True),
+        ]
+    )
+    lines: list[PageLine] = [Text(head, LABEL)]
+    hint, you = " " + _("(hint)"), " " + _("(you)")
     for place, row in enumerate(rows[:limit], start=1):
         board = f"{board_cell(row.bbs):<{BOARD_WIDTH + 1}}" if boards else ""
         deals = f"{row.played}" + (f" +{row.playing}" if row.playing else "")
-        mark = " (hint)" if row.assisted else ""
+        mark = hint if row.assisted else ""
         mine = me is not None and row.bbs is None and row.alias == me
         text = (
             f"{place:>3}  {sanitize(row.alias, 18):<20}{board}{deals:<8}"
             f"{row.score:>7}{row.moves:>7}{mark}"
         )
-        lines.append(Text(f"{text} (you)", VALUE) if mine else text)
+        lines.append(Text(text + you, VALUE) if mine else text)
     if len(rows) > limit:
-        lines.append(f"     ... and {len(rows) - limit} more")
+        lines.append("     " + _("... and {count} more").format(count=len(rows) - limit))
     if not rows:
-        lines.append("Nobody has played a deal of this contest yet.")
+        lines.append(_("Nobody has played a deal of this contest yet."))
     return lines
 
 
 def play_text(play: ContestPlay | None, state: ContestState = ContestState.OPEN) -> str:
     """What the caller has made of one deal (``state``: the contest's)."""
     if play is None:
-        return "not played" if state == ContestState.CLOSED else "not played yet"
-    moves = counted(play.moves, "move")
+        return _("not played") if state == ContestState.CLOSED else _("not played yet")
+    moves = play.moves
     if play.status == Status.PLAYING:
-        return f"your game is saved (score {play.score}, {moves})"
-    hint = " (hint)" if play.assisted else ""
-    return f"{play.status}, score {play.score} in {moves}{hint}"
+        return ngettext(
+            "your game is saved (score {score}, {count} move)",
+            "your game is saved (score {score}, {count} moves)",
+            moves,
+        ).format(score=play.score, count=moves)
+    text = ngettext(
+        "{status}, score {score} in {count} move", "{status}, score {score} in {count} moves", moves
+    ).format(status=status_word(play.status), score=play.score, count=moves)
+    return text + " " + _("(hint)") if play.assisted else text
 
 
 def deal_key(number: int) -> str:
@@ -74,9 +95,18 @@ def deal_lines(state: ContestState, plays: Mapping[int, ContestPlay], count: int
     """The contest's deals by their place and what the caller made of each: while it is
     open, each under the key that plays it."""
     if state == ContestState.COMING:
-        return [Text(f"{counted(count, 'deal')}, dealt when the contest opens.")]
+        return [
+            Text(
+                ngettext(
+                    "{count} deal, dealt when the contest opens.",
+                    "{count} deals, dealt when the contest opens.",
+                    count,
+                ).format(count=count)
+            )
+        ]
     texts = [
-        f"Deal {number}: {play_text(plays.get(number), state)}" for number in range(1, count + 1)
+        _("Deal {number}: {play}").format(number=number, play=play_text(plays.get(number), state))
+        for number in range(1, count + 1)
     ]
     if state == ContestState.OPEN:
         return [Entry(deal_key(number), text) for number, text in enumerate(texts, start=1)]
@@ -87,25 +117,38 @@ def seal_lines(seals: Sequence[str], revealed: Sequence[tuple[int, int, str]]) -
     """The seals of the deals (from the opening), and each deal's number and salt once the
     contest has closed, so that anyone can check any game of it."""
     if not seals:
-        return [Text("The seals of the deals are shown when the contest opens.")]
+        return [Text(_("The seals of the deals are shown when the contest opens."))]
     if not revealed:
         lines: list[PageLine] = [
-            "Each deal was drawn and sealed when the contest was made. Its number and salt "
-            "are shown here when the contest closes: the seal is the start of the SHA-256 "
-            "of DEAL:SALT.",
+            _(
+                "Each deal was drawn and sealed when the contest was made. Its number and salt "
+                "are shown here when the contest closes: the seal is the start of the SHA-256 "
+                "of DEAL:SALT."
+            ),
             "",
         ]
         return lines + [
-            Text(f"Deal {number:>2}  seal {sealed}") for number, sealed in enumerate(seals, 1)
+            Text(_("Deal {number}  seal {seal}").format(number=f"{number:>2}", seal=sealed))
+            for number, sealed in enumerate(seals, 1)
         ]
     lines = [
-        "The seal is the start (32 hex digits) of the SHA-256 of DEAL:SALT; # at the menu "
-        "replays a deal.",
+        _(
+            "The seal is the start (32 hex digits) of the SHA-256 of DEAL:SALT; # at the menu "
+            "replays a deal."
+        ),
         "",
     ]
     for number, deal, salt in revealed:
-        lines.append(Text(f"Deal {number:>2}  deal {deal} salt {salt}"))
-        lines.append(Text(f"          seal {seals[number - 1]}", LABEL))
+        lines.append(
+            Text(
+                _("Deal {number}  deal {deal} salt {salt}").format(
+                    number=f"{number:>2}", deal=deal, salt=salt
+                )
+            )
+        )
+        # TRANSLATORS: under "Deal {number}  deal {deal} salt {salt}": the seal under the deal
+        seal = _("seal {seal}").format(seal=seals[number - 1])
+        lines.append(Text(f"          {seal}", LABEL))
     return lines
 
 
@@ -118,12 +161,20 @@ def state_line(
     now: datetime,
 ) -> str:
     """Where the contest stands, in one sentence, with the time to its next change."""
-    what = f"{counted(count, 'deal')} at {level_name}"
+    what = ngettext("{count} deal at {level}", "{count} deals at {level}", count).format(
+        count=count, level=level_name
+    )
     if state == ContestState.COMING:
         soon = time_left((opens - now).total_seconds())
-        return f"Opens {local_time(opens)} (in {soon}), until {local_time(closes)}: {what}."
+        return _("Opens {opens} (in {soon}), until {closes}: {what}.").format(
+            opens=local_time(opens), soon=soon, closes=local_time(closes), what=what
+        )
     if state == ContestState.OPEN:
         left = time_left((closes - now).total_seconds())
-        return f"Open until {local_time(closes)} ({left} left): {what}, the same for every caller."
+        return _("Open until {closes} ({left} left): {what}, the same for every caller.").format(
+            closes=local_time(closes), left=left, what=what
+        )
     assert state == ContestState.CLOSED
-    return f"Closed {local_time(closes)}: {what}. Check any game with its deal, salt and seal."
+    return _("Closed {closes}: {what}. Check any game with its deal, salt and seal.").format(
+        closes=local_time(closes), what=what
+    )

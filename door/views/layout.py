@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from door.words import _, ngettext
+
 Row = TypeVar("Row")
 
 # The windows screens are drawn for: a larger one gets a screen of the largest size, drawn in
@@ -50,9 +52,10 @@ def too_small(width: int, columns: int | None = None) -> list[str]:
     ['This game needs a window of at least 64 columns.']
     """
     if columns is not None:
-        text = f"This game needs a window of at least {columns} columns."
+        text = _("This game needs a window of at least {columns} columns.").format(columns=columns)
     else:
-        text = f"This door needs a window of at least {MIN_WIDTH} columns and {MIN_HEIGHT} rows."
+        text = _("This door needs a window of at least {columns} columns and {rows} rows.")
+        text = text.format(columns=MIN_WIDTH, rows=MIN_HEIGHT)
     return wrap(text, max(1, width - 1))
 
 
@@ -84,11 +87,47 @@ def time_left(seconds: float) -> str:
     """
     minutes = int(seconds // 60)
     if minutes < 1:
-        return "under a minute"
+        return _("under a minute")
     days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
-    units = [(days, "day"), (hours, "hour"), (minutes, "minute")]
-    first = next(i for i, (number, _) in enumerate(units) if number)
-    return " ".join(counted(number, unit) for number, unit in units[first : first + 2] if number)
+    units = [
+        ngettext("{count} day", "{count} days", days).format(count=days) if days else "",
+        ngettext("{count} hour", "{count} hours", hours).format(count=hours) if hours else "",
+        ngettext("{count} minute", "{count} minutes", minutes).format(count=minutes)
+        if minutes
+        else "",
+    ]
+    first = next(index for index, unit in enumerate(units) if unit)
+    return " ".join(unit for unit in units[first : first + 2] if unit)
+
+
+def heading(cells: Sequence[tuple[str, int, bool]]) -> str:
+    """A table's row of column heads: each ``(text, width, right)`` laid out as an f-string
+    lays it (``f"{text:>{width}}"`` when ``right``), except that a head longer than its
+    column (a language's longer word) takes the room from the blanks before the next head,
+    a blank kept between heads, so that the columns after it stay over their values.
+
+    >>> heading([("#", 3, True), ("  ", 2, False), ("Alias", 8, False), ("Score", 6, True)])
+    '  #  Alias    Score'
+    >>> heading([("#", 3, True), ("  ", 2, False), ("Name", 8, False), ("Punktzahl", 6, True)])
+    '  #  Name Punktzahl'
+    >>> heading([("Spiele", 6, True), ("Siege", 5, True), ("Quote", 7, True)])
+    'Spiele Siege Quote'
+    """
+    line, over = "", 0  # over: how far the heads so far run past their columns
+    for text, width, right in cells:
+        cell = text.rjust(width) if right else text.ljust(width)
+        if line and text.strip() and not line[-1].isspace() and not cell[0].isspace():
+            cell = " " + cell  # a head that fills its column still stands a blank apart
+        over += len(cell) - width
+        if over and (right or not text.strip()):
+            head = cell.lstrip(" ")
+            before = line + cell[: len(cell) - len(head)]
+            blanks = len(before) - len(before.rstrip(" "))
+            given = max(0, min(over, blanks - (1 if before.strip() else 0)))
+            line, over = before[: len(before) - given] + head, over - given
+        else:
+            line += cell
+    return line
 
 
 def wrap(text: str, width: int) -> list[str]:

@@ -39,7 +39,8 @@ from door.views.board import (
     Look,
     draw_art,
 )
-from door.views.layout import paginate, wrap
+from door.views.layout import heading, paginate, wrap
+from door.words import N_, _, ngettext
 
 FIRST_ROW = 3
 # Under the text: a blank row, a message's two rows, the prompt's and the bottom row.
@@ -242,26 +243,28 @@ def draw_page(
 
 def welcome_lines(bbs_name: str, sysop: str, node: int) -> list[PageLine]:
     return [
-        Text(f"Welcome to {bbs_name}, node {node}.", VALUE),
+        Text(_("Welcome to {bbs}, node {node}.").format(bbs=bbs_name, node=node), VALUE),
         "",
         Text("C A N F I E L D", MESSAGE),
         "",
-        "The solitaire of the casino: build four foundations up in suit from the base card,"
-        " turning the corner from K to A, with the help of four columns built down in"
-        " alternate colours, a reserve of thirteen cards and the deck.",
+        _(
+            "The solitaire of the casino: build four foundations up in suit from the base "
+            "card, turning the corner from K to A, with the help of four columns built down in "
+            "alternate colours, a reserve of thirteen cards and the deck."
+        ),
         "",
-        f"Your sysop is {sysop}.",
+        _("Your sysop is {sysop}.").format(sysop=sysop),
         "",
-        "Type your alias to log in, or NEW to sign up.",
+        _("Type your alias to log in, or NEW to sign up."),
     ]
 
 
 def art_welcome_lines(bbs_name: str, node: int) -> list[PageLine]:
     """The welcome's lines under the sysop's own art: which board and node, and how to log in."""
     return [
-        Text(f"Welcome to {bbs_name}, node {node}.", VALUE),
+        Text(_("Welcome to {bbs}, node {node}.").format(bbs=bbs_name, node=node), VALUE),
         "",
-        "Type your alias to log in, or NEW to sign up.",
+        _("Type your alias to log in, or NEW to sign up."),
     ]
 
 
@@ -278,17 +281,38 @@ def goodbye_screen(art: Art, goodbye: str, look: Look) -> ScreenBuffer:
 
 def level_line(level: Level) -> str:
     variant = level.variant
+    count = variant.passes
     passes = (
-        "unlimited passes"
-        if variant.passes == 0
-        else f"{variant.passes} pass" + ("es" if variant.passes > 1 else "")
+        _("unlimited passes")
+        if count == 0
+        else ngettext("{count} pass", "{count} passes", count).format(count=count)
     )
     scoring = {
-        Scoring.POINTS: f"points x{variant.multiplier}",
-        Scoring.VEGAS: f"vegas ${variant.vegas_cost}",
-        Scoring.CARDS: "card scoring",
+        Scoring.POINTS: _("points x{multiplier}").format(multiplier=variant.multiplier),
+        Scoring.VEGAS: _("vegas ${cost}").format(cost=variant.vegas_cost),
+        Scoring.CARDS: _("card scoring"),
     }[variant.scoring]
-    return f"{level.name} (draw {variant.draw}, {passes}, {scoring})"
+    return _("{level} (draw {draw}, {passes}, {scoring})").format(
+        level=level.name, draw=variant.draw, passes=passes, scoring=scoring
+    )
+
+
+# A game's state, as the pages and scoreboards say it.
+STATUS_WORDS = {
+    # TRANSLATORS: a game's state, at most 10 characters (a column of the day's scoreboard)
+    Status.PLAYING: N_("playing"),
+    # TRANSLATORS: a game's state, at most 10 characters (a column of the scoreboards)
+    Status.WON: N_("won"),
+    # TRANSLATORS: a game's state (no play left), at most 10 characters (a scoreboard column)
+    Status.STUCK: N_("stuck"),
+    # TRANSLATORS: a game's state, at most 10 characters (a column of the day's scoreboard)
+    Status.RESIGNED: N_("resigned"),
+}
+
+
+def status_word(status: Status) -> str:
+    """A game's state in the caller's words: won, stuck, ..."""
+    return _(STATUS_WORDS[status])
 
 
 def _date(when: datetime | None) -> str:
@@ -316,6 +340,14 @@ def board_cell(bbs: str | None, width: int = BOARD_WIDTH) -> str:
     return name[: width - 1].rstrip() + "~"
 
 
+def _results() -> tuple[str, str, int]:
+    """A high score's result, won or lost, in the caller's words, and how many columns a
+    result needs past the English's four ("lost")."""
+    # TRANSLATORS: a game's result on the scoreboards: keep "won" and "lost" about as long
+    won, lost = _("won"), _("lost")
+    return won, lost, max(0, len(won) - 4, len(lost) - 4)
+
+
 def high_score_lines(
     level: Level, scores: Sequence[HighScore], width: int = WIDTH
 ) -> list[PageLine]:
@@ -335,45 +367,73 @@ def high_score_lines(
     if width < WIDTH:
         return _narrow_high_scores(level, scores)
     boards = any(row.bbs for row in scores)
+    won, lost, longer = _results()
+    # A language's longer result takes its room from the alias's column (English's: none).
     if boards:
-        heading = (
-            f"{'#':>3}  {'Alias':<21}{'Board':<{BOARD_WIDTH + 1}}{'Score':>5}  {'Result':<5}"
-            f"{'Moves':>6}  {'Date':<10}"
-        )
+        result_width, alias_width = 5 + longer, 21 - longer
     else:
-        heading = f"{'#':>3}  {'Alias':<22}{'Score':>7}  {'Result':<8}{'Moves':>6}  {'Date':<10}"
-    lines: list[PageLine] = [Text(level_line(level), LABEL), "", Text(heading, LABEL)]
+        result_width, alias_width = 8 + max(0, longer - 4), 22 - max(0, longer - 4)
+    head = heading(
+        [
+            ("#", 3, True),
+            ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
+            (_("Alias"), alias_width, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 13 characters
+            *([(_("Board"), BOARD_WIDTH + 1, False)] if boards else []),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Score"), 5 if boards else 7, True),
+            ("  ", 2, False),
+            # The Board column's "Result" is wider than its values: the heads after it stand
+            # a column to the right of theirs.
+            # TRANSLATORS: a column head of the scoreboards, at most 9 characters
+            (_("Result"), result_width + 1 if boards else result_width, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Moves"), 6, True),
+            ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 10 characters
+            (_("Date"), 10, False),
+        ]
+    )
+    lines: list[PageLine] = [Text(level_line(level), LABEL), "", Text(head, LABEL)]
+    hint = " " + _("(hint)")
     for place, row in enumerate(scores, start=1):
-        result = "won" if row.won else "lost"
-        mark = " (hint)" if row.assisted else ""
-        if boards:
-            lines.append(
-                f"{place:>3}  {sanitize(row.alias, 20):<21}{board_cell(row.bbs):<{BOARD_WIDTH + 1}}"
-                f"{row.score:>5}  {result:<5}{row.moves:>6}  {_date(row.finished):<10}{mark}"
-            )
-        else:
-            lines.append(
-                f"{place:>3}  {sanitize(row.alias, 20):<22}{row.score:>7}  {result:<8}"
-                f"{row.moves:>6}  {_date(row.finished):<10}{mark}"
-            )
+        name = sanitize(row.alias, min(20, alias_width - 1))
+        where = f"{board_cell(row.bbs):<{BOARD_WIDTH + 1}}" if boards else ""
+        lines.append(
+            f"{place:>3}  {name:<{alias_width}}{where}{row.score:>{5 if boards else 7}}  "
+            f"{won if row.won else lost:<{result_width}}{row.moves:>6}  "
+            f"{_date(row.finished):<10}{hint if row.assisted else ''}"
+        )
     if not scores:
-        lines.append("No finished games at this level yet.")
+        lines.append(_("No finished games at this level yet."))
     return lines
 
 
 def _narrow_high_scores(level: Level, scores: Sequence[HighScore]) -> list[PageLine]:
-    lines: list[PageLine] = [
-        Text(level_line(level), LABEL),
-        "",
-        Text(f"{'#':>2}  {'Alias':<20}{'Score':>6} Result", LABEL),
-    ]
+    won, lost, longer = _results()
+    alias = 20 - longer
+    head = heading(
+        [
+            ("#", 2, True),
+            ("  ", 2, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
+            (_("Alias"), alias, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Score"), 6, True),
+            (" ", 1, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 9 characters
+            (_("Result"), 6, False),
+        ]
+    )
+    lines: list[PageLine] = [Text(level_line(level), LABEL), "", Text(head.rstrip(), LABEL)]
     for place, row in enumerate(scores, start=1):
-        result = ("won" if row.won else "lost") + ("*" if row.assisted else "")
-        lines.append(f"{place:>3} {sanitize(row.alias, 20):<20}{row.score:>6} {result}")
+        result = (won if row.won else lost) + ("*" if row.assisted else "")
+        lines.append(f"{place:>3} {sanitize(row.alias, alias):<{alias}}{row.score:>6} {result}")
     if not scores:
-        lines.append("No finished games at this level yet.")
+        lines.append(_("No finished games at this level yet."))
     if any(row.assisted for row in scores):
-        lines.append(Text("* with a hint", LABEL))
+        lines.append(Text(_("* with a hint"), LABEL))
     return lines
 
 
@@ -383,13 +443,25 @@ def standing_lines(standings: Sequence[Standing], width: int = WIDTH) -> list[Pa
     if width < WIDTH:
         return _narrow_standings(standings)
     boards = any(row.bbs for row in standings)
-    board_title = f"{'Board':<{BOARD_WIDTH + 1}}" if boards else ""
-    lines: list[PageLine] = [
-        Text(
-            f"{'Alias':<22}{board_title}{'Games':>7}{'Wins':>7}{'Won %':>8}{'Best':>8}{'Hints':>8}",
-            LABEL,
-        ),
-    ]
+    head = heading(
+        [
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
+            (_("Alias"), 22, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 13 characters
+            *([(_("Board"), BOARD_WIDTH + 1, False)] if boards else []),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
+            (_("Games"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Wins"), 7, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
+            (_("Won %"), 8, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 7 characters
+            (_("Best"), 8, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 7 characters
+            (_("Hints"), 8, True),
+        ]
+    )
+    lines: list[PageLine] = [Text(head, LABEL)]
     for row in standings:
         percent = "" if row.percentage is None else f"{row.percentage:.1f}"
         best = "" if row.best is None else str(row.best)
@@ -401,30 +473,40 @@ def standing_lines(standings: Sequence[Standing], width: int = WIDTH) -> list[Pa
             f"{best:>8}{hinted:>8}"
         )
     if not standings:
-        lines.append("Nobody has finished a game yet.")
+        lines.append(_("Nobody has finished a game yet."))
     lines += [
         "",
-        Text("* has a saved game to finish (not counted above)", LABEL),
-        Text("Hints: games in which the player took a hint", LABEL),
-        Text("Practice games (numbered deals) are not counted", LABEL),
+        Text(_("* has a saved game to finish (not counted above)"), LABEL),
+        Text(_("Hints: games in which the player took a hint"), LABEL),
+        Text(_("Practice games (numbered deals) are not counted"), LABEL),
     ]
     return lines
 
 
 def _narrow_standings(standings: Sequence[Standing]) -> list[PageLine]:
-    lines: list[PageLine] = [Text(f"{'Alias':<20}{'Games':>6}{'Wins':>5}{'Won %':>7}", LABEL)]
+    head = heading(
+        [
+            # TRANSLATORS: a column head of the scoreboards, at most 16 characters
+            (_("Alias"), 20, False),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
+            (_("Games"), 6, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 5 characters
+            (_("Wins"), 5, True),
+            # TRANSLATORS: a column head of the scoreboards, at most 6 characters
+            (_("Won %"), 7, True),
+        ]
+    )
+    lines: list[PageLine] = [Text(head, LABEL)]
     for row in standings:
         percent = "" if row.percentage is None else f"{row.percentage:.1f}"
         star = "*" if row.unfinished else " "
-        lines.append(
-            f"{sanitize(row.alias, 20):<20}{row.games:>5}{star}{row.wins:>5}{percent:>7}"
-        )
+        lines.append(f"{sanitize(row.alias, 20):<20}{row.games:>5}{star}{row.wins:>5}{percent:>7}")
     if not standings:
-        lines.append("Nobody has finished a game yet.")
+        lines.append(_("Nobody has finished a game yet."))
     lines += [
         "",
-        Text("* has a saved game to finish (not counted above)", LABEL),
-        Text("Practice games (numbered deals) are not counted", LABEL),
+        Text(_("* has a saved game to finish (not counted above)"), LABEL),
+        Text(_("Practice games (numbered deals) are not counted"), LABEL),
     ]
     return lines
 
@@ -438,20 +520,27 @@ def statistics_lines(
     average = "-" if stats.average_score is None else f"{stats.average_score:.1f}"
     lines: list[PageLine] = [
         Text(level_line(level), LABEL),
-        f"Played {stats.played}   Won {stats.won}   Lost {stats.lost}   Won {percent}",
-        f"Best score {best}   Average {average}   "
-        f"Streak {stats.current_streak} (longest {stats.longest_streak})",
+        _("Played {played}   Won {won}   Lost {lost}   Won {percent}").format(
+            played=stats.played, won=stats.won, lost=stats.lost, percent=percent
+        ),
+        _("Best score {best}   Average {average}   Streak {streak} (longest {longest})").format(
+            best=best,
+            average=average,
+            streak=stats.current_streak,
+            longest=stats.longest_streak,
+        ),
     ]
     if stats.balance is not None:
-        lines.append(f"Vegas balance: {stats.balance}")
+        lines.append(_("Vegas balance: {balance}").format(balance=stats.balance))
     if stats.practice_played:
         lines.append(
-            f"Practice, not counted above: played {stats.practice_played}   "
-            f"won {stats.practice_won}"
+            _("Practice, not counted above: played {played}   won {won}").format(
+                played=stats.practice_played, won=stats.practice_won
+            )
         )
     if recent:
-        lines += ["", Text("Cards on the foundations in your recent games:", LABEL)]
+        lines += ["", Text(_("Cards on the foundations in your recent games:"), LABEL)]
         for cards, status in recent:
             bar = "█" * (cards // 2) + ("▌" if cards % 2 else "")
-            lines.append(f"{cards:>3} {bar:<26} {status}")
+            lines.append(f"{cards:>3} {bar:<26} {status_word(status)}")
     return lines

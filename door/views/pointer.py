@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from gettext import NullTranslations
 
 from ansi.screen import ScreenBuffer, Style
 from ansi.sequences import BLACK, CYAN, YELLOW
@@ -37,9 +38,10 @@ from door.views.board import (
     waste_shown,
 )
 from door.views.commands import COLUMN, COMMANDS, LEADING, PLAY, TARGET
+from door.words import _
+from door.words.speaking import spoken
 
 TOP_ROW = ("S", "V", "D", "F")
-POINTER_REMINDER = ["Arrows: pointer", "Space: pick, drop"]
 MARKER = "►"
 MARKER_OFFSET = 2  # the marker's column left of its card's: a blank between them
 MARKER_STYLE = Style(YELLOW)  # not bold: bold costs a full reset to undo
@@ -197,15 +199,31 @@ def keys_reminder(
     sources = " ".join(key for key, command in LEADING.items() if command.then == TARGET)
     sources = sources.replace(COLUMN, piles)
     narrow = width < REMINDER_WIDTH
-    targets = f"  {piles} or {FOUNDATION}"
-    if not hot:
-        targets += " Enter" if narrow else ", Enter"
-    lines = ["Keys", f"{sources}, then", targets]
+    # TRANSLATORS: at most 13 characters, the two spaces kept (the board's keys reminder)
+    targets = _("  {piles} or {foundation}")
+    if not hot and narrow:
+        # TRANSLATORS: at most 13 characters, the two spaces kept (the narrow board's reminder)
+        targets = _("  {piles} or {foundation} Enter")
+    elif not hot:
+        # TRANSLATORS: at most 17 characters, the two spaces kept (the board's keys reminder)
+        targets = _("  {piles} or {foundation}, Enter")
+    lines = [
+        # TRANSLATORS: at most 13 characters (the board's keys reminder)
+        _("Keys"),
+        # TRANSLATORS: at most 13 characters; {sources} is "S D 1-4" (the keys reminder)
+        _("{sources}, then").format(sources=sources),
+        targets.format(piles=piles, foundation=FOUNDATION),
+    ]
     shown = [command for command in COMMANDS if command.reminder and (hints or not command.hints)]
-    lines += _rows([command.reminder for command in shown if command.name == PLAY], width)
+    lines += _rows([_(command.reminder) for command in shown if command.name == PLAY], width)
     if pointer:
-        lines += ["Arrows: point", "Space: pick"] if narrow else POINTER_REMINDER
-    lines += _rows([command.reminder for command in shown if command.name != PLAY], width)
+        if narrow:
+            # TRANSLATORS: at most 13 characters each (the narrow board's keys reminder)
+            lines += [_("Arrows: point"), _("Space: pick")]
+        else:
+            # TRANSLATORS: at most 18 characters each (the board's keys reminder)
+            lines += [_("Arrows: pointer"), _("Space: pick, drop")]
+    lines += _rows([_(command.reminder) for command in shown if command.name != PLAY], width)
     return lines
 
 
@@ -230,14 +248,21 @@ def _rows(items: list[str], width: int) -> list[str]:
     return rows
 
 
-@functools.lru_cache(maxsize=64)
 def reminder_lines(
     columns: int, *, hot: bool, hints: bool, width: int = REMINDER_WIDTH
 ) -> tuple[str, ...]:
     """The keys' reminder of an ANSI board, for ``draw_board``'s ``reminder``: drawn with the
-    board's frame, once for every board alike rather than at every play.
+    board's frame, once for every board alike (in a language) rather than at every play.
 
     >>> reminder_lines(4, hot=True, hints=False)[-1]
     '? help  Q quit'
     """
+    return _reminder_lines(columns, hot, hints, width, spoken())
+
+
+@functools.lru_cache(maxsize=64)
+def _reminder_lines(
+    columns: int, hot: bool, hints: bool, width: int, words: NullTranslations
+) -> tuple[str, ...]:
+    """The reminder in ``words``, the language spoken when it is made (the cache's key)."""
     return tuple(keys_reminder(columns, hot=hot, pointer=True, hints=hints, width=width))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from door.engine import Card, Game, PlayResult
 from door.engine.moves import FOUNDATION, RESERVE, TURN, UNDO, WASTE
 from door.views.board import Look, card_text, rank_word, waste_shown
-from door.views.layout import counted
+from door.words import _, ngettext
 
 # Pile keys a caller can ask about with L, besides column numbers.
 DECK = "V"
@@ -64,20 +64,27 @@ def _cards(cards: Sequence[Card], look: Look) -> str:
 
 
 def _deck_and_waste(seen: Sight, look: Look) -> str:
-    waste = _cards(seen.waste, look) if seen.waste else "empty"
-    return f"Deck {seen.deck_count}, waste {waste}"
+    if not seen.waste:
+        return _("Deck {count}, waste empty").format(count=seen.deck_count)
+    return _("Deck {count}, waste {cards}").format(
+        count=seen.deck_count, cards=_cards(seen.waste, look)
+    )
 
 
 def _reserve(seen: Sight, look: Look) -> str:
     if seen.reserve_top is None:
-        return "Reserve empty"
-    return f"Reserve {card_text(seen.reserve_top, look).strip()}, {seen.reserve_count} cards"
+        return _("Reserve empty")
+    count = seen.reserve_count
+    # The English says "cards" for one too, as it always has; another language may not.
+    text = ngettext("Reserve {card}, {count} cards", "Reserve {card}, {count} cards", count)
+    return text.format(card=card_text(seen.reserve_top, look).strip(), count=count)
 
 
 def _column(number: int, cards: Sequence[Card], look: Look, *, whole: bool) -> str:
     if not cards:
-        return f"Column {number}: empty"
-    return f"Column {number}: {_cards(cards if whole else cards[-1:], look)}"
+        return _("Column {number}: empty").format(number=number)
+    shown = _cards(cards if whole else cards[-1:], look)
+    return _("Column {number}: {cards}").format(number=number, cards=shown)
 
 
 def describe_play(before: Sight, game: Game, result: PlayResult, look: Look) -> str:
@@ -88,10 +95,11 @@ def describe_play(before: Sight, game: Game, result: PlayResult, look: Look) -> 
     if result.move != TURN:
         command = result.move
         if result.sent_up:
-            command += f": {_cards(result.sent_up, look)} up"
+            cards = _cards(result.sent_up, look)
+            command = _("{command}: {cards} up").format(command=command, cards=cards)
         parts.append(command)
     if after.passes_started != before.passes_started:
-        parts.append(f"Pass {after.passes_started}")
+        parts.append(_("Pass {number}").format(number=after.passes_started))
     if (after.deck_count, after.waste, after.waste_count) != (
         before.deck_count,
         before.waste,
@@ -106,13 +114,13 @@ def describe_play(before: Sight, game: Game, result: PlayResult, look: Look) -> 
         if was != now:
             parts.append(_column(number, now, look, whole=False))
     if after.base_rank != before.base_rank and after.base_rank is not None:
-        parts.append(f"Base rank {rank_word(after.base_rank)}")
+        parts.append(_("Base rank {rank}").format(rank=rank_word(after.base_rank)))
     return ". ".join(parts) + "."
 
 
 def _foundations(seen: Sight, look: Look) -> str:
     tops = " ".join(card_text(top, look).strip() if top else "-" for top in seen.foundations)
-    return f"Foundations {tops}"
+    return _("Foundations {cards}").format(cards=tops)
 
 
 def pile_text(game: Game, pile: str, look: Look) -> str:
@@ -121,11 +129,14 @@ def pile_text(game: Game, pile: str, look: Look) -> str:
     if pile == RESERVE:
         return _reserve(seen, look) + "."
     if pile in (WASTE, DECK):
-        extra = f" ({seen.waste_count} in the waste)" if seen.waste_count > len(seen.waste) else ""
-        return _deck_and_waste(seen, look) + extra + "."
+        if seen.waste_count > len(seen.waste):
+            return _("{deck_and_waste} ({count} in the waste).").format(
+                deck_and_waste=_deck_and_waste(seen, look), count=seen.waste_count
+            )
+        return _deck_and_waste(seen, look) + "."
     if pile == FOUNDATION:
-        base = "not chosen" if seen.base_rank is None else rank_word(seen.base_rank)
-        return f"{_foundations(seen, look)}. Base rank {base}."
+        base = _("not chosen") if seen.base_rank is None else rank_word(seen.base_rank)
+        return f"{_foundations(seen, look)}. " + _("Base rank {rank}").format(rank=base) + "."
     if pile.isdigit() and 1 <= int(pile) <= len(seen.columns):
         number = int(pile)
         return _column(number, seen.columns[number - 1], look, whole=True) + "."
@@ -134,8 +145,16 @@ def pile_text(game: Game, pile: str, look: Look) -> str:
 
 def status_text(game: Game) -> str:
     """The score and progress, as the board's side shows them."""
-    passes = f"pass {game.passes_started}"
-    if game.variant.passes:
-        passes += f" of {game.variant.passes}"
-    moves = counted(game.moves, "move")
-    return f"Score {game.score}, {moves}, {game.cards_on_foundations} of 52 up, {passes}."
+    started, limit, moves = game.passes_started, game.variant.passes, game.moves
+    if limit:
+        passes = _("pass {number} of {limit}").format(number=started, limit=limit)
+    else:
+        passes = _("pass {number}").format(number=started)
+    text = ngettext(
+        "Score {score}, {count} move, {cards} of 52 up, {passes}.",
+        "Score {score}, {count} moves, {cards} of 52 up, {passes}.",
+        moves,
+    )
+    return text.format(
+        score=game.score, count=moves, cards=game.cards_on_foundations, passes=passes
+    )

@@ -15,6 +15,7 @@ from ansi.text import sanitize
 from door.contests import ContestBoard, contest_board, keep_contests_on_time
 from door.engine import Variant
 from door.engine.status import Status
+from door.league.protocol import MAX_PLAYS
 from door.levels import Level
 from door.store import StoreError
 from door.store.contests import Contest, ContestState
@@ -25,36 +26,28 @@ from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.play import GameTerms, play_game
 from door.visit.screens import wait_key, whole_number
+from door.words import N_, _
 
 log = logging.getLogger("door")
 
-TITLE = "Contest"
-LEAGUE_TITLE = "League contest"
-MENU: list[PageLine] = [
-    Entry("S", "The deals' seals (and, once it has closed, deals and salts)"),
-    Entry("T", "The whole table"),
-    Entry("E", "Earlier contests"),
-    Entry("Q", "Back to the menu"),
-]
+# The contest page's menu, below its deals: each key and what it does (translated when shown).
+MENU: tuple[tuple[str, str], ...] = (
+    ("S", N_("The deals' seals (and, once it has closed, deals and salts)")),
+    ("T", N_("The whole table")),
+    ("E", N_("Earlier contests")),
+    ("Q", N_("Back to the menu")),
+)
 EARLIER = 9
 WHOLE_TABLE_ROWS = 200
 
-NO_HINTS = "No hints in a contest: every caller plays these deals on their own."
-RESIGN = "Resign this deal? It counts with its score as it stands. (Y/N) "
-ONCE = "You have played deal {number} of this contest: each deal is played once."
-NOT_OPEN = "The contest has not opened yet: it opens {when}."
-CLOSED_NOW = "The contest has closed: its deals are no longer played."
-NOT_STARTED = "Deal {number} could not be started just now. Try it again in a moment."
-NO_HUB = (
-    "The league's hub does not answer just now: deal {number} is dealt once it does. "
-    "Try it again later."
-)
+ONCE = N_("You have played deal {number} of this contest: each deal is played once.")
+CLOSED_NOW = N_("The contest has closed: its deals are no longer played.")
 OUTCOMES = {
-    Status.WON: "Well played! Your win is on the contest's table.",
-    Status.STUCK: "That deal is over. Your score is on the contest's table.",
-    Status.RESIGNED: "Deal resigned. Its score is on the contest's table.",
+    Status.WON: N_("Well played! Your win is on the contest's table."),
+    Status.STUCK: N_("That deal is over. Your score is on the contest's table."),
+    Status.RESIGNED: N_("Deal resigned. Its score is on the contest's table."),
 }
-SAVED = "Your game is saved: its number resumes it."
+SAVED = N_("Your game is saved: its number resumes it.")
 
 
 async def contests(visit: Visit) -> str:
@@ -69,7 +62,7 @@ async def contests(visit: Visit) -> str:
     while True:
         own, of_league = await store.contest_now(), await store.contest_now(league=True)
         if own is None and of_league is None:
-            return "There is no contest yet. The sysop announces them."
+            return _("There is no contest yet. The sysop announces them.")
         league = of_league is not None and (league or own is None)
         contest = of_league if league else own
         other = own if league else of_league
@@ -77,15 +70,20 @@ async def contests(visit: Visit) -> str:
         board = await contest_board(store, contest)
         assert board is not None
         level = await contest_level(visit, contest)
-        menu = MENU
+        menu = _menu()
         if other is not None:
-            what = "This board's own contest" if league else "The league's contest"
-            menu = [Entry("L", f"{what}: {sanitize(other.name)}"), *MENU]
+            what = (
+                _("This board's own contest: {contest}")
+                if league
+                else _("The league's contest: {contest}")
+            )
+            menu = [Entry("L", what.format(contest=sanitize(other.name))), *menu]
         lines = await _page_lines(visit, board, level.name, menu)
         visit.doing("at the contests")
-        title = f"{LEAGUE_TITLE if league else TITLE} - {sanitize(contest.name)}"
+        named = _("League contest - {contest}") if league else _("Contest - {contest}")
+        title = named.format(contest=sanitize(contest.name))
         head = art_for(visit, "contest")
-        key = await wait_key(visit, title, lines, "Your choice: ", message, head)
+        key = await wait_key(visit, title, lines, _("Your choice: "), message, head)
         message = ""
         keys = {deal_key(n): n for n in range(1, contest.deals + 1)}
         number = keys.get(key)
@@ -106,7 +104,12 @@ async def contests(visit: Visit) -> str:
         elif key in ("Q", "\r"):
             return ""
         else:
-            message = "Press one of the keys shown."
+            message = _("Press one of the keys shown.")
+
+
+def _menu() -> list[PageLine]:
+    """The contest page's menu in the caller's words."""
+    return [Entry(key, _(text)) for key, text in MENU]
 
 
 async def contest_level(visit: Visit, contest: Contest) -> Level:
@@ -116,7 +119,11 @@ async def contest_level(visit: Visit, contest: Contest) -> Level:
     variant = Variant.from_dict(knobs)
     named = next((lv for lv in visit.config.levels if lv.number == contest.level), None)
     same = named is not None and named.variant == variant
-    name = named.name if named is not None and same else f"Level {contest.level}"
+    name = (
+        named.name
+        if named is not None and same
+        else _("Level {number}").format(number=contest.level)
+    )
     return Level(contest.level, name, variant)
 
 
@@ -134,7 +141,7 @@ async def _page_lines(
             state_line(board.state, contest.opens, contest.closes, level_name, contest.deals, now)
         ),
     ]
-    rule = Text("Each deal is played once: starting it is your attempt. No hints.")
+    rule = Text(_("Each deal is played once: starting it is your attempt. No hints."))
     deals = ["", *deal_lines(board.state, plays, contest.deals)]
     foot: list[PageLine] = ["", *menu]
     open_page = [*lines, rule, *deals, *foot]
@@ -161,35 +168,51 @@ async def _play(visit: Visit, contest: Contest, number: int) -> str:
     mine = await store.contest_game(visit.user.id, contest.id, number)
     state = contest.state(store.now())
     if state == ContestState.COMING:
-        return NOT_OPEN.format(when=local_time(contest.opens))
+        return _("The contest has not opened yet: it opens {when}.").format(
+            when=local_time(contest.opens)
+        )
     if mine is not None:
         game_id, status, game = mine
         if status != Status.PLAYING:
-            return ONCE.format(number=number)
+            return _(ONCE).format(number=number)
     if state == ContestState.CLOSED:
-        return CLOSED_NOW
+        return _(CLOSED_NOW)
     if mine is None:
         if contest.mirrored and not await _deal_held(visit, contest, number):
-            return NO_HUB.format(number=number)
+            return _(
+                "The league's hub does not answer just now: deal {number} is dealt once it "
+                "does. Try it again later."
+            ).format(number=number)
         try:
             game_id, game = await store.start_contest_game(visit.user.id, contest, number, level)
         except StoreError:  # begun meanwhile on another line, or the contest just closed
             return await _why_not_started(visit, contest, number)
     terms = GameTerms(
-        no_hints=NO_HINTS,
-        sealed_until="at the close",
+        no_hints=_("No hints in a contest: every caller plays these deals on their own."),
+        # TRANSLATORS: when a contest's deal is shown: "deal and salt shown at the close"
+        sealed_until=_("at the close"),
         closes=contest.closes,
-        closed="The contest is over",
-        resign=RESIGN,
-        resign_help="resign this deal: it counts with its score as it stands",
-        won="It is on the contest's table.",
+        # TRANSLATORS: followed by ": this game counts as resigned."
+        closed=_("The contest is over"),
+        resign=_("Resign this deal? It counts with its score as it stands. (Y/N) "),
+        # TRANSLATORS: what N does, in the game's help, beside the key
+        resign_help=_("resign this deal: it counts with its score as it stands"),
+        won=_("It is on the contest's table."),
         seal=(await store.contest_seals(contest))[number - 1] if contest.mirrored else None,
+        # What a result can carry to the hub: on every board of a league alike.
+        most_plays=MAX_PLAYS if contest.league else None,
+        # TRANSLATORS: followed by ": this game counts as resigned."
+        most_plays_told=_("A league game is {count} plays at most").format(
+            # TRANSLATORS: the separator of thousands in a number (6,000)
+            count=f"{MAX_PLAYS:,}".replace(",", _(","))
+        ),
     )
-    shown = Level(level.number, f"{sanitize(contest.name)}, deal {number}", level.variant)
+    name = _("{contest}, deal {number}").format(contest=sanitize(contest.name), number=number)
+    shown = Level(level.number, name, level.variant)
     outcome = await play_game(visit, shown, game_id, game, terms)
     if contest.mirrored and outcome.status != Status.PLAYING and visit.app.league is not None:
         visit.app.league.game_ended()  # its result goes to the hub
-    return OUTCOMES.get(outcome.status, SAVED)
+    return _(OUTCOMES.get(outcome.status, SAVED))
 
 
 async def _deal_held(visit: Visit, contest: Contest, number: int) -> bool:
@@ -211,10 +234,12 @@ async def _why_not_started(visit: Visit, contest: Contest, number: int) -> str:
     """Why the store would not start deal ``number``, in the caller's words."""
     assert visit.user is not None
     if contest.state(visit.store.now()) != ContestState.OPEN:
-        return CLOSED_NOW
+        return _(CLOSED_NOW)
     if await visit.store.contest_game(visit.user.id, contest.id, number) is not None:
-        return ONCE.format(number=number)
-    return NOT_STARTED.format(number=number)
+        return _(ONCE).format(number=number)
+    return _("Deal {number} could not be started just now. Try it again in a moment.").format(
+        number=number
+    )
 
 
 async def saved_deal(visit: Visit, contest: Contest | None) -> tuple[Contest, int] | None:
@@ -249,7 +274,7 @@ async def latest_table(visit: Visit) -> None:
     await keep_contests_on_time(visit.store)
     board = await contest_board(visit.store)
     if board is None:
-        await wait_key(visit, TITLE, ["No contest has opened yet."], "Press any key. ")
+        await wait_key(visit, _("Contest"), [_("No contest has opened yet.")], _("Press any key. "))
         return
     await _whole_table(visit, board.contest)
 
@@ -264,20 +289,19 @@ async def _whole_table(visit: Visit, contest: Contest) -> None:
         "",
         *table_lines(rows, WHOLE_TABLE_ROWS, _me(visit)),
         "",
-        Text("Deals: finished (+ begun). By score, then fewer moves, then who finished first."),
+        Text(_("Deals: finished (+ begun). By score, then fewer moves, then who finished first.")),
     ]
-    await wait_key(
-        visit, f"{TITLE} - {sanitize(contest.name)} - the table", lines, "Press any key. "
-    )
+    title = _("Contest - {contest} - the table").format(contest=sanitize(contest.name))
+    await wait_key(visit, title, lines, _("Press any key. "))
 
 
 async def _seals(visit: Visit, board: ContestBoard) -> None:
     revealed = [(deal.number, deal.deal, deal.salt) for deal in board.deals]
     await wait_key(
         visit,
-        f"{TITLE} - {sanitize(board.contest.name)} - the deals' seals",
+        _("Contest - {contest} - the deals' seals").format(contest=sanitize(board.contest.name)),
         seal_lines(board.seals, revealed),
-        "Press any key. ",
+        _("Press any key. "),
     )
 
 
@@ -293,11 +317,16 @@ async def _earlier_contests(visit: Visit, shown: Contest) -> None:
     while True:
         earlier = await _earlier(visit, shown)
         lines: list[PageLine] = [
-            Entry(str(key), f"{sanitize(contest.name)}, closed {local_time(contest.closes)}")
+            Entry(
+                str(key),
+                _("{contest}, closed {when}").format(
+                    contest=sanitize(contest.name), when=local_time(contest.closes)
+                ),
+            )
             for key, contest in enumerate(earlier, start=1)
-        ] or ["No earlier contest has closed yet."]
-        lines += ["", Entry("Q", "Back")]
-        key = await wait_key(visit, f"{TITLE}s - earlier", lines, "Your choice: ")
+        ] or [_("No earlier contest has closed yet.")]
+        lines += ["", Entry("Q", _("Back"))]
+        key = await wait_key(visit, _("Contests - earlier"), lines, _("Your choice: "))
         number = whole_number(key)
         if number is None or not 1 <= number <= len(earlier):
             return
@@ -306,12 +335,16 @@ async def _earlier_contests(visit: Visit, shown: Contest) -> None:
         assert board is not None
         level = await contest_level(visit, contest)
         while True:
-            menu = [Entry("S", "Its deals, salts and seals"), Entry("T", "Its whole table")]
+            menu: list[PageLine] = [
+                Entry("S", _("Its deals, salts and seals")),
+                Entry("T", _("Its whole table")),
+                Entry("Q", _("Back")),
+            ]
             key = await wait_key(
                 visit,
-                f"{TITLE} - {sanitize(contest.name)}",
-                await _page_lines(visit, board, level.name, [*menu, Entry("Q", "Back")]),
-                "Your choice: ",
+                _("Contest - {contest}").format(contest=sanitize(contest.name)),
+                await _page_lines(visit, board, level.name, menu),
+                _("Your choice: "),
             )
             if key == "S":
                 await _seals(visit, board)

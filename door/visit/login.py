@@ -23,6 +23,7 @@ from door.visit.art import art_for
 from door.visit.context import Visit, caller_address
 from door.visit.screens import ask_line, wait_key
 from door.visit.signup import ALIAS_LENGTH, PASSWORD_LENGTH, sign_up
+from door.words import _
 
 log = logging.getLogger("door")
 
@@ -47,7 +48,8 @@ async def log_in(visit: Visit) -> User | None:
             visit,
             "Canfield",
             lines,
-            "Your alias (or NEW): ",
+            # TRANSLATORS: NEW is typed as it is, in every language
+            _("Your alias (or NEW): "),
             message,
             max_length=ALIAS_LENGTH,
             skip_blank=True,  # an Enter alone draws no page: a flood of them costs nothing
@@ -66,13 +68,15 @@ async def log_in(visit: Visit) -> User | None:
                 # Wrong passwords from many calls: the alias (or the address) rests a while.
                 failures += 1
                 log.info("node %d: log-in as %s refused for now", visit.node, sanitize(alias))
-                message = f"Too many wrong passwords lately. Try again in {describe_seconds(wait)}."
+                message = _("Too many wrong passwords lately. Try again in {wait}.").format(
+                    wait=describe_seconds(wait)
+                )
                 continue
             password = await ask_line(
                 visit,
                 "Canfield",
                 lines,
-                f"Password for {sanitize(alias)}: ",
+                _("Password for {alias}: ").format(alias=sanitize(alias)),
                 max_length=PASSWORD_LENGTH,
                 mask=True,
                 head=head,
@@ -81,13 +85,13 @@ async def log_in(visit: Visit) -> User | None:
             if user is None:
                 failures += 1
                 log.info("node %d: wrong password for %s", visit.node, sanitize(alias))
-                message = f"Wrong password for {sanitize(alias)}. Try again."
+                message = _("Wrong password for {alias}. Try again.").format(alias=sanitize(alias))
                 if failures < LOGIN_TRIES:
                     await asyncio.sleep(LOGIN_DELAY * 2 ** (failures - 1))  # slower each time
                 continue
         if user is not None:
             return user
-    await visit.terminal.hang_up("Too many wrong passwords. Goodbye.")
+    await visit.terminal.hang_up(_("Too many wrong passwords. Goodbye."))
     return None
 
 
@@ -105,8 +109,8 @@ async def claim_node(visit: Visit, user: User) -> bool:
         answer = await wait_key(  # one key answers it, as every other Y/N question
             visit,
             "Canfield",
-            [Text(f"You are logged in on node {other} already."), ""],
-            f"Take over your call on node {other}? (Y/N) ",
+            [Text(_("You are logged in on node {node} already.").format(node=other)), ""],
+            _("Take over your call on node {node}? (Y/N) ").format(node=other),
         )
         if answer != "Y":
             return False

@@ -5,6 +5,8 @@ rules. Games are in :mod:`door.visit.games`, the deal of the day in
 
 from __future__ import annotations
 
+from functools import reduce
+
 from ansi.text import sanitize
 from door.store.contests import Contest, ContestState
 from door.views.layout import local_time
@@ -24,6 +26,7 @@ from door.visit.daily import deal_of_the_day
 from door.visit.games import choose_and_play, level_numbered, numbered_deal, resume
 from door.visit.screens import wait_key, whole_number
 from door.visit.settings import settings
+from door.words import _
 
 
 async def main_menu(visit: Visit, message: str = "") -> None:
@@ -35,34 +38,27 @@ async def main_menu(visit: Visit, message: str = "") -> None:
         contest = await visit.store.contest_now()
         in_contest = await saved_deal(visit, contest)
         entries: list[PageLine] = [
-            Text(f"Hello, {sanitize(visit.user.alias)}."),
+            Text(_("Hello, {alias}.").format(alias=sanitize(visit.user.alias))),
             "",
-            Entry("P", "Play a game"),
+            Entry("P", _("Play a game")),
         ]
-        parts = []
-        if saved:
-            listed = ", ".join(map(str, saved[:-1])) + f" and {saved[-1]}"
-            parts.append(f"level {saved[0]}" if len(saved) == 1 else f"levels {listed}")
-        if in_contest is not None:
-            parts.append(f"{sanitize(in_contest[0].name)}, deal {in_contest[1]}")
-        if len(saved) + (in_contest is not None) == 1:
-            entries.append(Entry("R", f"Resume your saved game ({parts[0]})"))
-        elif parts:
-            entries.append(Entry("R", f"Resume one of your saved games ({' and '.join(parts)})"))
+        resume_entry = _resume_entry(saved, in_contest)
+        if resume_entry:
+            entries.append(Entry("R", resume_entry))
         if visit.solving is not None:
-            entries.append(Entry("D", "Deal of the day"))
+            entries.append(Entry("D", _("Deal of the day")))
         entries += [
             Entry("C", contest_entry(visit, contest, in_contest)),
-            Entry("#", "Play a numbered deal"),
-            Entry("S", "Scoreboards"),
-            Entry("M", "My statistics"),
-            Entry("I", "Instructions: the rules of Canfield"),
-            Entry("T", "Terminal settings"),
-            Entry("G", "Goodbye"),
+            Entry("#", _("Play a numbered deal")),
+            Entry("S", _("Scoreboards")),
+            Entry("M", _("My statistics")),
+            Entry("I", _("Instructions: the rules of Canfield")),
+            Entry("T", _("Terminal settings")),
+            Entry("G", _("Goodbye")),
         ]
         title = f"Canfield - {visit.config.bbs.name}"
         head = art_for(visit, "menu")
-        key = await wait_key(visit, title, entries, "Your choice: ", message, head)
+        key = await wait_key(visit, title, entries, _("Your choice: "), message, head)
         message = ""
         if key == "G":
             return
@@ -88,12 +84,42 @@ async def main_menu(visit: Visit, message: str = "") -> None:
             await statistics(visit)
         elif key == "I":
             visit.doing("reading the rules")
-            await show_paged(visit, "The rules of Canfield", rules_lines(visit.config.levels))
+            await show_paged(visit, _("The rules of Canfield"), rules_lines(visit.config.levels))
         elif key == "T":
             visit.doing("terminal settings")
             await settings(visit)
         else:
-            message = "Press one of the keys shown."
+            message = _("Press one of the keys shown.")
+
+
+def _both(first: str, second: str) -> str:
+    """Two things named together: "1 and 2", "1, 2 and 3"."""
+    # TRANSLATORS: joins the last of a list of level numbers to the others: "1, 2 and 3"
+    return _("{first} and {second}").format(first=first, second=second)
+
+
+def _resume_entry(saved: list[int], in_contest: tuple[Contest, int] | None) -> str:
+    """The main menu's line for the caller's saved games (the levels they have one at, and
+    the contest's deal), or "" when they have none."""
+    levels = _both(", ".join(map(str, saved[:-1])), str(saved[-1])) if len(saved) > 1 else ""
+    if in_contest is None:
+        if not saved:
+            return ""
+        if len(saved) == 1:
+            return _("Resume your saved game (level {level})").format(level=saved[0])
+        return _("Resume one of your saved games (levels {levels})").format(levels=levels)
+    contest, number = sanitize(in_contest[0].name), in_contest[1]
+    if not saved:
+        return _("Resume your saved game ({contest}, deal {number})").format(
+            contest=contest, number=number
+        )
+    if len(saved) == 1:
+        return _(
+            "Resume one of your saved games (level {level} and {contest}, deal {number})"
+        ).format(level=saved[0], contest=contest, number=number)
+    return _(
+        "Resume one of your saved games (levels {levels} and {contest}, deal {number})"
+    ).format(levels=levels, contest=contest, number=number)
 
 
 def contest_entry(
@@ -102,31 +128,41 @@ def contest_entry(
     """The main menu's line for contests: the one open (or coming) and when it closes (or
     opens), or the caller's saved game of it."""
     if contest is None:
-        return "Contests"
+        return _("Contests")
     name = sanitize(contest.name)
     if in_contest is not None:
-        return f"Contests: {name}, your deal {in_contest[1]} is saved"
+        return _("Contests: {contest}, your deal {number} is saved").format(
+            contest=name, number=in_contest[1]
+        )
     state = contest.state(visit.store.now())
     if state == ContestState.OPEN:
-        return f"Contests: {name}, open until {local_time(contest.closes)}"
+        return _("Contests: {contest}, open until {when}").format(
+            contest=name, when=local_time(contest.closes)
+        )
     if state == ContestState.COMING:
-        return f"Contests: {name}, opens {local_time(contest.opens)}"
-    return "Contests"
+        return _("Contests: {contest}, opens {when}").format(
+            contest=name, when=local_time(contest.opens)
+        )
+    return _("Contests")
 
 
 async def _resume_either(visit: Visit, saved: list[int], in_contest: tuple[Contest, int]) -> str:
     """A game at a level, or the contest's: the caller says which."""
     contest, number = in_contest
-    levels = " and ".join(map(str, saved))
+    at_level = (
+        _("Your game at level {level}").format(level=saved[0])
+        if len(saved) == 1
+        else _("A game (levels {levels})").format(levels=reduce(_both, map(str, saved)))
+    )
     lines: list[PageLine] = [
+        Entry("L", at_level),
         Entry(
-            "L", f"Your game at level {levels}" if len(saved) == 1 else f"A game (levels {levels})"
+            "C", _("{contest}, deal {number}").format(contest=sanitize(contest.name), number=number)
         ),
-        Entry("C", f"{sanitize(contest.name)}, deal {number}"),
         "",
-        Entry("Q", "Back to the menu"),
+        Entry("Q", _("Back to the menu")),
     ]
-    key = await wait_key(visit, "Which saved game will you resume?", lines, "Your choice: ")
+    key = await wait_key(visit, _("Which saved game will you resume?"), lines, _("Your choice: "))
     if key == "L":
         return await resume(visit, saved)
     if key == "C":
@@ -139,36 +175,37 @@ async def scoreboards(visit: Visit) -> None:
     message = ""
     while True:
         lines: list[PageLine] = [
-            Entry(str(level.number), f"High scores: {level.name}") for level in config.levels
+            Entry(str(level.number), _("High scores: {level}").format(level=level.name))
+            for level in config.levels
         ]
         lines += [
-            Entry("A", "All callers' standings"),
-            Entry("C", "The contest's table"),
-            Entry("Q", "Back to the menu"),
+            Entry("A", _("All callers' standings")),
+            Entry("C", _("The contest's table")),
+            Entry("Q", _("Back to the menu")),
         ]
         head = art_for(visit, "scores")
-        key = await wait_key(visit, "Scoreboards", lines, "Which board? ", message, head)
+        key = await wait_key(visit, _("Scoreboards"), lines, _("Which board? "), message, head)
         if key == "C":
             await latest_table(visit)
         elif key == "A":
             standings = await visit.store.standings(config.scoreboard.standings)
             lines = standing_lines(standings, visit.look.width)
-            await wait_key(visit, "Standings", lines, "Press any key. ", head=head)
+            await wait_key(visit, _("Standings"), lines, _("Press any key. "), head=head)
         elif (number := whole_number(key)) is not None and (
             level := level_numbered(config, number)
         ) is not None:
             scores = await visit.store.high_scores(level, config.scoreboard.high_scores)
             await wait_key(
                 visit,
-                f"High scores - {level.name}",
+                _("High scores - {level}").format(level=level.name),
                 high_score_lines(level, scores, visit.look.width),
-                "Press any key. ",
+                _("Press any key. "),
                 head=head,
             )
         elif key in ("Q", "\r"):
             return
         else:
-            message = "Press a level's number, A, C or Q."
+            message = _("Press a level's number, A, C or Q.")
             continue
         message = ""
 
@@ -182,9 +219,11 @@ async def statistics(visit: Visit) -> None:
         more = index < len(levels)
         key = await wait_key(
             visit,
-            f"Your statistics - {sanitize(visit.user.alias)} ({index}/{len(levels)})",
+            _("Your statistics - {alias} ({page}/{pages})").format(
+                alias=sanitize(visit.user.alias), page=index, pages=len(levels)
+            ),
             statistics_lines(level, stats, recent),
-            "Any key for the next level, Q to stop. " if more else "Press any key. ",
+            _("Any key for the next level, Q to stop. ") if more else _("Press any key. "),
         )
         if key == "Q":
             return
@@ -192,4 +231,4 @@ async def statistics(visit: Visit) -> None:
 
 async def show_paged(visit: Visit, title: str, lines: list[PageLine]) -> None:
     """A long text a page at a time (never a paragraph split where it can be helped)."""
-    await wait_key(visit, title, lines, "Press any key. ")
+    await wait_key(visit, title, lines, _("Press any key. "))

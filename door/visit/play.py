@@ -92,7 +92,9 @@ class GameTerms:
       does;
     - ``won``: what a win says in place of its place on the level's high scores;
     - ``seal``: the deal's seal as published elsewhere (a league contest's, by its hub,
-      whose salt the board learns only at the close); None: worked out from the game's salt.
+      whose salt the board learns only at the close); None: worked out from the game's salt;
+    - ``most_plays``: the plays the game may have (a league game's, that its result can be
+      sent), when it ends as resigned, and ``most_plays_told``, what the caller is told then.
     """
 
     no_hints: str = ""
@@ -103,6 +105,8 @@ class GameTerms:
     resign_help: str = RESIGN_HELP
     won: str = ""
     seal: str | None = None
+    most_plays: int | None = None
+    most_plays_told: str = ""
 
 
 ORDINARY = GameTerms()
@@ -547,7 +551,7 @@ async def play_game(
                 screen.erase_typing()
                 command = " ".join(line.upper().split())
                 if _day_is_over(visit, record) or _time_is_up(visit, terms):
-                    return await _close_the_day(visit, screen, game_id)
+                    return await _end_as_resigned(visit, screen, game_id)
                 if not command:
                     screen.say("")  # in lines, only the prompt again
                     screen.draw()
@@ -584,7 +588,7 @@ async def _answer_key(
     ):
         if any(step.hot for step in steps):
             terminal.expect_enter()  # the Enter sent with the key is the key's own
-        return await _close_the_day(visit, screen, game_id)
+        return await _end_as_resigned(visit, screen, game_id)
     for step in steps:
         ended = await _step(visit, screen, game_id, step)
         if ended is not None:
@@ -707,6 +711,9 @@ async def _play(
     await _show_result(visit, screen, result, before, said)
     if game.status != Status.PLAYING:
         return await _game_over(visit, screen, game_id)
+    most = screen.terms.most_plays
+    if most is not None and len(game.history) >= most:
+        return await _end_as_resigned(visit, screen, game_id, screen.terms.most_plays_told)
     return None
 
 
@@ -761,13 +768,16 @@ def _time_is_up(visit: Visit, terms: GameTerms) -> bool:
     return terms.closes is not None and visit.store.now() >= terms.closes
 
 
-async def _close_the_day(visit: Visit, screen: GameScreen, game_id: int) -> GameExit:
-    """The day of this deal of the day ended while it was played: it counts as resigned."""
+async def _end_as_resigned(
+    visit: Visit, screen: GameScreen, game_id: int, why: str = ""
+) -> GameExit:
+    """The day of this deal of the day ended while it was played (or the contest closed, or
+    the game has all the plays its terms allow, ``why``): it counts as resigned."""
     game = screen.game
     game.resign()
     await visit.store.finish_game(game_id, game)  # safe if the door closed it already
     visit.game_ended()
-    closed = screen.terms.closed or "The day is over"
+    closed = why or screen.terms.closed or "The day is over"
     screen.say(f"{closed}: this game counts as {game.status}.", REFUSAL)
     screen.prompt = GO_ON
     screen.draw(full=screen.shown.in_lines)  # a line-per-play caller sees the deal too

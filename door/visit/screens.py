@@ -12,8 +12,8 @@ from functools import partial
 
 from ansi.art import Art
 from ansi.screen import ScreenBuffer
-from door.views.board import Look
-from door.views.pages import PageLine, draw_rows, fits_under, pages_of
+from door.views.board import Look, notice_text
+from door.views.pages import TEXT_COL, PageLine, draw_rows, fits_under, pages_of, prompt_row
 from door.visit.context import Visit
 
 MORE = "Any key for more, Q to stop. "
@@ -107,9 +107,18 @@ async def ask_line(
 
 
 async def say(visit: Visit, text: str) -> None:
-    """A line of its own under what is on the screen, without a page around it."""
-    visit.terminal.write(f"\r\n{text}\r\n")
-    await visit.terminal.flush()
+    """A line while the door works, without a page around it: on an ANSI screen on the
+    message row of the page or board shown, in the message's colours, as a notice goes (a
+    page's prompt then written again); on a plain one, on a line of its own from the column
+    every line starts in."""
+    terminal, look = visit.terminal, visit.look
+    if not look.ansi:
+        terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{text}\r\n")
+    elif terminal.on_notice is not None:
+        terminal.write(terminal.on_notice(text))
+    else:
+        terminal.write(notice_text(text, prompt_row(look) - 1, look.width))
+    await terminal.flush()
 
 
 def whole_number(text: str) -> int | None:

@@ -17,18 +17,18 @@ from __future__ import annotations
 import logging
 from functools import partial
 
-from ansi.sequences import clear_to_end_of_screen, move, reset, show_cursor
+from ansi.sequences import reset, show_cursor
 from ansi.text import sanitize
 from door.app import App
 from door.contests import keep_contests_on_time
 from door.net.presence import Presence
-from door.net.terminal import Terminal
+from door.net.terminal import MESSAGE_COLUMN, Terminal, last_words
 from door.solving.daily import close_past_days
 from door.store import Store
 from door.store.accounts import board_alias, check_reserved
 from door.store.records import AliasRefused, User
 from door.views.layout import wrap
-from door.views.pages import TEXT_COL, goodbye_screen, prompt_row
+from door.views.pages import goodbye_screen
 from door.visit.art import art_for
 from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
@@ -164,12 +164,12 @@ async def _known_visit(visit: Visit, user: User) -> None:
     elif visit.look.ansi:
         # On the prompt's row, in the column every line starts in, in the caller's own
         # colours (ESC[0m), not the door's white on black: the last menu stays on the
-        # screen, nothing scrolled, but not its message (a key that was not on it).
-        prompt_at = prompt_row(visit.look)
+        # screen, nothing scrolled, but not its message (a key that was not on it). Where
+        # every hang-up's message goes.
+        look = visit.look
         visit.terminal.write(
-            f"{reset()}{show_cursor()}{move(prompt_at - 2, 1)}{clear_to_end_of_screen()}"
-            f"{move(prompt_at, TEXT_COL)}{GOODBYE}"
+            f"{reset()}{show_cursor()}" + last_words([GOODBYE], look.width, look.height)
         )
     else:
-        visit.terminal.write(f"\r\n{' ' * (TEXT_COL - 1)}{GOODBYE}\r\n")
+        visit.terminal.write(f"\r\n{' ' * (MESSAGE_COLUMN - 1)}{GOODBYE}\r\n")
     await visit.terminal.flush(check_time=False)

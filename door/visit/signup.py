@@ -20,6 +20,7 @@ from door.views.pages import (
 )
 from door.visit.context import Visit, caller_address
 from door.visit.screens import ask_line, say, wait_key
+from door.words import _
 
 log = logging.getLogger("door")
 
@@ -31,53 +32,62 @@ PASSWORD_LENGTH = PASSWORD_MAX
 async def sign_up(visit: Visit, alias: str) -> User | None:
     """Create an account; None if the caller gives up."""
     lines: list[PageLine] = [
-        "A new caller! Choose an alias of 2 to 20 letters, digits or signs, and a password "
-        "you will type each time you call.",
+        _(
+            "A new caller! Choose an alias of 2 to 20 letters, digits or signs, and a password "
+            "you will type each time you call."
+        ),
     ]
+    title = _("Sign up")
     message = ""  # why the last answer would not do, shown at the next question only
     if alias:
         answer = await wait_key(
-            visit, "Sign up", lines, f"Nobody called {sanitize(alias)} is here. Sign up? (Y/N) "
+            visit,
+            title,
+            lines,
+            _("Nobody called {alias} is here. Sign up? (Y/N) ").format(alias=sanitize(alias)),
         )
         if answer != "Y":
             return None
     limit = visit.config.server.signups_per_hour
     if limit and await visit.store.sign_ups_lately(caller_address(visit)) >= limit:
         log.info("node %d: sign-up refused: %d from the address this hour", visit.node, limit)
-        await say(visit, "Too many new accounts from your address this hour. Call again later.")
+        await say(visit, _("Too many new accounts from your address this hour. Call again later."))
         return None
     while True:
         if not alias:
             alias = await ask_line(
-                visit, "Sign up", lines, "Alias: ", message, max_length=ALIAS_LENGTH
+                visit, title, lines, _("Alias: "), message, max_length=ALIAS_LENGTH
             )
             message = ""
             if not alias:
                 return None
+        # The checks say what is wrong in the caller's language (the one spoken now).
         problem = check_alias(alias) or check_reserved(alias, visit.config.bbs.sysop)
-        if problem is None and await visit.store.look_alike(alias) is not None:
-            problem = "someone has that alias (or a look-alike)"
-        if problem:
-            message = _sentence(problem)
+        refusal = _sentence(problem) if problem else ""
+        if not refusal and await visit.store.look_alike(alias) is not None:
+            refusal = _("Someone has that alias (or a look-alike).")
+        if refusal:
+            message = refusal
             alias = ""
             continue
         password = await ask_line(
-            visit, "Sign up", lines, "Password: ", message, max_length=PASSWORD_LENGTH, mask=True
+            visit, title, lines, _("Password: "), message, max_length=PASSWORD_LENGTH, mask=True
         )
         message = ""
         again = await ask_line(
-            visit, "Sign up", lines, "Password again: ", max_length=PASSWORD_LENGTH, mask=True
+            visit, title, lines, _("Password again: "), max_length=PASSWORD_LENGTH, mask=True
         )
-        problem = check_new_password(password, alias) or (
-            None if password == again else "the two passwords differ"
-        )
-        if problem:
-            message = _sentence(problem)
+        problem = check_new_password(password, alias)
+        refusal = _sentence(problem) if problem else ""
+        if not refusal and password != again:
+            refusal = _("The two passwords differ.")
+        if refusal:
+            message = refusal
             continue
         try:
             user = await visit.store.create_user(alias, password)
         except AliasTaken:
-            message = "Someone took that alias a moment ago."
+            message = _("Someone took that alias a moment ago.")
             alias = ""
             continue
         await visit.store.record_sign_up(caller_address(visit))

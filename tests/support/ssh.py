@@ -39,6 +39,20 @@ async def open_ssh_door(config: Config, login_timeout: float = 10.0) -> SshDoor:
     return SshDoor(ways, store, config, solving)
 
 
+class _Input:
+    """The session's standard output as the reader :class:`Caller` expects: a line that drops
+    (the door's process killed) ends as one the door closed does."""
+
+    def __init__(self, stdout: asyncssh.SSHReader) -> None:
+        self._stdout = stdout
+
+    async def read(self, n: int) -> bytes:
+        try:
+            return await self._stdout.read(n)
+        except asyncssh.ConnectionLost:
+            return b""
+
+
 class _Output:
     """The session's standard input as the writer :class:`Caller` expects."""
 
@@ -86,7 +100,7 @@ async def ssh_caller(
     )
     try:
         process = await connection.create_process(term_type=term, term_size=(80, 24), encoding=None)
-        caller = Caller(process.stdout, _Output(process, connection), term=term)
+        caller = Caller(_Input(process.stdout), _Output(process, connection), term=term)
         yield caller, process
     finally:
         connection.close()
