@@ -123,8 +123,10 @@ NOT_FOR_CALLERS = (
     Allowed(
         "door/running/front.py",
         r"the door is starting; try again in a moment|exit status "
-        r"|taken over by a log-in on another node",
-        "the control socket's answer to the sysop; a worker's end and a call's, for the log",
+        r"|taken over by a log-in on another node|refused (?:RLOGIN|SSH) from "
+        r"|503 Service Unavailable",
+        "the control socket's answer to the sysop; a worker's end, a call's and a refusal, "
+        "for the log; HTTP's status line",
     ),
     Allowed(
         "door/net/nodes.py",
@@ -154,8 +156,10 @@ NOT_FOR_CALLERS = (
         r"|a WebSocket frame it did not mask|a flood of input \(WebSocket frames\)"
         r"|socket\.accept\(\) out of system resource|hung up on .*|refused WEB from "
         r"|: no whole request within |: a request that could not be read \("
-        r"| more in the minute before\)",
-        "HTTP's own words (headers, status lines), and faults for the log",
+        r"| more in the minute before\)|: a request's head past "
+        r"|A request's headers are | KB at most\.",
+        "HTTP's own words (headers, status lines), faults for the log, and the answer to a "
+        "request with more headers than any browser sends",
     ),
     Allowed(
         "door/net/web.py",

@@ -16,7 +16,7 @@ from pathlib import Path
 from door.config import Config
 from door.engine import Game
 from door.words import Catalogs
-from door.words.catalogs import template
+from door.words.catalogs import LOCALE, read_catalog, template
 from tests.support.door_server import SHIPPED_CONFIG
 from tests.support.telnet_caller import Caller
 from tests.support.tour import DEAL, WON_DEAL, WON_LEVEL, Tour, quiet, refused_commands
@@ -110,25 +110,23 @@ def either(*english: str) -> str:
 def _english_texts() -> tuple[tuple[str, ...], frozenset[str]]:
     """The English texts of the catalog to look for on a German screen: every stretch of
     three words or more between placeholders and sentence ends, and each text of one or two
-    words whose German is not the same."""
-    words = _german().words("de")
+    words; but what the German keeps as it is (a command, a name, a word both languages
+    share, such as "Reserve")."""
+    german = read_catalog(LOCALE / "de" / "LC_MESSAGES" / "canfield.po", "de")
     phrases: set[str] = set()
     short: set[str] = set()
     for entry in template():
         if not entry.id:
             continue
         forms = _forms(entry.id)
-        german = (
-            [words.gettext(forms[0])]
-            if len(forms) == 1
-            else [words.ngettext(forms[0], forms[1], count) for count in (1, 2)]
+        own = german.get(entry.id)
+        kept = " ".join(
+            " ".join(folded(text).split()) for text in (_forms(own.string) if own else []) if text
         )
-        # What the German keeps as it is (a command, a name) is not English left.
-        kept = " ".join(" ".join(folded(text).split()) for text in german if text not in forms)
         for english in forms:
             if "{" not in english and len(english.split()) <= 2:
                 word = " ".join(english.split()).strip(" .:!?")
-                if word and word not in kept:
+                if re.search(r"[A-Za-z]{2}", word) and word not in kept:
                     short.add(word)
                 continue
             for piece in re.split(r"\{[^{}]*\}|(?<=[.!?:;])\s+|\n", english):
