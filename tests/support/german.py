@@ -126,29 +126,29 @@ def _english_texts() -> tuple[tuple[str, ...], frozenset[str]]:
         for english in forms:
             if "{" not in english and len(english.split()) <= 2:
                 word = " ".join(english.split()).strip(" .:!?")
-                if re.search(r"[A-Za-z]{2}", word) and word not in kept:
+                if re.search(r"[A-Za-z]{2}", word) and not _within(word, kept):
                     short.add(word)
                 continue
             for piece in re.split(r"\{[^{}]*\}|(?<=[.!?:;])\s+|\n", english):
                 stretch = " ".join(piece.split()).strip(" ,")
-                if len(stretch.split()) >= 3 and stretch not in kept:
+                if len(stretch.split()) >= 3 and not _within(stretch, kept):
                     phrases.add(stretch)
     return tuple(sorted(phrases, key=len, reverse=True)), frozenset(short)
+
+
+def _within(words: str, text: str) -> bool:
+    """Whether ``words`` stand in ``text`` whole (not as the end of a longer word)."""
+    return re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", text) is not None
 
 
 def english_left(screen: list[str], ignore: frozenset[str] = frozenset()) -> list[str]:
     """The English on a screen meant to be German: texts of the catalog, and words German
     never uses (but the words in ``ignore``: the sysop's own names)."""
     text = " ".join(" ".join(screen).split())
-    found: list[str] = []
     phrases, short = _english_texts()
-    for phrase in phrases:
-        if phrase in text and re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text):
-            found.append(phrase)
+    found = [phrase for phrase in phrases if phrase in text and _within(phrase, text)]
     for word in short:
-        if word.lower() in ignore:
-            continue
-        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text):
+        if not set(word.lower().split()) <= ignore and _within(word, text):
             found.append(word)
     for word in re.findall(r"[A-Za-z][a-z]*(?:'[a-z]+)?", text):
         if word.lower() in ENGLISH_ONLY and word.lower() not in ignore and word not in found:
