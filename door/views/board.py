@@ -521,7 +521,7 @@ UNDO_WORDS = {
     Undo.NONE: N_("none"),
     # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
     Undo.ONE: N_("one"),
-    # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
+    # TRANSLATORS: the undo a level allows, at most 9 characters (the board's sidebar)
     Undo.UNLIMITED: N_("unlimited"),
 }
 
