@@ -9,7 +9,11 @@ the figures by the kind of command: deck turns, plays to a foundation, column to
 refusals, the rest. A third plays the winning line again by hot keys (no Enter) and by
 the pointer, whose every arrow step is also counted on its own.
 
-    python -m benchmarks.bytes [--commands 200] [--json FILE]
+    python -m benchmarks.bytes [--commands 200] [--language de] [--json FILE]
+
+With ``--language de`` the board speaks German (``[words] language``): its callers wait for
+the door's texts by their German (:func:`tests.support.german.said`), and for a refusal by
+the door's answer, whatever it says.
 
 Targets: a deck turn at most 70 bytes (median) and every command at most 80 bytes (mean)
 for ANSI callers; at most 120 bytes (mean) for plain callers, who get a line per play; at
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
+import dataclasses
 import json
 import re
 import statistics
@@ -34,7 +39,9 @@ from ansi.text import sanitize
 from door.engine import Game, IllegalMove
 from door.engine.solver import solve
 from door.views.board import REFUSAL, Look, draw_board
+from door.words import Catalogs, speak
 from tests.support.door_server import door_config, open_door
+from tests.support.german import said
 from tests.support.keyplay import Player, key_bytes
 from tests.support.telnet_caller import Caller
 
@@ -47,6 +54,17 @@ REFUSE_EVERY = 15
 # Commands a caller might mistype; the first that the position refuses is sent.
 MISTAKES = ("D F", "S F", "1 F", "2 F", "3 F", "4 F", "D 1", "S 2", "1 2", "XX")
 KINDS = ("turn", "to foundation", "column to column", "refusal", "other")
+LANGUAGES = ("en", "de")
+spoken = ["en"]  # the board's language, as --language sets it
+
+
+def shown(pattern: str, *english: str) -> str:
+    """``pattern``, a regex of the door's English, on an English board; else also the texts
+    holding ``english`` as the board says them."""
+    if spoken[0] == "en":
+        return pattern
+    # The English too: a text not yet translated is waited for as it shows.
+    return "|".join([pattern, *(f"(?:{said(text)})" for text in english)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +104,12 @@ def script(game: Game, line: list[str]) -> list[Step]:
     return steps
 
 
-async def settle(caller: Caller, pattern: str, in_text: bool) -> None:
-    """Wait for ``pattern``, then until the door has stopped sending."""
+async def settle(caller: Caller, pattern: str | None, in_text: bool, before: int = 0) -> None:
+    """Wait for ``pattern`` (None: for anything after ``before`` bytes), then until the door
+    has stopped sending."""
+    if pattern is None:
+        await changed(caller, before)
+        return
     await caller.wait_for(pattern, in_text=in_text)
     size = -1
     while size != len(caller.received):
@@ -113,47 +135,65 @@ async def measure(
         else ("board" if board else "lines")
     )
     in_text = not ansi
-    for prompt, answer in (
-        ("Your alias", alias),
-        ("Sign up", "Y"),
-        ("Password:", "secret-one1"),
-        ("Password again", "secret-one1"),
-    ):
-        await settle(caller, prompt, in_text)
-        await caller.type(answer)
-    await settle(caller, "Your choice", in_text)
-    if not ansi and board:
-        await caller.key("T")
-        await settle(caller, "Game shown as: a line per play", in_text)
-        await caller.key("G")
-        await settle(caller, "Game shown as: the whole board", in_text)
-        await caller.key("Q")
-        await settle(caller, "Your choice", in_text)
-    await caller.key("#")
-    await settle(caller, "Deal number", in_text)
-    await caller.type(str(DEAL))
-    await settle(caller, "Level:", in_text)
-    await caller.key(str(LEVEL))
-    await settle(caller, "Command", in_text)
+    await sign_up_and_deal(caller, alias, "secret-one1", in_text, board=not ansi and board)
     sizes = []
     moves = 0
     for step in steps:
         before = len(caller.received)
         caller.forget_text()
         await caller.type(step.command)
+        pattern: str | None
         if not ansi and not board:
-            pattern = r"\r\nCommand: $|Press Enter"
+            pattern = shown(r"\r\nCommand: $|Press Enter", "Command: ", "Press Enter")
         elif step.refusal is None:
             moves += 1
-            pattern = rf"Moves\s+{moves}\b|You won"
-        else:
+            pattern = shown(rf"Moves\s+{moves}\b|You won", "You won!")
+            if spoken[0] != "en":
+                pattern = rf"{said('Moves')}\s+{moves}\b|{pattern}"
+        elif spoken[0] == "en":
             # Suits are symbols or letters, depending on the caller's charset.
             text = sanitize(step.refusal, 76)[:30]
             pattern = ".".join(re.escape(part) for part in re.split(r"[^ -~]", text))
-        await settle(caller, pattern, in_text)
+        else:
+            pattern = None  # the refusal in the board's words, whatever they are
+        await settle(caller, pattern, in_text, before)
         sizes.append(len(caller.received) - before)
     await caller.hang_up()
     return sizes
+
+
+async def sign_up_and_deal(
+    caller: Caller, alias: str, password: str, in_text: bool, board: bool = False
+) -> None:
+    """Sign up, choose the whole board after each play if ``board`` (a plain caller), and
+    deal ``DEAL`` at ``LEVEL``."""
+    for prompt, answer in (
+        (shown("Your alias", "Your alias"), alias),
+        (shown("Sign up", "Sign up?"), "Y"),
+        (shown("Password:", "Password:"), password),
+        (shown("Password again", "Password again"), password),
+    ):
+        await settle(caller, prompt, in_text)
+        await caller.type(answer)
+    menu = shown("Your choice", "Your choice")
+    await settle(caller, menu, in_text)
+    if board:
+        before = len(caller.received)
+        await caller.key("T")
+        lines = "Game shown as: a line per play" if spoken[0] == "en" else None
+        await settle(caller, lines, in_text, before)
+        before = len(caller.received)
+        await caller.key("G")
+        whole = "Game shown as: the whole board" if spoken[0] == "en" else None
+        await settle(caller, whole, in_text, before)
+        await caller.key("Q")
+        await settle(caller, menu, in_text)
+    await caller.key("#")
+    await settle(caller, shown("Deal number", "Deal number"), in_text)
+    await caller.type(str(DEAL))
+    await settle(caller, shown("Level:", "Choose a level", "Level:"), in_text)
+    await caller.key(str(LEVEL))
+    await settle(caller, shown("Command", "Command (? for help)", "Command: "), in_text)
 
 
 async def changed(caller: Caller, before: int) -> None:
@@ -172,21 +212,7 @@ async def measure_keys(door, line: list[str], method: str) -> tuple[list[int], l
     """Play ``line`` as an ANSI caller by hot keys or by the pointer: bytes per play, and
     per pointer step (each arrow key alone)."""
     caller = await Caller.connect(door.port, term="xterm", charset="utf-8")
-    for prompt, answer in (
-        ("Your alias", method),
-        ("Sign up", "Y"),
-        ("Password:", "secret-key1"),
-        ("Password again", "secret-key1"),
-    ):
-        await settle(caller, prompt, False)
-        await caller.type(answer)
-    await settle(caller, "Your choice", False)
-    await caller.key("#")
-    await settle(caller, "Deal number", False)
-    await caller.type(str(DEAL))
-    await settle(caller, "Level:", False)
-    await caller.key(str(LEVEL))
-    await settle(caller, "Command", False)
+    await sign_up_and_deal(caller, method, "secret-key1", in_text=False)
     game = Game.deal(door.config.level(LEVEL).variant, DEAL)
     player = Player(method, game)
     plays, steps = [], []
@@ -202,7 +228,10 @@ async def measure_keys(door, line: list[str], method: str) -> tuple[list[int], l
             else:
                 await caller.key(data.decode())
         game.play(command)
-        await settle(caller, rf"Moves\s+{move}\b|You won", False)
+        won = shown(rf"Moves\s+{move}\b|You won", "You won!")
+        if spoken[0] != "en":
+            won = rf"{said('Moves')}\s+{move}\b|{won}"
+        await settle(caller, won, False)
         plays.append(len(caller.received) - start)
     await caller.hang_up()
     return plays, steps
@@ -274,10 +303,15 @@ def print_tables(rows: list[dict], kinds: list[dict]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=200, help="at most this many plays")
+    parser.add_argument("--language", choices=LANGUAGES, default="en", help="the board's")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks/results/bytes.json")
     args = parser.parse_args()
+    spoken[0] = args.language
+    words = Catalogs.read(args.language)
+    speak(words.words(args.language))  # the refusals and full redraws here, in its words too
     with tempfile.TemporaryDirectory() as folder:
-        door = await open_door(door_config(Path(folder)))
+        config = dataclasses.replace(door_config(Path(folder)), words=words)
+        door = await open_door(config)
         variant = door.config.level(LEVEL).variant
         verdict = solve(Game.deal(variant, DEAL), max_seconds=30)
         if verdict.result != "won":
@@ -336,7 +370,14 @@ async def main() -> None:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(
         json.dumps(
-            {"deal": DEAL, "level": LEVEL, "rows": rows, "kinds": kinds, "keys": key_rows},
+            {
+                "deal": DEAL,
+                "level": LEVEL,
+                "language": args.language,
+                "rows": rows,
+                "kinds": kinds,
+                "keys": key_rows,
+            },
             indent=2,
         )
     )

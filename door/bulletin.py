@@ -170,12 +170,12 @@ _STANDING_COLUMNS = (
     # TRANSLATORS: at most 20 characters (a column head of the bulletin)
     _Column(N_("Alias"), ALIAS_WIDTH),
     _Column("", 1),
-    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
-    _Column(N_("Games"), 5, right=True),
+    # TRANSLATORS: at most 6 characters (a column head of the bulletin)
+    _Column(N_("Games"), 6, right=True),
     # TRANSLATORS: at most 5 characters (a column head of the bulletin)
     _Column(N_("Wins"), 5, right=True),
-    # TRANSLATORS: at most 6 characters (a column head of the bulletin)
-    _Column(N_("Win %"), 6, right=True),
+    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
+    _Column(N_("Win %"), 5, right=True),
     # TRANSLATORS: at most 7 characters (a column head of the bulletin)
     _Column(N_("Best"), 7, right=True),
     # TRANSLATORS: at most 5 characters (a column head of the bulletin)
@@ -264,10 +264,10 @@ _CONTEST_COLUMNS = (
     _Column("#", 3, right=True),
     # TRANSLATORS: at most 20 characters (a column head of the bulletin)
     _Column(N_("Alias"), ALIAS_WIDTH),
-    # TRANSLATORS: at most 5 characters (a column head of the bulletin)
-    _Column(N_("Deals"), 5),
-    # TRANSLATORS: at most 7 characters (a column head of the bulletin)
-    _Column(N_("Score"), 7, right=True),
+    # TRANSLATORS: at most 6 characters (a column head of the bulletin)
+    _Column(N_("Deals"), 6),
+    # TRANSLATORS: at most 6 characters (a column head of the bulletin)
+    _Column(N_("Score"), 6, right=True),
     # TRANSLATORS: at most 5 characters (a column head of the bulletin)
     _Column(N_("Moves"), 5, right=True),
     # TRANSLATORS: at most 11 characters (a column head of the bulletin)

@@ -21,7 +21,8 @@ import pytest
 from ansi.charset import LOW_GLYPHS, decode, encode, plain_glyph
 from ansi.screen import ScreenBuffer
 from door.engine import Game, IllegalMove, Variant
-from door.views.board import REFUSAL, Look, draw_board, part_words
+from door.views.board import REFUSAL, Look, draw_board
+from door.views.refusals import refusal_words
 from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.tour import Tour, kind_of, tour
 from tests.support.visits import DEAL
@@ -150,7 +151,7 @@ def test_every_refusal_keeps_its_suits_in_every_charset():
         drawn = {}
         for kind, (look, charset, low_glyphs, relay) in ways.items():
             buffer = ScreenBuffer(80, 24)
-            draw_board(buffer, game, "Level 2", look, part_words(refusal.parts, look), REFUSAL)
+            draw_board(buffer, game, "Level 2", look, refusal_words(refusal, look), REFUSAL)
             data = encode(buffer.render_full(), charset, low_glyphs=low_glyphs)
             drawn[kind] = screen_of(data, relay, charset)
         for kind, screen in drawn.items():

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
-from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_keywords, parse_mapping_cfg
 from babel.messages.pofile import write_po
 
 from door.config import ConfigError, load_config
 from door.store import Store
 from door.words import Catalogs, _, speaking
 from door.words.catalogs import LOCALE, problems, read_catalog, shipped_languages, template
+from door.words.refresh import ENGINE_KEYWORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,9 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def _extracted() -> set[str | tuple[str, ...]]:
     with (ROOT / "babel.cfg").open() as file:
         method_map, options_map = parse_mapping_cfg(file)
+    keywords = {**DEFAULT_KEYWORDS, **parse_keywords(list(ENGINE_KEYWORDS))}
     found: set[str | tuple[str, ...]] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        ROOT, method_map, options_map
+        ROOT, method_map, options_map, keywords=keywords
     ):
         found.add(message)
     return found

@@ -19,7 +19,7 @@
 ('V', 1, 1)
 """
 
-from door.engine.cards import CARDS, RANKS, SUITS, Card, Suit
+from door.engine.cards import CARDS, RANKS, SUITS, Card, Rank, Suit
 from door.engine.game import Game, PlayResult
 from door.engine.moves import IllegalMove, Move
 from door.engine.position import Position
@@ -36,6 +36,7 @@ __all__ = [
     "Move",
     "PlayResult",
     "Position",
+    "Rank",
     "Suit",
     "Variant",
     "VariantError",

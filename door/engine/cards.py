@@ -22,6 +22,7 @@ SUITS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RED_SUITS = frozenset({1, 2})
+TEN = RANKS.index("T")
 
 
 class Suit(int):
@@ -44,6 +45,28 @@ class Suit(int):
 
     def __repr__(self) -> str:
         return f"Suit({int(self)})"
+
+
+class Rank(int):
+    """One of the thirteen ranks, 0 an ace to 12 a king, for a screen to write as it can: a
+    ten as 10, or as T where a card's rank has one character.
+
+    >>> Rank(9).word, Rank(9).char, Rank(12).word
+    ('10', 'T', 'K')
+    """
+
+    __slots__ = ()
+
+    @property
+    def word(self) -> str:
+        return "10" if self == TEN else RANKS[self]
+
+    @property
+    def char(self) -> str:
+        return RANKS[self]
+
+    def __repr__(self) -> str:
+        return f"Rank({int(self)})"
 
 
 class Card(int):

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from door.engine.cards import CARDS, RANKS, Card, check_full_deck
+from door.engine.cards import CARDS, RANKS, Card, Rank, check_full_deck
 from door.engine.moves import (
     FOUNDATION,
     RESERVE,
@@ -38,7 +38,6 @@ from door.engine.moves import (
     WASTE,
     IllegalMove,
     Move,
-    Part,
 )
 from door.engine.position import Layout, Position
 from door.engine.shuffle import shuffled_order
@@ -121,14 +120,6 @@ class _Targets(NamedTuple):
 # as its number (0 to 51, never _SEPARATOR), and _unpack the exact inverse of _pack:
 # tests/test_footprint.py checks all three.
 _SNAPSHOT_HEAD = struct.Struct("<bqq")
-
-
-def _rank_word(rank: int) -> str:
-    return "10" if rank == 9 else RANKS[rank]
-
-
-def _colour_word(red: bool) -> str:
-    return "red" if red else "black"
 
 
 class Game:
@@ -445,7 +436,7 @@ class Game:
         """
         move = command if isinstance(command, Move) else Move.parse(command)
         if self.status != _PLAYING:
-            raise IllegalMove(self._over_message())
+            raise self._over_refusal()
         if move.source == UNDO:
             return self._undo()
         self._check_columns(move)
@@ -503,7 +494,11 @@ class Game:
         columns = len(self.tableau)
         for number in (move.source_column, move.target_column):
             if number is not None and not 1 <= number <= columns:
-                raise IllegalMove(f"There is no column {number}: this game has {columns}")
+                raise IllegalMove(
+                    "There is no column {number}: this game has {columns}",
+                    number=number,
+                    columns=columns,
+                )
 
     def _turn(self) -> None:
         if self.deck:
@@ -526,18 +521,20 @@ class Game:
             self._move_from_column(int(source) - 1, target)
             return
         pile = self.reserve if source == RESERVE else self.waste
+        if not pile and source == RESERVE:
+            raise IllegalMove("The reserve is empty")
         if not pile:
-            raise IllegalMove("The reserve is empty" if source == RESERVE else "The waste is empty")
+            raise IllegalMove("The waste is empty")
         card = pile[-1]
         if target == FOUNDATION:
             if self._foundation_for(card) is None:
-                raise IllegalMove(*self._why_not_up(card))
+                raise self._why_not_up(card)
             self._take(source)
             self._put_up(card, source)
         else:
             column = int(target) - 1
             if column not in self._card_targets(source, card, self._targets()):
-                raise IllegalMove(*self._why_not_on_column(source, card, column))
+                raise self._why_not_on_column(card, column)
             self._take(source)
             self.tableau[column].append(card)
             if source == WASTE:
@@ -547,11 +544,11 @@ class Game:
     def _move_from_column(self, source: int, target: str) -> None:
         pile = self.tableau[source]
         if not pile:
-            raise IllegalMove(f"Column {source + 1} is empty")
+            raise IllegalMove("Column {number} is empty", number=source + 1)
         if target == FOUNDATION:
             card = pile[-1]
             if self._foundation_for(card) is None:
-                raise IllegalMove(*self._why_not_up(card))
+                raise self._why_not_up(card)
             pile.pop()
             self._put_up(card, "column")
         else:
@@ -560,7 +557,7 @@ class Game:
                 raise IllegalMove("A column can't move onto itself")
             part = self._column_moves(source, self._targets()).get(column)
             if part is None:
-                raise IllegalMove(*self._why_not_column_move(source, column))
+                raise self._why_not_column_move(source, column)
             self.tableau[column].extend(pile[part:])
             del pile[part:]
         self._fill_spaces()
@@ -662,21 +659,21 @@ class Game:
 
     # -- undo -------------------------------------------------------------------------------
 
-    def _undo_refusal(self) -> str | None:
+    def _undo_refusal(self) -> IllegalMove | None:
         if self.status != _PLAYING:
-            return self._over_message()
+            return self._over_refusal()
         if self.variant.undo == _NO_UNDO:
-            return "This level allows no undo"
+            return IllegalMove("This level allows no undo")
         if self.variant.undo == _ONE_UNDO and self.history and self.history[-1] == UNDO:
-            return "Only the last play can be undone, and it already was"
+            return IllegalMove("Only the last play can be undone, and it already was")
         if not self._snapshots:
-            return "There is nothing to undo"
+            return IllegalMove("There is nothing to undo")
         return None
 
     def _undo(self) -> PlayResult:
         refusal = self._undo_refusal()
         if refusal is not None:
-            raise IllegalMove(refusal)
+            raise refusal
         snapshot = self._snapshots.pop()
         base_rank, self.passes_started, gain = _SNAPSHOT_HEAD.unpack_from(snapshot)
         self.base_rank = None if base_rank < 0 else base_rank
@@ -702,57 +699,140 @@ class Game:
 
     # -- why a play is refused --------------------------------------------------------------
 
-    def _over_message(self) -> str:
-        return {
-            Status.WON: "This game is over: it was won",
-            Status.STUCK: "This game is over: no play can change anything any more",
-            Status.RESIGNED: "This game is over: it was resigned",
-        }[self.status]
+    def _over_refusal(self) -> IllegalMove:
+        if self.status == _WON:
+            return IllegalMove("This game is over: it was won")
+        if self.status == _STUCK:
+            return IllegalMove("This game is over: no play can change anything any more")
+        return IllegalMove("This game is over: it was resigned")
 
-    def _why_not_up(self, card: Card) -> tuple[Part, ...]:
+    def _why_not_up(self, card: Card) -> IllegalMove:
         assert self.base_rank is not None
         suit = card.suit_value
         for pile in self.foundations:
             if pile and pile[0].suit == card.suit:
                 if len(pile) == 13:
-                    return card, " can't go up: the ", suit, " foundation is complete"
-                wanted = Card.of((pile[-1].rank + 1) % 13, card.suit)
-                return card, " can't go up: the ", suit, " foundation needs ", wanted, " next"
-        base = Card.of(self.base_rank, card.suit)
-        return card, " can't go up: the ", suit, " foundation starts with ", base
+                    return IllegalMove(
+                        "{card} can't go up: the {suit} foundation is complete",
+                        card=card,
+                        suit=suit,
+                    )
+                return IllegalMove(
+                    "{card} can't go up: the {suit} foundation needs {next} next",
+                    card=card,
+                    suit=suit,
+                    next=Card.of((pile[-1].rank + 1) % 13, card.suit),
+                )
+        return IllegalMove(
+            "{card} can't go up: the {suit} foundation starts with {base}",
+            card=card,
+            suit=suit,
+            base=Card.of(self.base_rank, card.suit),
+        )
 
-    def _needs(self, top: Card, column: int) -> str:
-        if self.variant.wrap == Wrap.BROKEN and top.rank == self.base_rank:
-            return f"nothing goes on the base rank {_rank_word(top.rank)}"
-        wanted = (top.rank - 1) % 13
-        return f"column {column + 1} needs a {_colour_word(not top.red)} {_rank_word(wanted)}"
+    def _closes_column(self, top: Card) -> bool:
+        """Is ``top`` of the base rank, on which nothing goes when the ranks do not wrap?"""
+        return self.variant.wrap == Wrap.BROKEN and top.rank == self.base_rank
 
-    def _why_not_in_space(self, source: str) -> str:
+    def _why_not_in_space(self) -> IllegalMove:
         if self.reserve:
-            return "While the reserve has cards, only the reserve may fill a space"
+            return IllegalMove("While the reserve has cards, only the reserve may fill a space")
         rule = self.variant.spaces_after_reserve
         if rule == SpacesAfterReserve.WASTE:
-            return "Only the waste's top card may fill a space"
+            return IllegalMove("Only the waste's top card may fill a space")
         if rule == SpacesAfterReserve.KING:
-            return "Only a K may fill a space"
-        return "Only the waste's top card or a column's whole pile may fill a space"
+            return IllegalMove("Only a K may fill a space")
+        return IllegalMove("Only the waste's top card or a column's whole pile may fill a space")
 
-    def _why_not_on_column(self, source: str, card: Card, column: int) -> tuple[Part, ...]:
+    # Each refusal of a card on a column is a whole sentence of its own, for each reason
+    # (the base rank, a red card wanted, a black one), so that each language words it whole.
+
+    def _why_not_on_column(self, card: Card, column: int) -> IllegalMove:
         destination = self.tableau[column]
         if not destination:
-            return (self._why_not_in_space(source),)
+            return self._why_not_in_space()
         top = destination[-1]
-        return card, " can't go on ", top, f": {self._needs(top, column)}"
+        if self._closes_column(top):
+            return IllegalMove(
+                "{card} can't go on {top}: nothing goes on the base rank {rank}",
+                card=card,
+                top=top,
+                rank=Rank(top.rank),
+            )
+        wanted = Rank((top.rank - 1) % 13)
+        if top.red:
+            return IllegalMove(
+                "{card} can't go on {top}: column {column} needs a black {rank}",
+                card=card,
+                top=top,
+                column=column + 1,
+                rank=wanted,
+            )
+        return IllegalMove(
+            "{card} can't go on {top}: column {column} needs a red {rank}",
+            card=card,
+            top=top,
+            column=column + 1,
+            rank=wanted,
+        )
 
-    def _why_not_column_move(self, source: int, column: int) -> tuple[Part, ...]:
+    def _why_not_column_move(self, source: int, column: int) -> IllegalMove:
         pile, destination = self.tableau[source], self.tableau[column]
         if not destination:
-            return (self._why_not_in_space(str(source + 1)),)
-        top = destination[-1]
-        needs = f": {self._needs(top, column)}"
+            return self._why_not_in_space()
         if self.variant.moves == Moves.WHOLE:
-            return "The pile from ", pile[0], " can't go on ", top, needs
-        return f"No run in column {source + 1} fits on ", top, needs
+            return self._why_not_pile(pile[0], destination[-1], column)
+        return self._why_no_run(source, destination[-1], column)
+
+    def _why_not_pile(self, bottom: Card, top: Card, column: int) -> IllegalMove:
+        if self._closes_column(top):
+            return IllegalMove(
+                "The pile from {card} can't go on {top}: nothing goes on the base rank {rank}",
+                card=bottom,
+                top=top,
+                rank=Rank(top.rank),
+            )
+        wanted = Rank((top.rank - 1) % 13)
+        if top.red:
+            return IllegalMove(
+                "The pile from {card} can't go on {top}: column {column} needs a black {rank}",
+                card=bottom,
+                top=top,
+                column=column + 1,
+                rank=wanted,
+            )
+        return IllegalMove(
+            "The pile from {card} can't go on {top}: column {column} needs a red {rank}",
+            card=bottom,
+            top=top,
+            column=column + 1,
+            rank=wanted,
+        )
+
+    def _why_no_run(self, source: int, top: Card, column: int) -> IllegalMove:
+        if self._closes_column(top):
+            return IllegalMove(
+                "No run in column {source} fits on {top}: nothing goes on the base rank {rank}",
+                source=source + 1,
+                top=top,
+                rank=Rank(top.rank),
+            )
+        wanted = Rank((top.rank - 1) % 13)
+        if top.red:
+            return IllegalMove(
+                "No run in column {source} fits on {top}: column {column} needs a black {rank}",
+                source=source + 1,
+                top=top,
+                column=column + 1,
+                rank=wanted,
+            )
+        return IllegalMove(
+            "No run in column {source} fits on {top}: column {column} needs a red {rank}",
+            source=source + 1,
+            top=top,
+            column=column + 1,
+            rank=wanted,
+        )
 
     # -- the position JSON ------------------------------------------------------------------
 

@@ -27,12 +27,14 @@ from door.engine.moves import FOUNDATION, RESERVE, TURN, WASTE
 from door.engine.variant import Moves, SpacesAfterReserve, Wrap
 
 KING = 12
+RESERVE_UP = f"{RESERVE} {FOUNDATION}"
 _OTHER_COLOUR = {0: (1, 2), 1: (0, 3), 2: (0, 3), 3: (1, 2)}  # suit -> suits of the other colour
 
 
 @dataclass(frozen=True, slots=True)
 class Advice:
-    """A play in canonical form and, in a caller's words, why it is worth making."""
+    """A play in canonical form and, in a caller's words, why it is worth making (in
+    English: the catalogs have each, as Babel extracts every ``Advice(play, "...")``)."""
 
     play: str
     why: str
@@ -61,8 +63,8 @@ def visible_advice(game: Game) -> Advice | None:
     for play in ups:
         if reads.safe_up(reads.top(play.split()[0])):
             return Advice(play, "no other card can need it any more")
-    if f"{RESERVE} {FOUNDATION}" in ups:
-        return Advice(f"{RESERVE} {FOUNDATION}", "it uncovers a reserve card")
+    if RESERVE_UP in ups:
+        return Advice(RESERVE_UP, "it uncovers a reserve card")
     to_columns = [play for play in legal if play[-1].isdigit()]
     from_reserve = [play for play in to_columns if play.startswith(f"{RESERVE} ")]
     for play in sorted(from_reserve, key=lambda play: not reads.column(play)):
@@ -77,9 +79,9 @@ def visible_advice(game: Game) -> Advice | None:
         if reads.column(play):
             return Advice(play, "it plays a card from the waste")
     for play in column_moves:
-        why = reads.uncovers(play)
-        if why:
-            return Advice(play, why)
+        uncovering = reads.uncovers(play)
+        if uncovering is not None:
+            return uncovering
     for play in ups:
         return Advice(play, "one more card on the foundations")
     for play in from_waste:
@@ -156,16 +158,16 @@ class _Reading:
         """Does the move take a whole column onto another card (not merely into a space)?"""
         return self.moving_part(play) == 0 and bool(self.column(play))
 
-    def uncovers(self, play: str) -> str:
-        """Why uncovering the card under the moving part helps, or '' if it does not."""
+    def uncovers(self, play: str) -> Advice | None:
+        """The play, if the card it uncovers under the moving part helps, and why."""
         source = self.game.tableau[int(play.split()[0]) - 1]
         part = self.moving_part(play)
         if part == 0:
-            return ""
+            return None
         uncovered = source[part - 1]
         if self.safe_up(uncovered):
-            return "it uncovers a card that can go up"
+            return Advice(play, "it uncovers a card that can go up")
         reserve = self.game.reserve
         if reserve and self.fits(reserve[-1], uncovered):
-            return "it uncovers a card the reserve's card can go on"
-        return ""
+            return Advice(play, "it uncovers a card the reserve's card can go on")
+        return None

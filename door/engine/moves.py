@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from door.engine.cards import Card, Suit
+from door.engine.cards import Card, Rank, Suit
 
 TURN = "V"
 SEND_UP = "F"
@@ -28,33 +28,39 @@ WASTE = "D"
 FOUNDATION = "F"
 
 
-Part = str | Card | Suit
-"""A piece of a refusal: words, or a card or suit it names."""
+Value = str | int | Card | Suit | Rank
+"""A value a refusal names: words, a number, or a card, suit or rank."""
 
 
 class IllegalMove(ValueError):
     """A refused command. Its message says why, in the game's own terms.
 
-    The cards and suits it names are kept as values in :attr:`parts`, so that a screen can
-    draw them as it draws them on the board (symbols, or letters); ``str`` writes them with
-    the suit symbols.
+    The message is a template with named fields (``{card}``) and the values that fill them,
+    kept apart in :attr:`template` and :attr:`values`, so that a screen can say it in the
+    caller's language and draw the cards, suits and ranks it names as it draws them on the
+    board; ``str`` writes it in English, with the suit symbols.
 
-    >>> refusal = IllegalMove(Card.parse("AH"), " can't go up: the ", Suit(2), " foundation")
-    >>> str(refusal), refusal.parts[:2]
-    ("A♥ can't go up: the ♥ foundation", (Card('AH'), " can't go up: the "))
+    >>> refusal = IllegalMove("{card} can't go up: the {suit} foundation", card=Card.parse("AH"),
+    ...     suit=Suit(2))
+    >>> str(refusal), refusal.template, refusal.values["card"]
+    ("A♥ can't go up: the ♥ foundation", "{card} can't go up: the {suit} foundation", Card('AH'))
     """
 
-    def __init__(self, *parts: Part) -> None:
-        self.parts: tuple[Part, ...] = parts
-        super().__init__("".join(_symbolic(part) for part in parts))
+    def __init__(self, template: str, /, **values: Value) -> None:
+        self.template = template
+        self.values: dict[str, Value] = values
+        super().__init__(template.format_map({name: _written(v) for name, v in values.items()}))
 
 
-def _symbolic(part: Part) -> str:
-    return part.symbol if isinstance(part, Card | Suit) else part
+def _written(value: Value) -> str | int:
+    """A value as the English message writes it: a card or suit with its symbol, a ten 10."""
+    if isinstance(value, Card | Suit):
+        return value.symbol
+    return value.word if isinstance(value, Rank) else value
 
 
 def unknown_command(text: str) -> IllegalMove:
-    return IllegalMove(f'Unknown command "{text.strip()}" - type ? for help')
+    return IllegalMove('Unknown command "{command}" - type ? for help', command=text.strip())
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,11 @@ import asyncio
 import math
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Protocol
+
+from door.words import N_, ngettext
+from door.words.told import Said
 
 # Seconds before the end of the caller's time at which they are warned, as OpenDoors does.
 TIME_WARNINGS = (300.0, 120.0, 60.0)
@@ -63,26 +67,80 @@ class IdleTimeout(VisitEnded):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"no input for {seconds:g} seconds")
         self.seconds = seconds
-        self.farewell = f"No input for {describe_seconds(seconds)}. Goodbye."
+        self.farewell = Said(partial(_no_input, seconds))
 
 
 class TimeUp(VisitEnded):
     """The caller's time for this call has run out."""
 
-    farewell = "Your time is up. Your game is saved. Goodbye."
+    farewell = N_("Your time is up. Your game is saved. Goodbye.")
+
+
+def span(seconds: float) -> tuple[int, bool]:
+    """A span of time as a caller reads it, as a count and whether it counts minutes:
+    seconds under two minutes, else minutes.
+
+    >>> span(1), span(45.2), span(60), span(300)
+    ((1, False), (46, False), (1, True), (5, True))
+    """
+    whole = max(1, math.ceil(seconds - 1e-6))
+    if whole >= 120 or whole % 60 == 0:
+        return round(whole / 60), True
+    return whole, False
 
 
 def describe_seconds(seconds: float) -> str:
-    """A span of time as a caller reads it: seconds under two minutes, else minutes.
+    """A span of time in English, for the sysop (a caller reads it in a whole sentence).
 
     >>> describe_seconds(1), describe_seconds(45.2), describe_seconds(60), describe_seconds(300)
     ('1 second', '46 seconds', '1 minute', '5 minutes')
     """
-    whole = max(1, math.ceil(seconds - 1e-6))
-    if whole >= 120 or whole % 60 == 0:
-        minutes = round(whole / 60)
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    return f"{whole} second{'s' if whole != 1 else ''}"
+    count, in_minutes = span(seconds)
+    unit = "minute" if in_minutes else "second"
+    return f"{count} {unit}{'s' if count != 1 else ''}"
+
+
+# What the clocks tell a caller, in the language spoken in their visit, each sentence whole
+# for a span in seconds and one in minutes.
+
+
+def _no_input(seconds: float) -> str:
+    count, in_minutes = span(seconds)
+    if in_minutes:
+        text = ngettext(
+            "No input for {count} minute. Goodbye.", "No input for {count} minutes. Goodbye.", count
+        )
+    else:
+        text = ngettext(
+            "No input for {count} second. Goodbye.", "No input for {count} seconds. Goodbye.", count
+        )
+    return text.format(count=count)
+
+
+def _time_left(seconds: float) -> str:
+    count, in_minutes = span(seconds)
+    if in_minutes:
+        text = ngettext("You have {count} minute left.", "You have {count} minutes left.", count)
+    else:
+        text = ngettext("You have {count} second left.", "You have {count} seconds left.", count)
+    return text.format(count=count)
+
+
+def _still_there(seconds: float) -> str:
+    count, in_minutes = span(seconds)
+    if in_minutes:
+        text = ngettext(
+            "Are you still there? You will be disconnected in {count} minute.",
+            "Are you still there? You will be disconnected in {count} minutes.",
+            count,
+        )
+    else:
+        text = ngettext(
+            "Are you still there? You will be disconnected in {count} second.",
+            "Are you still there? You will be disconnected in {count} seconds.",
+            count,
+        )
+    return text.format(count=count)
 
 
 class Clocks:
@@ -152,7 +210,7 @@ class Clocks:
         if not passed:
             return None
         self._warned_at = min(passed)
-        return f"You have {describe_seconds(left)} left."
+        return _time_left(left)
 
     def idle_warning_due(self, idle_since: float) -> str | None:
         """The are-you-there warning now due, if any, the caller idle since ``idle_since``;
@@ -165,10 +223,7 @@ class Clocks:
         if not self._idle_warning_due(idle):
             return None
         self._idle_warned = True
-        return (
-            "Are you still there? You will be disconnected in "
-            f"{describe_seconds(self.idle_timeout - idle)}."
-        )
+        return _still_there(self.idle_timeout - idle)
 
     def until_next_check(self, idle_since: float, *, logged_in: bool) -> float | None:
         """Seconds until a warning or an ending is due, or None if none ever is (a caller

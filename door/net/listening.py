@@ -25,6 +25,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from gettext import NullTranslations
 from typing import Any, Protocol
 
 from ansi.text import sanitize
@@ -32,11 +33,20 @@ from door.net.clocks import IdleTimeout, TimeUp, VisitEnded
 from door.net.nodes import Call, NodeLimits, Nodes, Way
 from door.net.presence import Presence
 from door.net.terminal import ByteReader, ByteWriter, CallerGone, LineNoise, Terminal
+from door.words import N_
+from door.words.told import told
 
 log = logging.getLogger("door")
 
-SHUTDOWN_MESSAGE = "The door is shutting down. Your game is saved."
-SORRY_MESSAGE = "Sorry, something went wrong. Your game is saved."
+SHUTDOWN_MESSAGE = N_("The door is shutting down. Your game is saved.")
+SORRY_MESSAGE = N_("Sorry, something went wrong. Your game is saved.")
+# Each farewell that says the caller's game is saved, as said to a caller who has none (not
+# logged in): whole sentences, so that each language words them itself.
+NOTHING_SAVED = {
+    SHUTDOWN_MESSAGE: N_("The door is shutting down."),
+    SORRY_MESSAGE: N_("Sorry, something went wrong."),
+    TimeUp.farewell: N_("Your time is up. Goodbye."),
+}
 CLOSE_GRACE = 10.0  # seconds visits get to save and say goodbye at shutdown
 
 
@@ -73,16 +83,24 @@ def peer_address(connection: HasPeer) -> str:
 
 
 def call_terminal(
-    settings: ServerSettings, reader: ByteReader, writer: ByteWriter, *, echo: bool = True
+    settings: ServerSettings,
+    reader: ByteReader,
+    writer: ByteWriter,
+    words: NullTranslations,
+    *,
+    echo: bool = True,
 ) -> Terminal:
-    """A caller's terminal, with the idle time the settings give."""
-    return Terminal(
+    """A caller's terminal, with the idle time the settings give, speaking ``words`` (the
+    board's language) until the caller's visit speaks theirs."""
+    terminal = Terminal(
         reader,
         writer,
         idle_timeout=settings.idle_timeout,
         idle_warning=settings.idle_warning,
         echo=echo,
     )
+    terminal.words = words
+    return terminal
 
 
 class AddressLog:
@@ -231,8 +249,9 @@ async def guard_visit(
         farewell, ending = SORRY_MESSAGE, "error"
     finally:
         if not terminal.logged_in:  # no game of theirs to keep
-            farewell = farewell.replace(" Your game is saved.", "")
-        await terminal.hang_up(farewell)
+            farewell = NOTHING_SAVED.get(farewell, farewell)
+        # Said in the caller's language, wherever the farewell was made (the sysop's kick).
+        await terminal.hang_up(told(farewell, terminal.words))
         log.info(
             "%s: hang-up (%s) after %d s",
             _who(node, presence),

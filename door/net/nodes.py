@@ -42,19 +42,28 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
+from functools import partial
+from gettext import NullTranslations
 from typing import Generic, Protocol, TypeVar
 
 from ansi.text import sanitize
 from door.net.presence import Presence, Watcher
 from door.net.terminal import Terminal
+from door.words import N_, ngettext
+from door.words.speaking import ENGLISH_WORDS
+from door.words.told import Said
 
 log = logging.getLogger("door")
 
-TOO_MANY_MESSAGE = "Too many connections from your address."
-TOO_OFTEN_MESSAGE = "Too many calls from your address in the last minute. Please wait a minute."
-LOGIN_TIMEOUT_MESSAGE = "You did not log in in time. Goodbye."
-TAKEN_OVER_MESSAGE = "You logged in on another node, which took over this call. Your game is saved."
-MADE_ROOM_MESSAGE = "A new caller needed your node. Goodbye."
+# What a caller is told, in English (the log's, and each text's msgid): said in their
+# language where they are told (door.words.told).
+TOO_MANY_MESSAGE = N_("Too many connections from your address.")
+TOO_OFTEN_MESSAGE = N_("Too many calls from your address in the last minute. Please wait a minute.")
+LOGIN_TIMEOUT_MESSAGE = N_("You did not log in in time. Goodbye.")
+TAKEN_OVER_MESSAGE = N_(
+    "You logged in on another node, which took over this call. Your game is saved."
+)
+MADE_ROOM_MESSAGE = N_("A new caller needed your node. Goodbye.")
 RATE_WINDOW = 60.0  # seconds over which connections_per_minute counts
 ANSWER_GRACE = 30.0  # seconds a caller not logged in may take to answer before making room
 TAKE_OVER_GRACE = 10.0  # seconds a visit taken over gets to save and say goodbye
@@ -204,6 +213,30 @@ class Call:
 S = TypeVar("S", bound=Seat)
 
 
+def _all_busy(nodes: int) -> str:
+    return ngettext(
+        "The only node is busy. Please call again later.",
+        "All {count} nodes are busy. Please call again later.",
+        nodes,
+    ).format(count=nodes)
+
+
+def _lines_busy(board: str, calls: int) -> str:
+    return ngettext(
+        "All {count} of {board}'s lines are busy. Please call again later.",
+        "All {count} of {board}'s lines are busy. Please call again later.",
+        calls,
+    ).format(count=calls, board=board)
+
+
+def _all_busy_for_guests(nodes: int) -> str:
+    return ngettext(
+        "The only node for callers not yet logged in is busy. Please call again later.",
+        "All {count} nodes for callers not yet logged in are busy. Please call again later.",
+        nodes,
+    ).format(count=nodes)
+
+
 class Table(Generic[S]):
     """Which node each caller holds, and who may have one now, whatever a held call is."""
 
@@ -213,6 +246,9 @@ class Table(Generic[S]):
 
     def __init__(self, limits: NodeLimits) -> None:
         self.limits = limits
+        #: The board's language: what a caller is told before a visit speaks theirs (a
+        #: refusal at the door), as sysop.toml's ``[words]`` gives it.
+        self.words: NullTranslations = ENGLISH_WORDS
         self._calls: dict[int, S] = {}
         self._login_timers: dict[int, asyncio.TimerHandle] = {}
         self._per_address: Counter[str] = Counter()
@@ -248,8 +284,7 @@ class Table(Generic[S]):
         if board is not None and board.max_calls is not None:
             on = sum(1 for call in self._calls.values() if call.board == board.tag)
             if on >= board.max_calls:
-                lines = f"All {board.max_calls} of {board.name}'s lines are busy."
-                return f"{lines} Please call again later."
+                return Said(partial(_lines_busy, board.name, board.max_calls))
         key = address_key(address)
         if count and self._too_often(key, time.monotonic()):
             return TOO_OFTEN_MESSAGE
@@ -267,12 +302,9 @@ class Table(Generic[S]):
         ):
             return None
         if len(staying) >= nodes:
-            busy = f"All {nodes} nodes are busy." if nodes != 1 else "The only node is busy."
-            return f"{busy} Please call again later."
+            return Said(lambda: _all_busy(nodes))
         if not logged_in and len(guests) >= open_to_guests:
-            some = f"All {open_to_guests} nodes" if open_to_guests != 1 else "The only node"
-            verb = "are" if open_to_guests != 1 else "is"
-            return f"{some} for callers not yet logged in {verb} busy. Please call again later."
+            return Said(lambda: _all_busy_for_guests(open_to_guests))
         return None
 
     def _make_room(self, guests: list[S]) -> bool:

@@ -44,10 +44,13 @@ import struct
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from gettext import NullTranslations
 
+from ansi.charset import encode
 from ansi.text import sanitize
 from door.linked_board import LinkedBoard
-from door.net.clocks import describe_seconds
+from door.net.clocks import span
 from door.net.detection import DETECT_TIMEOUT
 from door.net.listening import (
     CLOSE_GRACE,
@@ -60,6 +63,8 @@ from door.net.listening import (
 )
 from door.net.nodes import Nodes, NoNode, Way, address_key
 from door.net.terminal import Terminal
+from door.words import N_, ngettext
+from door.words.told import Said, told
 
 log = logging.getLogger("door")
 
@@ -68,10 +73,12 @@ HANDSHAKE_LIMIT = 512  # bytes: three short fields; more is not a handshake
 ALIAS_LIMIT = 40  # as a drop file's alias
 CLOSE_TIMEOUT = 5.0
 
-NOT_LINKED = "This address is not a board linked to this door."
-NOT_A_HANDSHAKE = "That is not an RLOGIN handshake."
-TOO_SLOW = "The RLOGIN handshake took too long."
-WRONG_FIELDS = "Unknown board tag or wrong secret."
+# What a board is told of a refusal (its software may show its caller), in the board's
+# language as door.words.told says them.
+NOT_LINKED = N_("This address is not a board linked to this door.")
+NOT_A_HANDSHAKE = N_("That is not an RLOGIN handshake.")
+TOO_SLOW = N_("The RLOGIN handshake took too long.")
+WRONG_FIELDS = N_("Unknown board tag or wrong secret.")
 FREE_WRONG_SECRETS = 3  # wrong tags or secrets from an address before it rests
 FIRST_REST = 15.0  # seconds; doubled after each further wrong secret
 LONGEST_REST = 300.0
@@ -289,16 +296,14 @@ def linked_boards(
         raise Refused(NOT_LINKED, "not the address of a linked board")
     rest = wrong_secrets.rest(address)
     if rest > 0:
-        raise Refused(
-            f"Too many wrong secrets lately. Try again in {describe_seconds(rest)}.",
-            "resting after wrong secrets",
-        )
+        raise Refused(Said(partial(_try_again_in, rest)), "resting after wrong secrets")
     return linked
 
 
-def refusal_line(refused: Refused) -> bytes:
-    """RFC 1282's refusal: a byte 1, then the reason; the connection is closed after it."""
-    return b"\x01" + refused.args[0].encode("ascii", "replace") + b"\r\n"
+def refusal_line(refused: Refused, words: NullTranslations) -> bytes:
+    """RFC 1282's refusal: a byte 1, then the reason (in ``words``, the board's language);
+    the connection is closed after it."""
+    return b"\x01" + encode(told(refused.args[0], words), "ascii") + b"\r\n"
 
 
 # --- the server -----------------------------------------------------------------------------
@@ -392,7 +397,7 @@ class RloginDoor:
             await self._call(arrival, RloginReader(reader, rest), writer, address)
         except Refused as refused:
             self._listening.note_refusal(address, refused.why)
-            writer.write(refusal_line(refused))
+            writer.write(refusal_line(refused, self.nodes.words))
         except (OSError, EOFError):
             pass  # the board hung up
         except asyncio.CancelledError:
@@ -449,7 +454,7 @@ class RloginDoor:
     async def _call(
         self, arrival: Arrival, reader: RloginReader, writer: asyncio.StreamWriter, address: str
     ) -> None:
-        terminal = call_terminal(self.config, reader, writer)
+        terminal = call_terminal(self.config, reader, writer, self.nodes.words)
         terminal.logged_in = True  # the board vouches for its caller
         started = time.monotonic()
 
@@ -473,6 +478,23 @@ class RloginDoor:
                 await self._listening.guard(call, visit)
         except NoNode as refused:
             raise Refused(refused.why) from None
+
+
+def _try_again_in(seconds: float) -> str:
+    count, in_minutes = span(seconds)
+    if in_minutes:
+        text = ngettext(
+            "Too many wrong secrets lately. Try again in {count} minute.",
+            "Too many wrong secrets lately. Try again in {count} minutes.",
+            count,
+        )
+    else:
+        text = ngettext(
+            "Too many wrong secrets lately. Try again in {count} second.",
+            "Too many wrong secrets lately. Try again in {count} seconds.",
+            count,
+        )
+    return text.format(count=count)
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

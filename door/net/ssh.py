@@ -57,13 +57,17 @@ from door.net.listening import (
 )
 from door.net.nodes import Call, Nodes, NoNode, Way
 from door.net.terminal import Terminal
+from door.words import N_
+from door.words.told import told
 
 log = logging.getLogger("door")
 
 NEW_CALLER = "new"  # the SSH user name, any password, that leads to signing up
 LOGIN_TIMEOUT = 60.0  # seconds from connecting to logged in, key exchange included
 CLOSE_TIMEOUT = 5.0  # seconds for a session's last bytes to go before the line is cut
-NO_COMMANDS_MESSAGE = "This door runs no commands: connect without one to play."
+NO_COMMANDS_MESSAGE = N_("This door runs no commands: connect without one to play.")
+LOG_IN_AGAIN_MESSAGE = N_("Please log in again.")
+WRONG_PASSWORDS_MESSAGE = N_("Too many wrong passwords. Goodbye.")
 
 #: ``check_key(alias, key)`` (an OpenSSH public key line): who the caller is, or None.
 Check = Callable[[str, str], Awaitable[object | None]]
@@ -195,7 +199,9 @@ class _LogIn(asyncssh.SSHServer):
         if refusal is not None:
             # Once asyncssh has sent its version: the client shows the reason and goes.
             asyncio.get_running_loop().call_soon(
-                connection.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal
+                connection.disconnect,
+                asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                told(refusal, self._door.nodes.words),
             )
             return
         # A connection handed over was counted as arriving by the process that admitted it.
@@ -241,7 +247,8 @@ class _LogIn(asyncssh.SSHServer):
         if self._failures >= self._door.login_tries:
             assert self._connection is not None
             self._connection.disconnect(
-                asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, "Too many wrong passwords. Goodbye."
+                asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                told(WRONG_PASSWORDS_MESSAGE, self._door.nodes.words),
             )
             return False
         await asyncio.sleep(self._door.login_delay * 2 ** (self._failures - 1))  # slower each time
@@ -374,16 +381,16 @@ class SshDoor:
         """asyncssh runs this in a task of its own per session; nothing may escape it."""
         address = peer_address(process)
         reader, writer = SshReader(process), SshWriter(process)
-        terminal = call_terminal(self.config, reader, writer)
+        terminal = call_terminal(self.config, reader, writer, self.nodes.words)
         try:
             if process.command is not None or process.subsystem is not None:
-                await terminal.hang_up(NO_COMMANDS_MESSAGE)
+                await terminal.hang_up(told(NO_COMMANDS_MESSAGE, terminal.words))
                 return
             login: _LogIn | None = process.get_extra_info("door_login")
             username = process.get_extra_info("username") or ""
             who = None if login is None else login.proved.get(username)
             if who is None:  # asyncssh let in nobody the door did not prove; never expected
-                await terminal.hang_up("Please log in again.")
+                await terminal.hang_up(told(LOG_IN_AGAIN_MESSAGE, terminal.words))
                 return
             # A caller who proved who they are may take a node kept for those logged in.
             user_id = getattr(who, "id", None)
@@ -394,10 +401,10 @@ class SshDoor:
                 await self._visit_node(call, process, reader, terminal, address, who)
         except NoNode as refused:
             self._listening.note_refusal(address, refused.why)
-            await terminal.hang_up(refused.why)
+            await terminal.hang_up(told(refused.why, terminal.words))
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("SSH connection from %s failed", address)
-            await terminal.hang_up(SORRY_MESSAGE)
+            await terminal.hang_up(told(SORRY_MESSAGE, terminal.words))
         finally:
             await writer.finish()
 

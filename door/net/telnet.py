@@ -32,6 +32,7 @@ from typing import Any, cast
 
 import telnetlib3
 
+from ansi.charset import encode
 from ansi.text import sanitize
 from door.net.detection import DETECT_TIMEOUT, TerminalInfo, known_charset, screen_size
 from door.net.library_internals import (
@@ -63,6 +64,7 @@ from door.net.telnet_guard import (
     quiet,
 )
 from door.net.terminal import Terminal
+from door.words.told import told
 
 log = logging.getLogger("door")
 
@@ -149,7 +151,8 @@ class _DoorProtocol(CompressedInputRefused, telnetlib3.TelnetServer):
             # connections costs the door little.
             self._refused = True
             assert isinstance(transport, asyncio.WriteTransport)
-            transport.write(f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+            said = told(refusal, self.listening.nodes.words)  # before any charset is known
+            transport.write(encode(f"\r\n{said}\r\n", "ascii"))
             transport.close()
             return
         super().connection_made(transport)
@@ -352,17 +355,19 @@ class DoorServer:
         """
         address = peer_address(writer)
         # A client that refused WILL ECHO echoes itself.
-        terminal = call_terminal(self.config, reader, writer, echo=bool(writer.will_echo))
+        terminal = call_terminal(
+            self.config, reader, writer, self.nodes.words, echo=bool(writer.will_echo)
+        )
         try:
             # Counted when the connection was made; asked again, as a node may have gone.
             async with self.nodes.admitted(self.way, address, terminal, node=node) as call:
                 await self._visit_node(call, terminal, writer, address)
         except NoNode as refused:
             self._listening.note_refusal(address, refused.why)
-            await terminal.hang_up(refused.why)
+            await terminal.hang_up(told(refused.why, terminal.words))
         except Exception:  # a fault here, outside any visit; keep serving
             log.exception("connection from %s failed", address)
-            await terminal.hang_up(SORRY_MESSAGE)
+            await terminal.hang_up(told(SORRY_MESSAGE, terminal.words))
 
     async def _visit_node(self, call: Call, terminal: Terminal, writer: Any, address: str) -> None:
         """Detect the terminal, run the visit, and hang up saying how it ended."""

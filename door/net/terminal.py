@@ -45,7 +45,8 @@ from door.net.detection import (
     size_believable,
 )
 from door.net.pace import CommandPace
-from door.words.speaking import ENGLISH_WORDS
+from door.words import N_
+from door.words.speaking import ENGLISH_WORDS, speaking
 
 ESCAPE_WAIT = 0.4  # seconds after an ESC before it counts as the Escape key
 ENTER_GRACE = 0.3  # seconds after a one-key answer in which an Enter is its line end
@@ -68,7 +69,7 @@ class CallerGone(VisitEnded):
 class LineNoise(VisitEnded):
     """Nothing but noise came from the caller for :data:`NOISE_LIMIT` bytes."""
 
-    farewell = "Only noise came down the line. Goodbye."
+    farewell = N_("Only noise came down the line. Goodbye.")
 
     def __init__(self) -> None:
         super().__init__(f"{NOISE_LIMIT} bytes of input that did nothing")
@@ -332,7 +333,8 @@ class Terminal:
         """
         if check_time:
             try:
-                warning = self.clocks.time_left_warning(logged_in=self.logged_in)
+                with speaking(self.words):
+                    warning = self.clocks.time_left_warning(logged_in=self.logged_in)
             except TimeUp:
                 self._out.clear()
                 raise
@@ -654,10 +656,12 @@ class Terminal:
     # --- time ------------------------------------------------------------------------------
 
     def _check_clocks(self, idle_since: float) -> None:
-        """Give the warnings that are due; raise when time or patience has run out."""
-        warning = self.clocks.time_left_warning(logged_in=self.logged_in)
-        if warning is not None:
-            self._notice(warning)
-        warning = self.clocks.idle_warning_due(idle_since)  # raises IdleTimeout when due
-        if warning is not None:
-            self._notice(warning)
+        """Give the warnings that are due, in the caller's language; raise when time or
+        patience has run out."""
+        with speaking(self.words):
+            warning = self.clocks.time_left_warning(logged_in=self.logged_in)
+            if warning is not None:
+                self._notice(warning)
+            warning = self.clocks.idle_warning_due(idle_since)  # raises IdleTimeout when due
+            if warning is not None:
+                self._notice(warning)

@@ -570,6 +570,7 @@ class WebDoor:
             where,
             local,
             max_message=MAX_MESSAGE,
+            words=self.telnet.nodes.words,
         )
         return socket
 

@@ -28,9 +28,14 @@ import binascii
 import contextlib
 import logging
 from dataclasses import dataclass
+from gettext import NullTranslations
 from typing import Any
 
 from aiohttp import ClientWebSocketResponse, WSCloseCode, WSMsgType, web
+
+from ansi.charset import encode
+from door.words import _
+from door.words.speaking import ENGLISH_WORDS, speaking
 
 log = logging.getLogger("door")
 
@@ -207,13 +212,15 @@ async def carry(
     local: Any,
     *,
     max_message: int | None = None,
+    words: NullTranslations = ENGLISH_WORDS,
 ) -> None:
     """Run one telnet connection over an open WebSocket, whose agreed ``subprotocol`` says
     how the bytes ride, until either end closes it. ``protocol`` is the telnet end (the
     door's server, or a client's), ``peer`` the address it is told the other end has.
 
     A message of more than ``max_message`` bytes (a paste far beyond any the door asks
-    for) ends the call: the other end is told why, and the WebSocket closed as too big."""
+    for) ends the call: the other end is told why in ``words`` (the board's language), and
+    the WebSocket closed as too big."""
     codec = codec_for(subprotocol)
     transport = WebSocketTransport(socket, codec, peer, local)
     transport.set_protocol(protocol)
@@ -238,7 +245,8 @@ async def carry(
                     len(data),
                     max_message,
                 )
-                transport.write(too_big_notice(max_message))
+                with speaking(words):
+                    transport.write(too_big_notice(max_message))
                 transport.close_with(WSCloseCode.MESSAGE_TOO_BIG)
                 break
             if data and not transport.is_closing():
@@ -252,10 +260,10 @@ async def carry(
 
 
 def too_big_notice(max_message: int) -> bytes:
-    """What a caller is told as a message too big ends the call.
+    """What a caller is told as a message too big ends the call, in the language spoken now.
 
     >>> too_big_notice(16384)
     b'\\r\\n\\r\\nThat was more than the door takes at once (16 KB at most). Goodbye.\\r\\n'
     """
-    text = f"That was more than the door takes at once ({max_message // 1024} KB at most). Goodbye."
-    return f"\r\n\r\n{text}\r\n".encode("ascii")
+    text = _("That was more than the door takes at once ({kilobytes} KB at most). Goodbye.")
+    return encode(f"\r\n\r\n{text.format(kilobytes=max_message // 1024)}\r\n", "ascii")

@@ -34,6 +34,7 @@ import stat
 import struct
 from collections.abc import Callable
 from contextlib import suppress
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
@@ -42,6 +43,9 @@ from ansi.text import sanitize
 from door.files import PRIVATE_FILE
 from door.net.nodes import Call
 from door.views.layout import wrap
+from door.words import _
+from door.words.speaking import speaking
+from door.words.told import Said
 
 log = logging.getLogger("door")
 
@@ -128,7 +132,9 @@ class ControlServer:
         if not stat.S_ISSOCK(mode):
             raise ControlError(f"{self.path}: exists and is not a socket; move it away")
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 2)
+            _reader, writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(str(self.path)), 2
+            )
         except (OSError, TimeoutError):
             self.path.unlink(missing_ok=True)  # nobody answers: left by a door that died
             return
@@ -246,7 +252,7 @@ def _same_user(writer: asyncio.StreamWriter) -> bool:
     if sock is None or not hasattr(socket, "SO_PEERCRED"):
         return True  # the socket's mode alone guards it
     credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _, uid, _ = struct.unpack("3i", credentials)
+    _pid, uid, _gid = struct.unpack("3i", credentials)
     return uid in (os.getuid(), 0)
 
 
@@ -283,15 +289,18 @@ def one_line(text: str, width: int) -> str:
 
 
 def sysop_message(sysop: str, text: str) -> str:
-    """What a caller is shown of the sysop's message: cleaned, and cut between words to fit
-    the game's message line.
+    """What a caller is shown of the sysop's message, in the language spoken now: cleaned,
+    and cut between words to fit the game's message line.
 
     >>> sysop_message("Sysop", "Back in \\x1b[31mfive\\r\\n minutes")
     'Sysop: Back in five minutes'
     >>> len(sysop_message("Sysop", "word " * 40)) <= MESSAGE_WIDTH
     True
     """
-    return one_line(f"{sanitize(sysop, 40)}: {sanitize(text)}", MESSAGE_WIDTH)
+    # TRANSLATORS: the sysop's message to a caller, on the game's message line (the line is
+    # cut to fit): {sysop} is the sysop's name, {text} what they wrote.
+    framed = _("{sysop}: {text}").format(sysop=sanitize(sysop, 40), text=sanitize(text))
+    return one_line(framed, MESSAGE_WIDTH)
 
 
 Listening = TypeVar("Listening", bound="ControlServer")
@@ -324,8 +333,9 @@ def who_row(call: Call, now: float) -> dict[str, Any]:
 
 
 def tell_call(call: Call, sysop: str, text: str) -> None:
-    """Show the sysop's ``text`` on the caller's message line."""
-    call.terminal.tell(sysop_message(sysop, text))
+    """Show the sysop's ``text`` on the caller's message line, framed in their language."""
+    with speaking(call.terminal.words):
+        call.terminal.tell(sysop_message(sysop, text))
     # The caller sees "Sysop: text"; the log line names the sysop once.
     log.info("node %d: the sysop says: %s", call.node, sanitize(text, MESSAGE_WIDTH))
 
@@ -339,17 +349,31 @@ def end_call(call: Call, reason: str) -> None:
         f" ({call.alias})" if call.alias else "",
         f": {cleaned}" if cleaned else "",
     )
-    call.end(kick_farewell(cleaned), "ended by the sysop")
+    call.end(kick_farewell(cleaned, saved=call.terminal.logged_in), "ended by the sysop")
 
 
-def kick_farewell(reason: str) -> str:
-    """What a caller the sysop sends off is told.
+def kick_farewell(reason: str, *, saved: bool = True) -> str:
+    """What a caller the sysop sends off is told (``saved``: a caller logged in, whose game
+    is kept): English, said in the caller's language as they are told it.
 
     >>> kick_farewell("Maintenance")
     'The sysop has ended your call: Maintenance. Your game is saved.'
+    >>> kick_farewell("", saved=False)
+    'The sysop has ended your call.'
     """
-    said = f": {reason.rstrip('.')}" if reason else ""
-    return f"The sysop has ended your call{said}. Your game is saved."
+    return Said(partial(_kicked, reason.rstrip("."), saved))
+
+
+def _kicked(reason: str, saved: bool) -> str:
+    if reason and saved:
+        text = _("The sysop has ended your call: {reason}. Your game is saved.")
+    elif reason:
+        text = _("The sysop has ended your call: {reason}.")
+    elif saved:
+        text = _("The sysop has ended your call. Your game is saved.")
+    else:
+        text = _("The sysop has ended your call.")
+    return text.format(reason=reason)
 
 
 def kick_reason(reason: str) -> str:
@@ -392,7 +416,7 @@ async def watch(
         with suppress(asyncio.QueueFull):  # a watcher far behind loses screens, not the caller
             chunks.put_nowait(convert(data, charset))
 
-    def ended(_: object) -> None:
+    def ended(_future: object) -> None:
         with suppress(asyncio.QueueFull):
             chunks.put_nowait(None)
 
@@ -405,7 +429,9 @@ async def watch(
     try:
         while True:
             chunk_waiter = asyncio.ensure_future(chunks.get())
-            done, _ = await asyncio.wait({chunk_waiter, stop}, return_when=asyncio.FIRST_COMPLETED)
+            done, _pending = await asyncio.wait(
+                {chunk_waiter, stop}, return_when=asyncio.FIRST_COMPLETED
+            )
             if stop in done:
                 chunk_waiter.cancel()
                 return

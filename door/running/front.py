@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ansi.charset import encode
 from door.config import Config, ConfigError
 from door.net.listening import CLOSE_GRACE, SHUTDOWN_MESSAGE, AddressLog
 from door.net.nodes import TAKE_OVER_GRACE, TAKEN_OVER_MESSAGE, Table, Way, address_key
@@ -60,11 +61,13 @@ from door.running.reload import compare
 from door.running.service import Service
 from door.running.worker import Worker, forget_front_signals, name_in_log
 from door.store.hashing import CHECKS, HASHING
+from door.words import N_
+from door.words.told import told
 
 log = logging.getLogger("door")
 
 STARTING: Answer = {"ok": False, "error": "the door is starting; try again in a moment"}
-RESTARTING = "The door is starting again. Please call again in a moment."
+RESTARTING = N_("The door is starting again. Please call again in a moment.")
 RESTART_PAUSE = 1.0  # seconds between forks of a worker that keeps dying at once
 QUICK_DEATH = 5.0  # seconds: a worker dying sooner after its start is paused before a fork
 
@@ -370,7 +373,7 @@ class Front:
             refusal = RESTARTING
         if refusal is not None:
             self._refusals.note(address, f"refused {address}: {refusal}")
-            _tell(connection, refusal)
+            _tell(connection, told(refusal, self.config.words.words(None)))
             return
         worker = min(live, key=lambda link: link.load)
         self._next_call += 1
@@ -391,19 +394,21 @@ class Front:
                 linked_boards(address, self.config.rlogin.boards, self._wrong_secrets)
             except Refused as refused:
                 self._refusals.note(address, f"refused RLOGIN from {address}: {refused.why}")
-                _send_and_close(connection, refusal_line(refused))
+                _send_and_close(connection, refusal_line(refused, self.config.words.words(None)))
                 return
         if refusal is not None:
             self._refusals.note(address, f"refused {way.upper()} from {address}: {refusal}")
             if way == Way.RLOGIN:
-                _send_and_close(connection, refusal_line(Refused(refusal)))
+                said = refusal_line(Refused(refusal), self.config.words.words(None))
+                _send_and_close(connection, said)
             elif way == Way.WEB:
                 from door.net.web_guard import refusal_response
 
                 response = refusal_response("503 Service Unavailable", refusal)
                 _send_and_close(connection, response)
             else:
-                _tell(connection, refusal)  # lines before SSH's version: clients may show them
+                # Lines before SSH's version: clients may show them.
+                _tell(connection, told(refusal, self.config.words.words(None)))
             return
         self._next_call += 1
         handed = HandedConnection(self._next_call, way, address)
@@ -704,7 +709,7 @@ def run_worker(
 
 def _tell(connection: socket.socket, refusal: str) -> None:
     """Say why a connection is refused, and hang up, as telnet's listener does."""
-    _send_and_close(connection, f"\r\n{refusal}\r\n".encode("ascii", "replace"))
+    _send_and_close(connection, encode(f"\r\n{refusal}\r\n", "ascii"))  # no charset known yet
 
 
 def _send_and_close(connection: socket.socket, data: bytes) -> None:

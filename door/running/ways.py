@@ -51,8 +51,10 @@ class Ways:
     web: WebDoor | None = None
 
     def reconfigure(self, config: Config) -> None:
-        """Take on reloaded limits (the ports and the host key need a restart)."""
+        """Take on reloaded limits and the board's language (the ports and the host key need
+        a restart)."""
         self.nodes.limits = config.server
+        self.nodes.words = config.words.words(None)
         self.telnet.config = config.server
         for way in (self.ssh, self.rlogin):
             if way is not None:
@@ -96,6 +98,7 @@ async def open_ways(
     if app.nodes is None:
         raise ValueError("the ways in share the app's table of nodes: it has none")
     nodes, store, config = app.nodes, app.store, app.config
+    nodes.words = config.words.words(None)  # for callers the door has not let in yet
 
     async def telnet(terminal: Terminal, node: int) -> None:
         await telnet_visit(app, terminal, node)

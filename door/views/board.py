@@ -26,7 +26,6 @@ from ansi.screen import Row, ScreenBuffer, Style, cells
 from ansi.sequences import BLACK, BLUE, CYAN, GREEN, RED, WHITE, YELLOW, clear_to_end_of_line, move
 from door.engine import RANKS, Card, Game, Suit
 from door.engine.cards import SUIT_SYMBOLS, SUITS
-from door.engine.moves import Part
 from door.engine.variant import Scoring, Undo
 from door.views.layout import wrap
 from door.words import N_, _, ngettext
@@ -281,30 +280,6 @@ def card_words(text: str, look: Look) -> str:
     return text if look.ansi else _TEN_WORD.sub(r"\1 T", text)
 
 
-def part_words(parts: Sequence[Part], look: Look) -> str:
-    """Words with the cards and suits they name drawn as the board draws them: what a
-    refused play says (``IllegalMove.parts``), on any screen.
-
-    >>> from door.engine import Suit
-    >>> parts = (Card.parse("AH"), " can't go up: the ", Suit(2), " foundation starts with ",
-    ...     Card.parse("TH"))
-    >>> part_words(parts, Look()), part_words(parts, Look(suit_letters=True))
-    ("A♥ can't go up: the ♥ foundation starts with 10♥", \
-"AH can't go up: the H foundation starts with 10H")
-    >>> part_words(parts, Look(ansi=False))
-    "AH can't go up: the H foundation starts with TH"
-    """
-    text = "".join(
-        card_text(part, look).strip()
-        if isinstance(part, Card)
-        else suit_text(part, look)
-        if isinstance(part, Suit)
-        else part
-        for part in parts
-    )
-    return text if look.ansi else _TEN_WORD.sub(r"\1 T", text)
-
-
 def card_style(card: Card, look: Look) -> Style:
     if not look.ansi:
         return PLAIN
@@ -546,7 +521,7 @@ UNDO_WORDS = {
     Undo.NONE: N_("none"),
     # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
     Undo.ONE: N_("one"),
-    # TRANSLATORS: the undo a level allows, at most 8 characters (the board's sidebar)
+    # TRANSLATORS: the undo a level allows, at most 9 characters (the board's sidebar)
     Undo.UNLIMITED: N_("unlimited"),
 }
 

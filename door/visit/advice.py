@@ -59,7 +59,7 @@ class Hinter:
             advice = visible_advice(game)
             if advice is None:
                 return Hint(_("No play to suggest"), False)
-            hint = _("Hint: {play} ({why})").format(play=advice.play, why=advice.why)
+            hint = _("Hint: {play} ({why})").format(play=advice.play, why=_(advice.why))
             return Hint(hint, True)
         return await self._solver_hint(game)
 

@@ -43,11 +43,11 @@ from door.views.board import (
     draw_banner,
     geometry,
     notice_text,
-    part_words,
     plain_lines,
 )
 from door.views.commands import PLAY, command_of, spelled
 from door.views.pointer import draw_pointer, reminder_lines
+from door.views.refusals import refusal_words
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
 from door.views.texts import RESIGN_HELP, help_lines
 from door.visit.advice import Hinter, was_it_winnable
@@ -725,7 +725,7 @@ async def _play(
     try:
         result = game.play(spelled(line))
     except IllegalMove as refusal:
-        screen.say(sanitize(part_words(refusal.parts, visit.look), 140), REFUSAL)
+        screen.say(sanitize(refusal_words(refusal, visit.look), 140), REFUSAL)
         screen.draw()
         return None
     try:

@@ -9,6 +9,8 @@ and each language's ``locale/<code>/LC_MESSAGES/canfield.po`` gives them in that
   ``_``, ``ngettext`` and ``N_``, and :func:`~door.words.speaking.speaking`
 - :mod:`door.words.catalogs`: the catalogs read and compiled at start (the door's own and
   the sysop's), the languages a caller may choose, and what a catalog lacks
+- :mod:`door.words.told`: texts made in one place (and logged in English) and told to a
+  caller in another, in the caller's language: a refusal at the door, a farewell
 - :mod:`door.words.refresh`: ``python -m door.words.refresh``, the template extracted again
   and each language's catalog brought up to it
 """

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 from babel.messages.frontend import CommandLineInterface
 
+from door import __version__
 from door.words.catalogs import DOMAIN, LOCALE, TEMPLATE
 
+ENGINE_KEYWORDS = ("IllegalMove", "Advice:2")
 EXTRACT = [
     "extract",
     "--mapping-file=babel.cfg",
     "--no-location",
     "--sort-output",
     "--add-comments=TRANSLATORS:",
+    # The engine's texts, which it cannot mark with _() (it imports nothing of the door's):
+    # the reason a play is refused, and why a hint's play is worth making.
+    *(f"--keyword={keyword}" for keyword in ENGINE_KEYWORDS),
     "--project=Canfield door",
+    f"--version={__version__}",
     "--copyright-holder=the Canfield door's authors",
     f"--output-file={TEMPLATE}",
     ".",

@@ -19,10 +19,11 @@ from door.visit.session import telnet_visit
 SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "sysop.toml"
 
 
-def door_config(tmp_path: Path, **server_changes) -> Config:
-    """The shipped sysop.toml, listening on 127.0.0.1 port 0 with a database in tmp_path, the
-    web off (the shipped port is a fixed one; tests that want the web take a free port)."""
-    config = load_config(SHIPPED_CONFIG)
+def door_config(tmp_path: Path, source: Path = SHIPPED_CONFIG, **server_changes) -> Config:
+    """The shipped sysop.toml (or ``source``), listening on 127.0.0.1 port 0 with a database
+    in tmp_path, the web off (the shipped port is a fixed one; tests that want the web take a
+    free port)."""
+    config = load_config(source)
     # Every test caller comes from 127.0.0.1: the limits that tell addresses apart are set
     # out of the way unless a test sets them.
     server_changes.setdefault("connections_per_minute", 100_000)
