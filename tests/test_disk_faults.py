@@ -50,12 +50,13 @@ from benchmarks.callers import (
 )
 from benchmarks.slow_disk import NO_COMPILER, build_fsync_shim, failing_disk_environment
 from door.engine import Game
+from door.store import DiskFault
 from door.views.board import LABEL_ROW, LAST_COLUMN_ROW, SIDEBAR, Look, draw_board
-from door.visit.play import NOT_SAVED
+from door.visit.play import not_saved
 
 pytestmark = pytest.mark.slow
 
-NOT_SAVED_TEXT = NOT_SAVED.encode()
+NOT_SAVED_TEXT = not_saved(DiskFault("disk I/O error")).encode()  # in English
 Fault = tuple[Callable[[], None], Callable[[], None]]  # break the disk, mend it
 
 

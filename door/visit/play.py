@@ -67,15 +67,13 @@ PRACTICE_NOTE = N_("Practice: this game never reaches the scoreboards.")
 # TRANSLATORS: the prompt of a game shown a line per play: keep it short.
 TERSE_PROMPT = N_("Command: ")
 GO_ON = N_("Press Enter to go on. ")
-PLAY_NOT_SAVED = N_("Your play could not be saved ({why}): the game is as it was.")
 
 
 def not_saved(fault: StoreFault) -> str:
     """What the caller reads when a play could not be stored."""
-    return _(PLAY_NOT_SAVED).format(why=fault_words(fault))
-
-
-NOT_SAVED = PLAY_NOT_SAVED.format(why="a disk fault")  # as an English caller reads it
+    return _("Your play could not be saved ({why}): the game is as it was.").format(
+        why=fault_words(fault)
+    )
 
 
 RESIGN_FOR_NEW = N_("Resign this game and deal a new one? (Y/N) ")
