@@ -7,7 +7,8 @@ clicks on the terminal, the board read back from xterm.js's buffer and every car
 for its suit; resize the window mid-game; play on a phone (Chromium's mobile emulation, in
 portrait and landscape) by the row of keys under the terminal and taps on the cards; close
 the tab mid-game and resume; the reconnect button; the scoreboards' page after a won game, a
-hostile alias shown as text.
+hostile alias shown as text; a German board's page, German from its status line to the
+game's board.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from door.store import Store
 from door.views.board import Geometry, Look, draw_board, geometry
 from door.views.layout import fitted
 from tests.support.door_log import DoorLog
+from tests.support.german import GERMAN_NAMES, said
 from tests.support.keyplay import Player
 from tests.support.live_door import write_config
 from tests.support.web_caller import ASSETS
@@ -63,8 +65,12 @@ from selenium.webdriver.common.by import By  # noqa: E402
 class Door:
     """``canfield-door serve`` in a subprocess, the web on a free port."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, language: str = "en") -> None:
+        """The shipped sysop.toml; with ``language`` "de", a German board's."""
         edits = {'# assets = "/srv/canfield/web/node_modules/@xterm"': f'assets = "{ASSETS}"'}
+        if language == "de":  # the sysop's own names German too, as a German sysop's are
+            edits['\nlanguage = "en"\n'] = '\nlanguage = "de"\n'
+            edits.update({f"name = {old}": f"name = {new}" for old, new in GERMAN_NAMES.items()})
         self.config = write_config(folder, edits=edits)
         self.log = folder / "door.log"
         with self.log.open("w") as stderr:
@@ -642,3 +648,51 @@ def test_the_scores_page_fits_a_phone_s_narrow_screen(browser, door):
         "return [window.innerWidth, document.documentElement.scrollWidth]"
     )
     assert widths[0] == 360 and widths[1] <= 360, widths
+
+
+@pytest.fixture
+def german_door(tmp_path: Path, door_log: DoorLog) -> Iterator[Door]:
+    """A door of its own whose ``[words] language`` is "de"."""
+    folder = tmp_path / "german"
+    folder.mkdir()
+    running = Door(folder, language="de")
+    door_log.watch("the German serve's log", running.logged)
+    yield running
+    running.close()
+
+
+def test_a_german_board_s_page_speaks_german_from_the_status_line_to_the_game(browser, german_door):
+    browser.get(german_door.url + "/")
+    wait_status(browser, "Verbunden.")
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "de"
+    assert browser.title == "Verbunden - Die Canfield-Mailbox - Canfield"
+    assert browser.find_element(By.ID, "status").text == "Verbunden."
+    assert browser.find_element(By.CSS_SELECTOR, "a[href='/scores']").text == "Bestenlisten"
+    # The door greets in German, and the board of a deal is German around its cards.
+    wait_for(browser, said("Your alias"))
+    type_keys(browser, "Gast-Web\n")
+    wait_for(browser, said("Sign up?"))
+    type_keys(browser, "Y")
+    wait_for(browser, said("Password:"))
+    type_keys(browser, PASSWORD + "\n")
+    wait_for(browser, said("Password again"))
+    type_keys(browser, PASSWORD + "\n")
+    wait_for(browser, said("Your choice"))
+    type_keys(browser, "#")
+    wait_for(browser, said("Deal number"))
+    type_keys(browser, "48213\n")
+    wait_for(browser, said("Choose a level"))
+    type_keys(browser, "2")
+    board = wait_for(browser, said("Command (? for help)"))
+    shown = "\n".join(board)
+    for german in ("Reserve S", "Talon V", "Abwurf D", "Fundamente F", "Punkte", "Züge"):
+        assert german in shown, shown
+    assert "Befehl (? für Hilfe)" in shown and "Stufe 2 - Drei Karten" in shown
+    # Leaving cuts the page off, said in German, and its button offers to call again.
+    type_keys(browser, "Q")
+    wait_for(browser, said("Your choice"))
+    type_keys(browser, "G")
+    wait_status(browser, "Getrennt: der Anruf ist beendet.")
+    assert browser.title == "Getrennt - Die Canfield-Mailbox - Canfield"
+    again = browser.find_element(By.ID, "again")
+    assert again.is_displayed() and again.text == "Neu verbinden"

@@ -165,8 +165,7 @@ NOT_FOR_CALLERS = (
         "door/net/web.py",
         r"<.*|public, max-age=|refused WEB from |: a WebSocket from a page of "
         r"| \(not the door's own, nor in \[web\] origins\)"
-        r"|This address takes a WebSocket carrying telnet; the page is at /\.\n"
-        r"|This door's WebSocket is not for pages of that site\.",
+        r"|This address takes a WebSocket carrying telnet; the page is at /\.\n",
         "HTML and HTTP's words; the log; what a program (not a caller) that asks the "
         "WebSocket's address wrongly is told",
     ),

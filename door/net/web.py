@@ -2,7 +2,8 @@
 
 aiohttp serves HTTP and WebSocket on ``[web] port``:
 
-- ``GET /``: the page (the files in ``door/net/page/``), xterm.js drawing the door's screen; a
+- ``GET /``: the page (the files in ``door/net/page/``), xterm.js drawing the door's screen,
+  its words (and door.js's, in a JSON block door.js reads) in the board's language; a
   WebSocket upgrade on ``/`` (where fTelnet and other web terminals connect) or on
   ``/telnet`` (where the page connects) carries a telnet call (:mod:`door.net.websocket`).
   ``/telnet`` refuses anything but an upgrade.
@@ -32,6 +33,7 @@ import gzip
 import hashlib
 import html
 import ipaddress
+import json
 import logging
 import socket
 import ssl
@@ -40,6 +42,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from gettext import NullTranslations
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
@@ -61,6 +64,9 @@ from door.net.web_guard import (
     open_file_limit,
 )
 from door.net.websocket import SUBPROTOCOLS, carry
+from door.words import ENGLISH, N_, Catalogs, _, speaking
+from door.words.speaking import ENGLISH_WORDS
+from door.words.told import told
 from door.xterm import ASSETS, CDN
 
 log = logging.getLogger("door")
@@ -149,7 +155,7 @@ def accepts_gzip(header: str) -> bool:
     (True, False)
     """
     for entry in header.lower().split(","):
-        coding, _, parameters = entry.partition(";")
+        coding, _semicolon, parameters = entry.partition(";")
         if coding.strip() not in ("gzip", "*"):
             continue
         quality = parameters.strip()
@@ -206,7 +212,8 @@ def within(address: str, networks: Sequence[IpNetwork]) -> bool:
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "*"})
-REFUSED_ORIGIN = "This door's WebSocket is not for pages of that site."
+REFUSED_ORIGIN = N_("This door's WebSocket is not for pages of that site.")
+CLOSE_REASON_MOST = 123  # bytes of a WebSocket's close reason, at most (RFC 6455)
 
 
 def parsed_origin(origin: str) -> tuple[str, str, int] | None:
@@ -290,10 +297,26 @@ def door_names(hosts: Sequence[str], listening: Sequence[str]) -> frozenset[str]
     return frozenset(name.lower() for name in names if name.lower() not in WILDCARDS)
 
 
-def page_html(title: str, local_assets: bool, telnet_port: int) -> bytes:
-    """The page, naming the pinned xterm.js files: the CDN's with their integrity hashes,
-    or the sysop's own copy under /assets/. Should they not load, the page says where they
-    were to come from and offers the door's telnet port instead."""
+# The command to call the door by telnet, which door.js rewrites for the page's own host.
+TELNET_LINK = (
+    '<a id="telnet" href="telnet://localhost:{port}"><code>telnet localhost {port}</code></a>'
+)
+
+
+def page_html(title: str, local_assets: bool, telnet_port: int, words: PageWords) -> bytes:
+    """The page, in the board's language (``words``), naming the pinned xterm.js files: the
+    CDN's with their integrity hashes, or the sysop's own copy under /assets/. Should they
+    not load, the page says where they were to come from and offers the door's telnet port
+    instead. What door.js says as the call goes is in the page too, in a JSON block.
+
+    >>> english = page_html("Door", False, 23, PageWords()).decode()
+    >>> '<html lang="en">' in english, "<title>Door - Canfield</title>" in english
+    (True, True)
+    >>> german = PageWords("de_AT", Catalogs.read("de").words("de"))
+    >>> page = page_html("Door", False, 23, german).decode()
+    >>> '<html lang="de-AT">' in page, '"connected": "Verbunden."' in page
+    (True, True)
+    """
     tags = []
     for asset in ASSETS:
         if local_assets:
@@ -306,14 +329,116 @@ def page_html(title: str, local_assets: bool, telnet_port: int) -> bytes:
         else:
             tags.append(f'<script src="{source}"{checks}></script>')
     template = string.Template(_page_file("index.html").decode("utf-8"))
-    source = "this board" if local_assets else urlsplit(CDN).hostname or CDN
-    text = template.substitute(
-        title=html.escape(title),
-        xterm="\n    ".join(tags),
-        xterm_source=html.escape(source),
-        telnet_port=telnet_port,
-    )
+    with speaking(words.words):
+        if local_assets:
+            unloaded = _text(
+                _(
+                    "This page draws the door's screen with xterm.js, and your browser could "
+                    "not load it from this board: a content blocker, a firewall or a network "
+                    "that reaches nothing beyond this board may be stopping it. Allow it and "
+                    "reload the page."
+                )
+            )
+        else:
+            unloaded = _text(
+                _(
+                    "This page draws the door's screen with xterm.js, and your browser could "
+                    "not load it from {site}: a content blocker, a firewall or a network that "
+                    "reaches nothing beyond this board may be stopping it. Allow it and reload "
+                    "the page."
+                )
+            ).format(site=html.escape(urlsplit(CDN).hostname or CDN))
+        command = TELNET_LINK.format(port=telnet_port)
+        by_telnet = _text(
+            _(
+                "Or call the door by telnet, with SyncTERM, NetRunner, PuTTY or any telnet "
+                "program: {command}."
+            )
+        ).format(command=command)
+        text = template.substitute(
+            language=html.escape(words.language.replace("_", "-")),
+            # TRANSLATORS: the browser tab's title: the board's name, then the game's
+            tab_title=html.escape(_("{board} - Canfield").format(board=title)),
+            title=html.escape(title),
+            xterm="\n    ".join(tags),
+            telnet_port=telnet_port,
+            connecting=_text(_("Connecting ...")),
+            connect_again=_text(_("Connect again")),
+            # TRANSLATORS: the link to the scoreboards' page, above the terminal
+            scoreboards=_text(_("Scoreboards")),
+            # TRANSLATORS: for a screen reader: the row of keys under the terminal
+            keys_label=_attribute(_("Keys a touch screen's keyboard lacks")),
+            unloaded=unloaded,
+            by_telnet=by_telnet,
+            noscript=_text(_("This page needs JavaScript to show the door's terminal.")),
+            words=_script_json(_said_by_the_page(title)),
+        )
     return text.encode("utf-8")
+
+
+def _text(text: str) -> str:
+    """``text`` escaped for the page's HTML, its apostrophes as they are."""
+    return html.escape(text, quote=False)
+
+
+def _attribute(text: str) -> str:
+    """``text`` escaped for an attribute of the page's in double quotes."""
+    return _text(text).replace('"', "&quot;")
+
+
+@dataclass(frozen=True, slots=True)
+class PageWords:
+    """The language the page speaks: its code (as ``[words] language`` gives it) and its
+    catalog."""
+
+    language: str = ENGLISH
+    words: NullTranslations = ENGLISH_WORDS
+
+
+def _said_by_the_page(title: str) -> dict[str, object]:
+    """What door.js says, in the language spoken now: the status line as the call goes
+    (``{reason}``, which door.js fills: why the door refused the call, as the door said
+    it), the tab's title in each state, and the labels of the touch keys that are words."""
+    tab_title = _("{board} - Canfield").format(board=title)
+    return {
+        "connecting": _("Connecting ..."),
+        "connected": _("Connected."),
+        "unloaded": _("Cannot show the terminal: xterm.js did not load."),
+        "tooBig": _(
+            "Cut off: that paste was more than the door takes at once ({size} KB)."
+        ).format(size=MAX_MESSAGE // 1024),
+        "refused": _("Refused: {reason}"),
+        "refusedUnsaid": _("Refused: the door takes no calls from this page."),
+        "ended": _("Cut off: the call has ended."),
+        "unanswered": _("Cut off: the door did not answer."),
+        "tab": {
+            # TRANSLATORS: the browser tab's title while the page connects to the door
+            "connecting": _("Connecting - {title}").format(title=tab_title),
+            # TRANSLATORS: the browser tab's title while the call goes on
+            "connected": _("Connected - {title}").format(title=tab_title),
+            # TRANSLATORS: the browser tab's title once the call has ended
+            "closed": _("Cut off - {title}").format(title=tab_title),
+            # TRANSLATORS: the browser tab's title when xterm.js did not load
+            "unloaded": _("No terminal - {title}").format(title=tab_title),
+        },
+        "keys": {
+            # TRANSLATORS: at most 9 characters (a key on a touch screen's row of keys)
+            "space": _("Space"),
+            # TRANSLATORS: at most 9 characters (a key on a touch screen's row of keys)
+            "enter": _("Enter"),
+        },
+    }
+
+
+def _script_json(value: object) -> str:
+    """``value`` as JSON to stand in a ``<script>`` element: no ``<``, ``>`` or ``&`` that
+    could end it, whatever a sysop's catalog says.
+
+    >>> print(_script_json({"a": "</script> & ü"}))
+    {"a": "\\u003c/script\\u003e \\u0026 ü"}
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _page_file(name: str) -> bytes:
@@ -336,8 +461,11 @@ class WebDoor:
         publisher: Publisher | None = None,
         telnet_port: int = 23,
         routes: Callable[[web.Application], None] | None = None,
+        *,
+        words: Callable[[], Catalogs],
     ) -> None:
         self.settings = settings
+        self._words = words  # the board's language, which the page speaks
         self._routes = routes  # more of the door's own (the league hub's API)
         self.telnet = telnet
         self._title = title
@@ -345,7 +473,9 @@ class WebDoor:
         self._publisher = publisher
         self._published: _Published | None = None
         self._publishing = asyncio.Lock()
-        self._page: tuple[str, Payload] | None = None  # (title, page)
+        # The page made for a title in a language (its catalog, as the door holds it): a
+        # reload that changes either makes it again.
+        self._page: tuple[tuple[str, PageWords], Payload] | None = None
         self._assets: dict[str, Payload] = {}  # the sysop's xterm.js files, by path
         self._runner: web.AppRunner | None = None
         self._port = 0
@@ -355,6 +485,7 @@ class WebDoor:
             lambda: limits.max_per_address,
             lambda: connection_cap(open_file_limit(), limits.max_nodes),
             lambda peer: within(peer, self.settings.proxies),
+            lambda: self.telnet.nodes.words,
         )
         self._accept_failures: AcceptFailures | None = None
         self._context: ssl.SSLContext | None = None
@@ -472,11 +603,12 @@ class WebDoor:
     async def _root(self, request: web.Request) -> web.StreamResponse:
         if _is_upgrade(request):
             return await self._websocket(request)
-        title = self._title()
-        if self._page is None or self._page[0] != title:
+        catalogs = self._words()
+        title, words = self._title(), PageWords(catalogs.language, catalogs.words(None))
+        if self._page is None or self._page[0] != (title, words):
             local = self.settings.assets is not None
-            page = page_html(title, local, self._telnet_port)
-            self._page = (title, payload(page, "text/html"))
+            page = page_html(title, local, self._telnet_port, words)
+            self._page = ((title, words), payload(page, "text/html"))
         return _cached(request, self._page[1], PAGE_SECONDS)
 
     def _static(self, name: str, content_type: str) -> Callable[..., Awaitable[web.Response]]:
@@ -554,7 +686,7 @@ class WebDoor:
                 f"refused WEB from {address}: a WebSocket from a page of {_clean(origin)} "
                 "(not the door's own, nor in [web] origins)",
             )
-            return await _refuse_websocket(request)
+            return await _refuse_websocket(request, told(REFUSED_ORIGIN, self.telnet.nodes.words))
         socket = web.WebSocketResponse(
             protocols=SUBPROTOCOLS,
             max_msg_size=READ_LIMIT,
@@ -628,13 +760,15 @@ class GuardedSite(web.BaseSite):
         await super().stop()
 
 
-async def _refuse_websocket(request: web.Request) -> web.StreamResponse:
-    """Take the WebSocket only to close it at once, as a policy violation, saying why: a
-    browser's page sees the close code and its reason, where a refused handshake would look
-    to it like a door that never answered. Nothing of it is read."""
+async def _refuse_websocket(request: web.Request, reason: str) -> web.StreamResponse:
+    """Take the WebSocket only to close it at once, as a policy violation, saying why
+    (``reason``, cut to what a close frame holds): a browser's page sees the close code and
+    its reason, where a refused handshake would look to it like a door that never answered.
+    Nothing of it is read."""
     refused = web.WebSocketResponse(protocols=SUBPROTOCOLS, compress=False)
     await refused.prepare(request)
-    await refused.close(code=WSCloseCode.POLICY_VIOLATION, message=REFUSED_ORIGIN.encode())
+    said = reason.encode("utf-8")[:CLOSE_REASON_MOST].decode("utf-8", "ignore").encode("utf-8")
+    await refused.close(code=WSCloseCode.POLICY_VIOLATION, message=said)
     return refused
 
 

@@ -49,6 +49,7 @@ import resource
 import sys
 import time
 from collections.abc import Callable
+from gettext import NullTranslations
 from typing import Any
 
 from aiohttp.http import HttpProcessingError
@@ -57,6 +58,8 @@ from door.net.library_internals import held_after_upgrade
 from door.net.listening import AddressLog
 from door.net.nodes import TOO_MANY_MESSAGE, address_key
 from door.net.telnet_guard import TokenBucket
+from door.words import N_
+from door.words.told import told
 
 log = logging.getLogger("door")
 
@@ -71,7 +74,7 @@ FRAME_RATE = 64
 FRAME_BURST = 256
 # A request's head at most: a browser's is under 2 KB, and the door sets no cookies.
 HEAD_MOST = 16 * 1024
-BUSY_MESSAGE = "The door has too many web connections just now. Please try again in a minute."
+BUSY_MESSAGE = N_("The door has too many web connections just now. Please try again in a minute.")
 HEAD_TOO_LONG_MESSAGE = f"A request's headers are {HEAD_MOST // 1024} KB at most."
 _HEAD_END = (b"\r\n\r\n", b"\n\n")
 
@@ -95,12 +98,15 @@ def open_file_limit() -> int:
 
 
 def refusal_response(status: str, text: str) -> bytes:
-    """A whole HTTP response, written straight to a connection aiohttp never saw.
+    """A whole HTTP response, written straight to a connection aiohttp never saw; ``text``
+    in the caller's language, as a browser shows it.
 
     >>> refusal_response("503 Service Unavailable", "Busy.").split(b"\\r\\n")[0]
     b'HTTP/1.1 503 Service Unavailable'
+    >>> refusal_response("503 Service Unavailable", "Später.").endswith("Später.\\r\\n".encode())
+    True
     """
-    body = (text + "\r\n").encode("ascii", "replace")
+    body = (text + "\r\n").encode("utf-8")
     head = (
         f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\nRetry-After: 60\r\n\r\n"
@@ -112,7 +118,8 @@ class WebConnections:
     """The web port's connections: who holds how many, and which may be ended for a new one.
 
     ``per_address`` and ``cap`` are read at each arrival (the sysop may reload the limits);
-    ``proxies`` says whether a peer is one of ``[web] proxies``.
+    ``proxies`` says whether a peer is one of ``[web] proxies``; ``words``, the board's
+    language, which a refused connection is told in.
     """
 
     def __init__(
@@ -120,10 +127,12 @@ class WebConnections:
         per_address: Callable[[], int],
         cap: Callable[[], int],
         is_proxy: Callable[[str], bool],
+        words: Callable[[], NullTranslations],
     ) -> None:
         self._per_address = per_address
         self._cap = cap
         self._is_proxy = is_proxy
+        self.words = words
         self._open: dict[GuardedConnection, None] = {}  # in order of arrival
         self._by_address: dict[str, dict[GuardedConnection, None]] = {}
         self._by_transport: dict[object, GuardedConnection] = {}
@@ -231,7 +240,7 @@ class GuardedConnection(asyncio.Protocol):
         if refusal is not None:
             self.table.refusals.note(self.peer, f"refused WEB from {self.peer}: {refusal}")
             status = "503 Service Unavailable"
-            transport.write(refusal_response(status, refusal))
+            transport.write(refusal_response(status, told(refusal, self.table.words())))
             transport.close()
             return
         self._admitted = True

@@ -404,8 +404,8 @@ class Front:
             elif way == Way.WEB:
                 from door.net.web_guard import refusal_response
 
-                response = refusal_response("503 Service Unavailable", refusal)
-                _send_and_close(connection, response)
+                words = told(refusal, self.config.words.words(None))
+                _send_and_close(connection, refusal_response("503 Service Unavailable", words))
             else:
                 # Lines before SSH's version: clients may show them.
                 _tell(connection, told(refusal, self.config.words.words(None)))

@@ -173,6 +173,7 @@ async def open_ways(
                 lambda: publish_scoreboards(store, app.config),
                 telnet_port,
                 league_routes(app),
+                words=lambda: app.config.words,
             )
             host = config.web.host or config.server.host
             if handed is None:

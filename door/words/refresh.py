@@ -7,9 +7,10 @@ Run it from the repository's folder after changing a text, then translate what i
 
 from __future__ import annotations
 
+from importlib.metadata import version
+
 from babel.messages.frontend import CommandLineInterface
 
-from door import __version__
 from door.words.catalogs import DOMAIN, LOCALE, TEMPLATE
 
 ENGINE_KEYWORDS = ("IllegalMove", "Advice:2")
@@ -23,7 +24,7 @@ EXTRACT = [
     # the reason a play is refused, and why a hint's play is worth making.
     *(f"--keyword={keyword}" for keyword in ENGINE_KEYWORDS),
     "--project=Canfield door",
-    f"--version={__version__}",
+    f"--version={version('canfield-door')}",
     "--copyright-holder=the Canfield door's authors",
     f"--output-file={TEMPLATE}",
     ".",

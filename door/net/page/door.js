@@ -17,18 +17,18 @@
     // largest at which it holds the narrow one.
     const CLASSIC = { cols: 80, rows: 24 }, NARROW = { cols: 40, rows: 20 };
     const DEFAULT_FONT = 16, CLASSIC_FONT = 12, SMALLEST_FONT = 6, LARGEST_FONT = 24;
+    // What the page says, in the board's language: the door writes it into the page.
+    const WORDS = JSON.parse(document.getElementById("words").textContent);
     // A touch screen's keys: the label shown, and what the key sends.
     const TOUCH_KEYS = [
         ["Esc", "\x1b"], ["←", "\x1b[D"], ["↑", "\x1b[A"], ["↓", "\x1b[B"], ["→", "\x1b[C"],
-        ["Space", " "], ["Enter", "\r"], ["V", "V"], ["S", "S"], ["D", "D"],
+        [WORDS.keys.space, " "], [WORDS.keys.enter, "\r"], ["V", "V"], ["S", "S"], ["D", "D"],
         ["1", "1"], ["2", "2"], ["3", "3"], ["4", "4"], ["F", "F"], ["U", "U"], ["?", "?"],
     ];
 
     // The board's black (xterm.js's ANSI black, on which the door draws every screen) is
     // the page's too: the space around the terminal is the board's own.
     const BOARD_BLACK = "#2e3436";
-    const TITLE = document.title;
-    const TAB_WORDS = { connecting: "Connecting", connected: "Connected", closed: "Cut off" };
     const status = document.getElementById("status");
     const again = document.getElementById("again");
     const holder = document.getElementById("terminal");
@@ -43,9 +43,9 @@
         link.querySelector("code").textContent = `telnet ${host.replace(/^\[(.*)\]$/, "$1")} ${port}`;
         holder.hidden = true;
         document.getElementById("unloaded").hidden = false;
-        status.textContent = "Cannot show the terminal: xterm.js did not load.";
+        status.textContent = WORDS.unloaded;
         document.body.dataset.state = "unloaded";
-        document.title = `No terminal - ${TITLE}`;
+        document.title = WORDS.tab.unloaded;
         return;
     }
     const terminal = new Terminal({
@@ -70,7 +70,7 @@
         status.textContent = text;
         again.hidden = !cutOff;
         document.body.dataset.state = state;
-        document.title = `${TAB_WORDS[state]} - ${TITLE}`;
+        document.title = WORDS.tab[state];
     }
 
     function send(bytes) {
@@ -223,12 +223,12 @@
         agreed.clear();
         mode = "data";
         state = "connecting";
-        say("Connecting ...", false);
+        say(WORDS.connecting, false);
         socket = new WebSocket(`${scheme}//${location.host}/telnet`, ["binary"]);
         socket.binaryType = "arraybuffer";
         socket.onopen = () => {
             state = "connected";
-            say("Connected.", false);
+            say(WORDS.connected, false);
             terminal.focus();
         };
         socket.onmessage = (event) => {
@@ -243,11 +243,12 @@
             const wasConnected = state === "connected";
             state = "closed";
             if (event.code === TOO_BIG) {
-                say("Cut off: that paste was more than the door takes at once (16 KB).", true);
+                say(WORDS.tooBig, true);
             } else if (event.code === REFUSED) {
-                say(`Refused: ${event.reason || "the door takes no calls from this page."}`, true);
+                // The reason as the door gave it, in the board's language too.
+                say(event.reason ? WORDS.refused.replace("{reason}", () => event.reason) : WORDS.refusedUnsaid, true);
             } else {
-                say(wasConnected ? "Cut off: the call has ended." : "Cut off: the door did not answer.", true);
+                say(wasConnected ? WORDS.ended : WORDS.unanswered, true);
             }
         };
     }
