@@ -155,7 +155,7 @@ async def test_a_caller_who_chose_german_plays_a_deal_in_german(door):
     await caller.key("Q")
     await caller.wait_for("P  Ein Spiel spielen")
     await caller.key("#")
-    await caller.wait_for("Spielnummer \\(Enter geht zurück\\):")
+    await caller.wait_for("Spielnummer \\(Eingabe geht zurück\\):")
     await caller.type("48213")
     shown = await caller.wait_for("Stufe:")
     assert "Spiel 48213 (Übung): auf welcher Stufe?" in shown
