@@ -67,9 +67,9 @@ async def test_a_version_1_database_keeps_its_saved_games(tmp_path: Path) -> Non
 async def test_a_version_7_database_keeps_its_game_and_gains_the_index_and_the_plays(
     tmp_path: Path,
 ) -> None:
-    """Schema 7 to now: the games' start index (step 8), contests (step 9), plays stored as
-    commands (step 10), the league (step 11) and each caller's language (step 12); a game played before goes on where it was, and the old database is
-    kept beside it."""
+    """Schema 7 to now: the games' start index (step 8), contests (step 9), plays stored
+    as commands (step 10), the league (step 11) and each caller's language (step 12); a
+    game played before goes on where it was, and the old database is kept beside it."""
     path = tmp_path / "door.db"
     async with Store.open(path, clock=Clock()) as store:
         user = await store.create_user("Alice", "secret")
