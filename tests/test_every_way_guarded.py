@@ -403,3 +403,14 @@ async def test_an_older_hash_is_made_again_at_its_owners_next_log_in(tmp_path):
             await caller.wait_for("Your choice")
     finally:
         await running.close()
+
+
+async def test_a_linked_boards_caller_refused_is_told_in_the_boards_language(tmp_path):
+    (tmp_path / "sysop.toml").write_text('[words]\nlanguage = "de"\n')
+    door = await open_rlogin_door(tmp_path, source=tmp_path / "sysop.toml")
+    try:
+        screen = await linked_call_ends(door.port, ABC, "Sysop")
+        assert "Der Name Sysop ist hier nicht möglich: " in screen
+        assert "can't take" not in screen
+    finally:
+        await door.close()

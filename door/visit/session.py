@@ -25,7 +25,7 @@ from door.net.presence import Presence
 from door.net.terminal import MESSAGE_COLUMN, Terminal, last_words
 from door.solving.daily import close_past_days
 from door.store import Store
-from door.store.accounts import board_alias, check_reserved
+from door.store.accounts import board_alias, check_board_alias, check_reserved
 from door.store.records import AliasRefused, User
 from door.views.layout import wrap
 from door.views.pages import goodbye_screen
@@ -34,7 +34,7 @@ from door.visit.context import Visit
 from door.visit.login import LOGIN_DELAY, LOGIN_TRIES, PASSWORD_LENGTH, claim_node, log_in
 from door.visit.menu import main_menu
 from door.visit.signup import sign_up
-from door.words import _
+from door.words import _, speaking
 
 __all__ = [
     "LOGIN_DELAY",
@@ -104,15 +104,22 @@ async def board_user(
         return await store.drop_file_user(alias, bbs, real_name)
     except AliasRefused as refused:
         shown = sanitize(board_alias(alias), 40)
-        why = str(refused)
-        log.info("node %d: alias %s from %s refused: %s", node, shown, sanitize(bbs, 60), why)
-        why = why[:1].lower() + why[1:]
-        said = wrap(
-            _("The door can't take the alias {alias}: {why}.").format(alias=shown, why=why),
-            terminal.info.width - 1,
-        )
+        log.info("node %d: alias %s from %s refused: %s", node, shown, sanitize(bbs, 60), refused)
+        # No visit speaks yet: the caller is told in the language their terminal was given
+        # (the board's), the reason found again in it.
+        with speaking(terminal.words):
+            why = _reason(board_alias(alias), sysop) or str(refused)
+            why = why[:1].lower() + why[1:]
+            text = _("The door can't take the alias {alias}: {why}.").format(alias=shown, why=why)
+        said = wrap(text, terminal.info.width - 1)
         await terminal.hang_up("\r\n".join(said))
         return None
+
+
+def _reason(alias: str, sysop: str | None) -> str | None:
+    """Why a BBS's or a linked board's ``alias`` can't be taken, in the language spoken."""
+    reserved = None if sysop is None else check_reserved(alias, sysop)
+    return reserved or check_board_alias(alias)
 
 
 async def run_visit(

@@ -12,7 +12,7 @@ from door.linked_board import LinkedBoard
 from door.running.ways import open_ways
 from door.solving.pool import Solving
 from door.store import Store
-from tests.support.door_server import WaysDoor, door_config, steady_app
+from tests.support.door_server import SHIPPED_CONFIG, WaysDoor, door_config, steady_app
 from tests.support.telnet_caller import Caller
 
 LOCAL = (ipaddress.ip_network("127.0.0.0/8"),)
@@ -28,9 +28,12 @@ class RloginDoor(WaysDoor):
 
 
 async def open_rlogin_door(
-    tmp_path: Path, boards: tuple[LinkedBoard, ...] = (ABC, XYZ), **server_changes
+    tmp_path: Path,
+    boards: tuple[LinkedBoard, ...] = (ABC, XYZ),
+    source: Path = SHIPPED_CONFIG,
+    **server_changes,
 ) -> RloginDoor:
-    config = door_config(tmp_path, **server_changes)
+    config = door_config(tmp_path, source, **server_changes)
     config = dataclasses.replace(config, rlogin=RloginConfig(port=0, boards=boards))
     store = await Store.open(config.server.database)
     solving = Solving(store, config)
