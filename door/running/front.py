@@ -60,6 +60,7 @@ from door.running.handoff import Channel, Message, Requests, channel_pair
 from door.running.reload import compare
 from door.running.service import Service
 from door.running.worker import Worker, forget_front_signals, name_in_log
+from door.store import Store
 from door.store.hashing import CHECKS, HASHING
 from door.words import N_
 from door.words.told import told
@@ -183,6 +184,11 @@ class Front:
         for number, handler in handlers.items():
             loop.add_signal_handler(number, handler)
         server = self.config.server
+        # The database made, or brought to this door's schema, once, before the workers
+        # open it side by side: two making it at once race to set its WAL mode, and one is
+        # refused ("database is locked").
+        async with await Store.open(server.database):
+            pass
         try:
             self._listen()
             for index in range(server.workers):
@@ -712,14 +718,50 @@ def _tell(connection: socket.socket, refusal: str) -> None:
     _send_and_close(connection, encode(f"\r\n{refusal}\r\n", "ascii"))  # no charset known yet
 
 
+# A refused connection is read from (and what it sent dropped) for this long after it is
+# told why, at most so many at once: a socket closed with bytes unread, or with bytes still
+# to come (an RLOGIN handshake sent as it connects), is reset, and a reset may reach the
+# caller before the reason does.
+_LINGER = 2.0
+_LINGERING_MOST = 256
+_lingering: set[socket.socket] = set()
+
+
 def _send_and_close(connection: socket.socket, data: bytes) -> None:
-    """Send what a refused connection is told (what fits at once), and hang up."""
+    """Send what a refused connection is told (what fits at once), and hang up: at once, or
+    once the caller has read it and hung up too (within :data:`_LINGER`)."""
     try:
         connection.setblocking(False)
         connection.send(data)
+        connection.shutdown(socket.SHUT_WR)
     except OSError:
-        pass
-    connection.close()
+        connection.close()
+        return
+    if len(_lingering) >= _LINGERING_MOST:
+        connection.close()
+        return
+    loop = asyncio.get_running_loop()
+    _lingering.add(connection)
+
+    def finish() -> None:
+        if connection in _lingering:
+            _lingering.discard(connection)
+            loop.remove_reader(connection.fileno())
+            timer.cancel()
+            connection.close()
+
+    def drop_what_came() -> None:
+        try:
+            if connection.recv(4096):
+                return
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        finish()
+
+    timer = loop.call_later(_LINGER, finish)
+    loop.add_reader(connection.fileno(), drop_what_came)
 
 
 def _status(status: int) -> str:
