@@ -848,7 +848,8 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
         return f"{value:>{width}.2f}" if value is not None else f"{'':>{width}}"
 
     for run in runs:
-        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
+        rows = (run["door"], *run.get("slow", ()), *run.get("compare", ()), *run.get("workers", ()))
+        for case in rows:
             stages = case.get("commit_stages_ms") or dict.fromkeys(STAGES)
             print(
                 f"{case['server']:<14}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
@@ -877,7 +878,8 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
         f"{'full':>6}{'longest ms':>12}"
     )
     for run in runs:
-        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
+        rows = (run["door"], *run.get("slow", ()), *run.get("compare", ()), *run.get("workers", ()))
+        for case in rows:
             passes = case["collector"]
             if passes is None:
                 print(f"{case['server']:<14}{case['callers']:>6}  (not logged by this door)")
@@ -930,6 +932,8 @@ def verdict(
     if ratio > P99_RATIO_TARGET:
         misses.append(f"p99 {ratio:.1f}x bare")
     for other in compared:
+        if other["workers"] != door["workers"]:
+            continue  # a door of several workers is judged beside the one of as many
         if door["latency_ms"]["p99"] > other["latency_ms"]["p99"]:
             misses.append(f"p99 above {other['server']}'s")
     if kb_over_bare(door, bare) > KB_OVER_BARE_TARGET:
@@ -983,8 +987,9 @@ def print_workers(runs: list[dict[str, Any]]) -> None:
         f"{'PSS play MB':>13}{'KB/cl over bare':>17}{'CPU ms/play':>13}  verdict"
     )
     for run in runs:
-        for case in (run["door"], *run.get("workers", ()), run["bare"]):
-            judged = run.get("workers_verdict", "") if case["workers"] > 1 else ""
+        several = [*run.get("workers", ()), *run.get("compare", ())]
+        for case in (run["door"], *several, run["bare"]):
+            judged = run.get("workers_verdict", "") if case in run.get("workers", ()) else ""
             print(
                 f"{case['server']:<14}{connected(case):>6}{connected(case) - case['callers']:>6}"
                 f"{case['processes']:>6}"
@@ -993,7 +998,7 @@ def print_workers(runs: list[dict[str, Any]]) -> None:
                 f"{pss_kb_over_bare(case, run['bare']):>17.1f}"
                 f"{case['cpu_ms_per_command']:>13.3f}  {judged}"
             )
-        for case in run.get("workers", ()):
+        for case in [case for case in several if case["workers"] > 1]:
             extra = case["workers"] - 1
             idle = (case["pss_idle_kb"] - run["door"]["pss_idle_kb"]) / extra / 1024
             playing = (case["pss_playing_kb"] - run["door"]["pss_playing_kb"]) / extra / 1024
@@ -1001,7 +1006,7 @@ def print_workers(runs: list[dict[str, Any]]) -> None:
                 f"{case['server']:<14} each worker past the first (PSS over the one-process"
                 f" door's): {idle:.1f} MB idle, {playing:.1f} MB while playing"
             )
-        for case in (run["door"], *run.get("workers", ())):
+        for case in (run["door"], *several):
             parts = ", ".join(
                 f"{member['role']} {member['pss_kb'] / 1024:.1f} MB"
                 f" {member['cpu_ms_per_command']:.3f} ms"
@@ -1021,8 +1026,11 @@ def run_round(
     compared, the bare server; then the disk alone, at the door's commit rate."""
     door = run_case("door", callers, args, folder / "door")
     slow = run_case("door", callers, args, folder / "slow", slow_disk) if slow_disk else None
+    # With several workers, a door compared is loaded with as many: the shape compared.
     compare = [
-        run_case("door", callers, args, folder / revision.root.name, None, revision)
+        run_case(
+            "door", callers, args, folder / revision.root.name, None, revision, args.workers
+        )
         for revision in revisions
     ]
     workers = (
@@ -1110,7 +1118,8 @@ def main() -> None:
         metavar="REF",
         action="append",
         default=[],
-        help="also load the door at this git revision, in the same run (repeatable)",
+        help="also load the door at this git revision, in the same run (repeatable); with"
+        " --workers N, that door of N workers",
     )
     parser.add_argument(
         "--log-in-again",
