@@ -170,10 +170,16 @@ class TelnetCaller(asyncio.Protocol):
         self._waiting: tuple[Callable[[], bool], asyncio.Future[None]] | None = None
 
     @classmethod
-    async def connect(cls, port: int, timeout: float = 10.0, **options) -> TelnetCaller:
+    async def connect(
+        cls, port: int, timeout: float = 10.0, source: str | None = None, **options
+    ) -> TelnetCaller:
+        """A caller on 127.0.0.1's ``port``, from ``source`` (an address of 127.0.0.0/8: the
+        door's limits per address count it apart) or the system's choice."""
         loop = asyncio.get_running_loop()
+        local = None if source is None else (source, 0)
         _, caller = await asyncio.wait_for(
-            loop.create_connection(lambda: cls(**options), "127.0.0.1", port), timeout
+            loop.create_connection(lambda: cls(**options), "127.0.0.1", port, local_addr=local),
+            timeout,
         )
         return caller
 

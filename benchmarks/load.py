@@ -187,10 +187,16 @@ class Seat:
     def alias(self) -> str:
         return f"load{self.number}"
 
+    @property
+    def source(self) -> str:
+        """The caller's own address (127.1.0.1 on): the door checks one password at a time
+        an address, so that callers sharing one would sign up one after another."""
+        return f"127.1.{self.number // 250}.{1 + self.number % 250}"
+
     async def connect(self, plan: Plan) -> TelnetCaller:
         if self.web:
             return await TelnetCaller.connect_web(plan.web_port)
-        return await TelnetCaller.connect(plan.port)
+        return await TelnetCaller.connect(plan.port, source=self.source)
 
 
 @dataclass
