@@ -64,9 +64,20 @@ the door committed, with no server running. The door answers a play once its com
 the disk, so this is its other floor: a shared machine's disk that stalls now and then (tens
 or hundreds of ms for one fsync) shows there, and in every door row of that round.
 
+With ``--workers N`` the door of N workers is loaded too (and a door given by ``--compare``
+with N workers), and every process of each door is shown apart: its role (the front, a
+worker, the solver's), its PSS and its CPU a play, and what each worker past the first adds,
+idle and while playing. With ``--idle N``, N callers more sign up and stay at the main menu
+(at the bare server: connected) while the others play; memory a caller counts them all.
+With ``--cheap-hashes`` the doors hash passwords at scrypt's 2**10 rather than their own
+cost, so that thousands of callers sign up in seconds (a play costs the same; the sign-up
+figures are not the door's then). Each caller calls from an address of its own in
+127.1.0.0/16, since the door checks one password at a time an address.
+
     python -m benchmarks.load [--callers 100 500 1000] [--interval 2] [--duration 60]
         [--arrival 5] [--rounds 1] [--client-processes 1] [--fsync-delay-ms 10] [--web 200]
-        [--compare main] [--json benchmarks/results/load.json]
+        [--compare main] [--workers 2] [--idle 9000] [--cheap-hashes]
+        [--json benchmarks/results/load.json]
 
 Targets (2-core machine): 1,000 callers each sending a play every 2 seconds, door p99 at most
 3 times the bare server's and no higher than any door given by ``--compare`` (an older one);
