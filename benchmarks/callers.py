@@ -170,10 +170,16 @@ class TelnetCaller(asyncio.Protocol):
         self._waiting: tuple[Callable[[], bool], asyncio.Future[None]] | None = None
 
     @classmethod
-    async def connect(cls, port: int, timeout: float = 10.0, **options) -> TelnetCaller:
+    async def connect(
+        cls, port: int, timeout: float = 10.0, source: str | None = None, **options
+    ) -> TelnetCaller:
+        """A caller on 127.0.0.1's ``port``, from ``source`` (an address of 127.0.0.0/8: the
+        door's limits per address count it apart) or the system's choice."""
         loop = asyncio.get_running_loop()
+        local = None if source is None else (source, 0)
         _, caller = await asyncio.wait_for(
-            loop.create_connection(lambda: cls(**options), "127.0.0.1", port), timeout
+            loop.create_connection(lambda: cls(**options), "127.0.0.1", port, local_addr=local),
+            timeout,
         )
         return caller
 
@@ -673,6 +679,40 @@ def process_tree(pid: int) -> list[int]:
             except FileNotFoundError:
                 continue
     return tree
+
+
+@dataclass(frozen=True)
+class ProcessPart:
+    """One process of a server: its role (``door``, or a ``front`` and its workers, ``worker``, or
+    the ``solver``'s), its PSS in KiB and its CPU time so far, in seconds."""
+
+    pid: int
+    role: str
+    pss_kb: int
+    cpu_seconds: float
+
+
+def process_parts(pid: int) -> list[ProcessPart]:
+    """Each process of a server started as ``pid`` (:func:`process_tree`), its role told by
+    its command line (the door's processes run ``serve``; the others are the solver's)."""
+    found: list[tuple[int, bool, int, float]] = []
+    for member in process_tree(pid):
+        try:
+            serves = b"serve" in Path(f"/proc/{member}/cmdline").read_bytes().split(b"\0")
+            pss = _pss_kb(member)
+            cpu = _stat_cpu_seconds(Path(f"/proc/{member}/stat"))
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # ended meanwhile
+        found.append((member, serves, pss, cpu))
+    has_workers = any(serves and member != pid for member, serves, _, _ in found)
+    parts = []
+    for member, serves, pss, cpu in found:
+        if member == pid:
+            role = "front" if has_workers else "door"
+        else:
+            role = "worker" if serves else "solver"
+        parts.append(ProcessPart(member, role, pss, cpu))
+    return parts
 
 
 def _pss_kb(pid: int) -> int:

@@ -64,9 +64,20 @@ the door committed, with no server running. The door answers a play once its com
 the disk, so this is its other floor: a shared machine's disk that stalls now and then (tens
 or hundreds of ms for one fsync) shows there, and in every door row of that round.
 
+With ``--workers N`` the door of N workers is loaded too (and a door given by ``--compare``
+with N workers), and every process of each door is shown apart: its role (the front, a
+worker, the solver's), its PSS and its CPU a play, and what each worker past the first adds,
+idle and while playing. With ``--idle N``, N callers more sign up and stay at the main menu
+(at the bare server: connected) while the others play; memory a caller counts them all.
+With ``--cheap-hashes`` the doors hash passwords at scrypt's 2**10 rather than their own
+cost, so that thousands of callers sign up in seconds (a play costs the same; the sign-up
+figures are not the door's then). Each caller calls from an address of its own in
+127.1.0.0/16, since the door checks one password at a time an address.
+
     python -m benchmarks.load [--callers 100 500 1000] [--interval 2] [--duration 60]
         [--arrival 5] [--rounds 1] [--client-processes 1] [--fsync-delay-ms 10] [--web 200]
-        [--compare main] [--json benchmarks/results/load.json]
+        [--compare main] [--workers 2] [--idle 9000] [--cheap-hashes]
+        [--json benchmarks/results/load.json]
 
 Targets (2-core machine): 1,000 callers each sending a play every 2 seconds, door p99 at most
 3 times the bare server's and no higher than any door given by ``--compare`` (an older one);
@@ -118,6 +129,7 @@ from benchmarks.callers import (
     log_in,
     machine_busy_seconds,
     milliseconds,
+    process_parts,
     roomy_config,
     sign_up,
     start_game,
@@ -135,6 +147,18 @@ COMMAND_TIMEOUT = 60.0  # seconds for one board update; a miss counts as an erro
 PHASE_TIMEOUT = 900.0  # seconds any phase may take before the run is abandoned
 BARE_ARRIVAL = 200.0  # callers per second reaching the bare server: it has no login to pay for
 SAMPLE_EVERY = 0.25  # seconds between readings of the server's memory
+CHEAP_LOG2_N = 10  # scrypt's cost with --cheap-hashes: 2**10, a millisecond or so a hash
+
+# Runs the door with its password hashes made and checked at scrypt's CHEAP_LOG2_N rather
+# than the door's own cost, so that thousands of callers sign up in seconds, not minutes.
+CHEAP_HASHES = r"""
+import runpy, sys
+from door.store import accounts
+accounts._LOG2_N = int(sys.argv.pop(1))
+accounts.hash_password.__kwdefaults__["log2_n"] = accounts._LOG2_N
+sys.argv[0] = "door"
+runpy.run_module("door", run_name="__main__", alter_sys=True)
+"""
 
 
 @dataclass(frozen=True)
@@ -152,6 +176,7 @@ class Plan:
     web_port: int = 0  # the door's web port, for callers load0 ... load<web_callers - 1>
     web_callers: int = 0
     log_in_again: bool = True
+    idle: int = 0  # of ``count``, the last ones only sign up and stay at the main menu
 
 
 @dataclass
@@ -167,15 +192,22 @@ class Seat:
     received: int = 0
     new_deals: int = 0
     web: bool = False  # comes by WebSocket rather than telnet
+    idle: bool = False  # stays at the main menu (the bare server's: connected) and plays none
 
     @property
     def alias(self) -> str:
         return f"load{self.number}"
 
+    @property
+    def source(self) -> str:
+        """The caller's own address (127.1.0.1 on): the door checks one password at a time
+        an address, so that callers sharing one would sign up one after another."""
+        return f"127.1.{self.number // 250}.{1 + self.number % 250}"
+
     async def connect(self, plan: Plan) -> TelnetCaller:
         if self.web:
             return await TelnetCaller.connect_web(plan.web_port)
-        return await TelnetCaller.connect(plan.port)
+        return await TelnetCaller.connect(plan.port, source=self.source)
 
 
 @dataclass
@@ -211,10 +243,12 @@ async def _set_up(plan: Plan, seat: Seat, delay: float, tally: Tally) -> None:
         seat.caller = await seat.connect(plan)
         if plan.mode == "door":
             tally.set_up.append(await sign_up(seat.caller, seat.alias, PASSWORD))
-            seat.game = await start_game(seat.caller, level, seat.rng)
+            if not seat.idle:
+                seat.game = await start_game(seat.caller, level, seat.rng)
         else:
             await seat.caller.ask(b"hello\r\n", b"\n")
-            seat.game = fresh_deal(level, seat.rng)
+            if not seat.idle:
+                seat.game = fresh_deal(level, seat.rng)
     except (OSError, TimeoutError, CallerGone, RuntimeError) as error:
         _error(tally, "set-up", error)
         seat.game = None
@@ -284,6 +318,7 @@ async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: 
             plan.first + i,
             random.Random(plan.seed * 100_003 + plan.first + i),
             web=plan.first + i < plan.web_callers,
+            idle=i >= plan.count - plan.idle,
         )
         for i in range(plan.count)
     ]
@@ -317,8 +352,9 @@ async def _run_client(plan: Plan, report: Any, play: Any, again: Any, start_at: 
     if plan.mode == "door" and plan.log_in_again:
         await loop.run_in_executor(None, _wait, again)
         tally = Tally()
+        players = [seat for seat in seats if not seat.idle]
         await asyncio.gather(
-            *(_call_again(plan, seat, i / plan.arrival, tally) for i, seat in enumerate(seats))
+            *(_call_again(plan, seat, i / plan.arrival, tally) for i, seat in enumerate(players))
         )
         report.put(("logged in", tally.message()))
     for seat in seats:
@@ -438,9 +474,11 @@ def _plans(
     processes = max(1, min(args.client_processes, callers))
     arrival = args.arrival if mode == "door" else max(args.arrival, BARE_ARRIVAL)
     share, extra = divmod(callers, processes)
+    idle_share, idle_extra = divmod(args.idle, processes)
     plans, first = [], 0
     for index in range(processes):
-        count = share + (index < extra)
+        idle = idle_share + (index < idle_extra)
+        count = share + (index < extra) + idle
         plans.append(
             Plan(
                 mode,
@@ -454,6 +492,7 @@ def _plans(
                 web_port,
                 min(args.web, callers) if mode == "door" and web_port else 0,
                 args.log_in_again,
+                idle,
             )
         )
         first += count
@@ -497,10 +536,13 @@ def _profile(server: ServerProcess, output: Path, seconds: float) -> subprocess.
     """Sample the server's stacks with py-spy while everyone plays (collapsed stacks): the
     thread holding the GIL, where the server's Python time goes, 200 times a second. Each
     sample pauses the server a moment (its latencies in that run are not its own); sampled
-    without pausing, most stacks come out torn."""
+    without pausing, most stacks come out torn. A door of several workers is sampled whole:
+    the front and every worker, each stack under its process's id."""
     output.parent.mkdir(parents=True, exist_ok=True)
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     command = [spy, "record", "--pid", str(server.pid), "--duration", str(int(seconds))]
+    if server.workers > 1:
+        command.append("--subprocesses")
     command += ["--format", "raw", "--output", str(output), "--gil", "--rate", "200"]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -553,9 +595,18 @@ def run_case(
     folder.mkdir(parents=True, exist_ok=True)
     if mode == "door":
         root = ROOT if revision is None else revision.root
-        config = roomy_config(folder, callers, shipped=root / "sysop.toml", workers=door_workers)
+        config = roomy_config(
+            folder, callers + args.idle, shipped=root / "sysop.toml", workers=door_workers
+        )
+        launcher = ["-c", CHEAP_HASHES, str(CHEAP_LOG2_N)] if args.cheap_hashes else None
         server = ServerProcess.door(
-            config, folder / "door.db", folder / "door.log", slow_disk, root, workers=door_workers
+            config,
+            folder / "door.db",
+            folder / "door.log",
+            slow_disk,
+            root,
+            launcher=launcher,
+            workers=door_workers,
         )
     else:
         command = [sys.executable, "-m", "benchmarks.load", "--bare-server"]
@@ -591,6 +642,7 @@ def run_case(
         while time.monotonic() < start_at.value:
             time.sleep(0.01)
         readings.at["play"] = readings.take(server, "ready")
+        parts_at_play = process_parts(server.pid)
         machine_at_play = machine_busy_seconds()
         if tells_store_counts:
             counts_at["play"] = server.store_counts()
@@ -598,6 +650,7 @@ def run_case(
             stages_at["play"] = server.commit_stages_ms()
         played = _merge(_collect(report, "played", len(workers), server, readings))
         readings.at["played"] = readings.take(server, "played")
+        parts_at_played = process_parts(server.pid)
         if tells_store_counts:
             counts_at["played"] = server.store_counts()
             commit_ms_at["played"] = server.commit_average_ms()
@@ -629,10 +682,23 @@ def run_case(
         writes = counts_at["played"][0] - counts_at["play"][0]
         commits = counts_at["played"][1] - counts_at["play"][1]
     commit_ms = _average_between(counts_at, commit_ms_at)
+    cpu_at_play = {part.pid: part.cpu_seconds for part in parts_at_play}
+    each_process = [
+        {
+            "role": part.role,
+            "pss_kb": part.pss_kb,
+            "cpu_ms_per_command": round(
+                1000 * (part.cpu_seconds - cpu_at_play.get(part.pid, 0.0)) / max(commands, 1), 3
+            ),
+        }
+        for part in parts_at_played
+    ]
     return {
         "server": name,
         "workers": door_workers,
         "processes": readings.at["played"].processes,
+        # Each process as everyone stopped playing: its role, PSS, and CPU a play.
+        "each_process": each_process,
         # Every process of the server (a front and its workers, the solver's), added up.
         "pss_idle_kb": readings.idle.tree_pss_kb,
         "pss_playing_kb": readings.peak_pss_by_phase.get("played", 0),
@@ -649,6 +715,8 @@ def run_case(
         # Where that went, and a write's wait for its commit to begin (see callers.STAGES).
         "commit_stages_ms": _stages_between(counts_at, stages_at) if stages_at else {},
         "callers": callers,
+        # Callers connected: those playing, and those idle at the main menu (--idle).
+        "connected": callers + args.idle,
         "client_processes": len(workers),
         "commands": commands,
         "commands_per_second": round(commands / play_seconds, 1),
@@ -665,7 +733,7 @@ def run_case(
         "server_idle_rss_kb": readings.idle.rss_kb,
         "server_rss_playing_kb": readings.peak_rss_by_phase.get("played", 0),
         "server_peak_rss_kb": final.peak_rss_kb,
-        "kb_per_caller": round(rise_kb / callers, 1),
+        "kb_per_caller": round(rise_kb / (callers + args.idle), 1),
         "server_cpu_seconds_playing": round(play_cpu, 2),
         "server_cpu_share_playing": round(play_cpu / play_seconds, 3),
         "server_cpu_seconds_total": round(final.cpu_seconds, 2),
@@ -797,7 +865,8 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
         return f"{value:>{width}.2f}" if value is not None else f"{'':>{width}}"
 
     for run in runs:
-        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
+        rows = (run["door"], *run.get("slow", ()), *run.get("compare", ()), *run.get("workers", ()))
+        for case in rows:
             stages = case.get("commit_stages_ms") or dict.fromkeys(STAGES)
             print(
                 f"{case['server']:<14}{case['callers']:>6}{case['writes']:>8}{case['commits']:>9}"
@@ -826,7 +895,8 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
         f"{'full':>6}{'longest ms':>12}"
     )
     for run in runs:
-        for case in (run["door"], *run.get("slow", ()), *run.get("compare", ())):
+        rows = (run["door"], *run.get("slow", ()), *run.get("compare", ()), *run.get("workers", ()))
+        for case in rows:
             passes = case["collector"]
             if passes is None:
                 print(f"{case['server']:<14}{case['callers']:>6}  (not logged by this door)")
@@ -862,8 +932,14 @@ def print_summary(runs: list[dict[str, Any]]) -> None:
 
 
 def kb_over_bare(door: dict[str, Any], bare: dict[str, Any]) -> float:
-    """The door's memory a caller above the bare server's, both at their peak while playing."""
-    return (door["server_rss_playing_kb"] - bare["server_rss_playing_kb"]) / door["callers"]
+    """The door's memory a caller above the bare server's, both at their peak while playing
+    (a caller: each one connected, playing or idle)."""
+    return (door["server_rss_playing_kb"] - bare["server_rss_playing_kb"]) / connected(door)
+
+
+def connected(case: dict[str, Any]) -> int:
+    """Callers connected while everyone played: those playing, and those idle (--idle)."""
+    return int(case.get("connected", case["callers"]))
 
 
 def verdict(
@@ -873,6 +949,8 @@ def verdict(
     if ratio > P99_RATIO_TARGET:
         misses.append(f"p99 {ratio:.1f}x bare")
     for other in compared:
+        if other["workers"] != door["workers"]:
+            continue  # a door of several workers is judged beside the one of as many
         if door["latency_ms"]["p99"] > other["latency_ms"]["p99"]:
             misses.append(f"p99 above {other['server']}'s")
     if kb_over_bare(door, bare) > KB_OVER_BARE_TARGET:
@@ -905,36 +983,53 @@ def workers_verdict(several: dict[str, Any], door: dict[str, Any], bare: dict[st
 def pss_kb_over_bare(case: dict[str, Any], bare: dict[str, Any]) -> float:
     """Memory a caller above the bare server's, as :func:`kb_over_bare` counts it, by every
     process's PSS at its peak while playing, added up."""
-    return (case["pss_playing_kb"] - bare["pss_playing_kb"]) / max(case["callers"], 1)
+    return (case["pss_playing_kb"] - bare["pss_playing_kb"]) / max(connected(case), 1)
 
 
 def print_workers(runs: list[dict[str, Any]]) -> None:
-    """The doors of one worker and of several beside the bare server, by every process."""
-    if not any(run.get("workers") for run in runs):
+    """The doors of one worker and of several beside the bare server, by every process: in
+    all, each worker's fixed cost, and each process apart."""
+    if not any(
+        run.get("workers") or run["door"].get("connected", 0) > run["door"]["callers"]
+        for run in runs
+    ):
         return
     print()
     print(
-        "every process of the server added up (a front and its workers): PSS idle and"
-        " while playing, memory a caller over bare, the CPU a play cost them all"
+        "every process of the server added up (a front and its workers, the solver's): PSS"
+        " idle and while playing, memory a caller (playing or idle) over bare, CPU a play"
     )
     print(
-        f"{'':<14}{'calls':>6}{'procs':>6}{'p99':>8}{'PSS idle MB':>13}{'PSS play MB':>13}"
-        f"{'KB/cl over bare':>17}{'CPU ms/play':>13}  verdict"
+        f"{'':<14}{'calls':>6}{'idle':>6}{'procs':>6}{'p99':>8}{'PSS idle MB':>13}"
+        f"{'PSS play MB':>13}{'KB/cl over bare':>17}{'CPU ms/play':>13}  verdict"
     )
     for run in runs:
-        for case in (run["door"], *run.get("workers", ()), run["bare"]):
-            judged = run.get("workers_verdict", "") if case["workers"] > 1 else ""
+        several = [*run.get("workers", ()), *run.get("compare", ())]
+        for case in (run["door"], *several, run["bare"]):
+            judged = run.get("workers_verdict", "") if case in run.get("workers", ()) else ""
             print(
-                f"{case['server']:<14}{case['callers']:>6}{case['processes']:>6}"
+                f"{case['server']:<14}{connected(case):>6}{connected(case) - case['callers']:>6}"
+                f"{case['processes']:>6}"
                 f"{case['latency_ms']['p99']:>8.1f}{case['pss_idle_kb'] / 1024:>13.1f}"
                 f"{case['pss_playing_kb'] / 1024:>13.1f}"
                 f"{pss_kb_over_bare(case, run['bare']):>17.1f}"
                 f"{case['cpu_ms_per_command']:>13.3f}  {judged}"
             )
-        for case in run.get("workers", ()):
+        for case in [case for case in several if case["workers"] > 1]:
             extra = case["workers"] - 1
-            fixed = (case["pss_idle_kb"] - run["door"]["pss_idle_kb"]) / extra / 1024
-            print(f"{case['server']:<14} each worker past the first: {fixed:.1f} MB idle")
+            idle = (case["pss_idle_kb"] - run["door"]["pss_idle_kb"]) / extra / 1024
+            playing = (case["pss_playing_kb"] - run["door"]["pss_playing_kb"]) / extra / 1024
+            print(
+                f"{case['server']:<14} each worker past the first (PSS over the one-process"
+                f" door's): {idle:.1f} MB idle, {playing:.1f} MB while playing"
+            )
+        for case in (run["door"], *several):
+            parts = ", ".join(
+                f"{member['role']} {member['pss_kb'] / 1024:.1f} MB"
+                f" {member['cpu_ms_per_command']:.3f} ms"
+                for member in case.get("each_process", ())
+            )
+            print(f"{case['server']:<14} each process (PSS, CPU a play): {parts}")
 
 
 def run_round(
@@ -948,8 +1043,11 @@ def run_round(
     compared, the bare server; then the disk alone, at the door's commit rate."""
     door = run_case("door", callers, args, folder / "door")
     slow = run_case("door", callers, args, folder / "slow", slow_disk) if slow_disk else None
+    # With several workers, a door compared is loaded with as many: the shape compared.
     compare = [
-        run_case("door", callers, args, folder / revision.root.name, None, revision)
+        run_case(
+            "door", callers, args, folder / revision.root.name, None, revision, args.workers
+        )
         for revision in revisions
     ]
     workers = (
@@ -1037,7 +1135,8 @@ def main() -> None:
         metavar="REF",
         action="append",
         default=[],
-        help="also load the door at this git revision, in the same run (repeatable)",
+        help="also load the door at this git revision, in the same run (repeatable); with"
+        " --workers N, that door of N workers",
     )
     parser.add_argument(
         "--log-in-again",
@@ -1046,8 +1145,26 @@ def main() -> None:
         help="after playing, every caller saves, leaves and logs in again, timed (on by"
         " default; each log-in is a scrypt hash, minutes of CPU for a thousand callers)",
     )
+    parser.add_argument(
+        "--idle",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N callers more, who sign up and stay at the main menu while the others play"
+        " (the bare server's: connected); memory a caller counts them too",
+    )
+    parser.add_argument(
+        "--cheap-hashes",
+        action="store_true",
+        help=f"the door hashes passwords at scrypt's 2**{CHEAP_LOG2_N} rather than its own"
+        " cost, so that thousands sign up in seconds (the sign-up figures are not the door's"
+        " then; what a play costs is the same)",
+    )
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # Each caller is a socket in its client process and one in the server (these inherit it).
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.bare_server:
         logging.basicConfig(level=logging.WARNING)
         asyncio.run(_bare_server())

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 import aiohttp
@@ -162,6 +163,30 @@ async def test_a_worker_killed_is_started_again_and_its_callers_games_are_kept(
         await again.wait_for(r"Moves\s+1\b")
         await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {worker} started")
         await door.wait_logged(rf"(?s)ended \(signal SIGKILL\).*worker {worker}: serving")
+        await stopped(door)
+    finally:
+        door.process.kill()
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started, from /proc."""
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    return [int(child) for task in tasks for child in (task / "children").read_text().split()]
+
+
+async def test_the_background_jobs_run_in_one_worker_alone(tmp_path) -> None:
+    door = await serve(config(tmp_path))
+    try:
+        await door.wait_logged(r"worker 0: serving")
+        await door.wait_logged(r"worker 1: serving")
+        workers = workers_of(door)
+        # The solver's background search (the winnable deals' stock) runs in processes of
+        # its own as the door starts: worker 0's, and the other worker starts none.
+        deadline = time.monotonic() + 30
+        while not children(workers[0]):
+            assert time.monotonic() < deadline, "worker 0 started no search"
+            await asyncio.sleep(0.1)
+        assert children(workers[1]) == []
         await stopped(door)
     finally:
         door.process.kill()
