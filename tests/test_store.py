@@ -33,6 +33,7 @@ from door.store import (
     schema,
 )
 from door.store.games import FULL_COPY_EVERY
+from door.store.users import LOOK_ALIKE
 
 LEVEL_1, LEVEL_2, LEVEL_3 = SHIPPED_LEVELS
 VEGAS = Level(4, "Vegas", Variant(draw=3, passes=3, scoring="vegas"))
@@ -785,3 +786,28 @@ async def test_backup_is_a_database_holding_the_data(
         assert (await copy.counts())[0] == 4
     with pytest.raises(StoreError, match="live database"):
         await store.backup(store.path)
+
+
+async def test_a_look_alike_is_found_by_the_index_in_a_database_of_before(tmp_path: Path) -> None:
+    """Each alias's skeleton is kept (schema 12): a new alias's look-alike is found by an
+    index, not by working every user's skeleton out again, in a database made before too."""
+    path = tmp_path / "door.db"
+    async with Store.open(path) as store:
+        await store.create_user("Bob", "a long secret phrase")
+        await store.drop_file_user("Zed", "Dark Realm")
+    with sqlite3.connect(path) as db:  # back to version 11, before the skeletons were kept
+        db.execute("DROP INDEX users_by_skeleton")
+        db.execute("ALTER TABLE users DROP COLUMN skeleton")
+        db.execute("ALTER TABLE users DROP COLUMN language")
+        db.execute("PRAGMA user_version = 11")
+    async with Store.open(path) as store:
+        assert await store.look_alike("B0b") == "Bob"
+        with pytest.raises(AliasTaken, match="looks like it"):
+            await store.create_user("B0b", "a long secret phrase")
+        assert await store.look_alike("Zed") is None  # a BBS's users choose no alias here
+        await store.create_user("Alice", "a long secret phrase")
+        await store.rename_user((await store.find_user("Alice")).id, "Carol")
+        assert await store.look_alike("Car0l") == "Carol"
+    with sqlite3.connect(path) as db:
+        plan = db.execute(f"EXPLAIN QUERY PLAN {LOOK_ALIKE}", ("bob",)).fetchall()
+        assert any("USING INDEX users_by_skeleton" in row[-1] for row in plan), plan

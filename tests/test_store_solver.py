@@ -92,7 +92,9 @@ async def test_a_version_7_database_keeps_its_game_and_gains_the_index_and_the_p
         leagues = db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'league%'")
         for (table,) in leagues.fetchall():  # step 11
             db.execute(f"DROP TABLE {table}")
-        db.execute("ALTER TABLE users DROP COLUMN language")  # step 12
+        db.execute("DROP INDEX users_by_skeleton")  # step 12
+        db.execute("ALTER TABLE users DROP COLUMN skeleton")
+        db.execute("ALTER TABLE users DROP COLUMN language")
         db.execute(
             "CREATE UNIQUE INDEX games_unfinished ON games (user_id, level, coalesce(day, '')) "
             "WHERE status = 'playing'"

@@ -75,9 +75,7 @@ USER_BY_ID = f"SELECT {USER_COLUMNS} FROM users WHERE id = ?"
 TAKEN = "SELECT alias FROM users WHERE bbs_key = ? AND alias_key = ?"
 # The first telnet caller's alias that looks like one with the skeleton given (the function
 # is the store's own, see door.store.base.add_functions).
-LOOK_ALIKE = (
-    "SELECT alias FROM users WHERE bbs_key = '' AND alias_skeleton(alias) = ? ORDER BY id LIMIT 1"
-)
+LOOK_ALIKE = "SELECT alias FROM users WHERE bbs_key = '' AND skeleton = ? ORDER BY id LIMIT 1"
 
 
 def one_user(rows: list[Row], user_id: int) -> User:
@@ -125,9 +123,19 @@ class UserStore(LoginStore):
             refuse_taken(db, alias, bbs)
             _, user_id = execute(
                 db,
-                "INSERT INTO users (alias, alias_key, bbs, bbs_key, real_name, password, "
-                "created, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (alias, alias_key(alias), bbs, bbs_key(bbs), real_name, password, now, now),
+                "INSERT INTO users (alias, alias_key, skeleton, bbs, bbs_key, real_name, "
+                "password, created, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    alias,
+                    alias_key(alias),
+                    alias_skeleton(alias),
+                    bbs,
+                    bbs_key(bbs),
+                    real_name,
+                    password,
+                    now,
+                    now,
+                ),
             )
             return user_by_id(db, user_id)
 
@@ -194,9 +202,18 @@ class UserStore(LoginStore):
             else:
                 _, user_id = execute(
                     db,
-                    "INSERT INTO users (alias, alias_key, bbs, bbs_key, real_name, created, "
-                    "last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (alias, alias_key(alias), bbs, bbs_key(bbs), real_name, now, now),
+                    "INSERT INTO users (alias, alias_key, skeleton, bbs, bbs_key, real_name, "
+                    "created, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        alias,
+                        alias_key(alias),
+                        alias_skeleton(alias),
+                        bbs,
+                        bbs_key(bbs),
+                        real_name,
+                        now,
+                        now,
+                    ),
                 )
             return user_by_id(db, user_id)
 
@@ -210,8 +227,8 @@ class UserStore(LoginStore):
         """The alias of a telnet or SSH caller that ``alias`` is, or looks like, if any."""
 
         cleaned = clean_alias(alias)
-        # One statement, the pass over every alias in the reader's thread: whether it is
-        # taken, what it looks like once cleaned, and what it looks like as typed.
+        # One statement, by the indexes: whether it is taken, what it looks like once
+        # cleaned, and what it looks like as typed.
         skeletons = alias_skeleton(cleaned), alias_skeleton(alias)
         rows = await self._read(
             f"SELECT EXISTS (SELECT 1 FROM users WHERE bbs_key = '' AND alias_key = ?), "
@@ -273,8 +290,8 @@ class UserStore(LoginStore):
                 refuse_taken(db, alias, user.bbs)
             execute(
                 db,
-                "UPDATE users SET alias = ?, alias_key = ? WHERE id = ?",
-                (alias, alias_key(alias), user_id),
+                "UPDATE users SET alias = ?, alias_key = ?, skeleton = ? WHERE id = ?",
+                (alias, alias_key(alias), alias_skeleton(alias), user_id),
             )
             return user_by_id(db, user_id)
 
