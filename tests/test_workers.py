@@ -438,3 +438,27 @@ async def test_a_linked_board_s_lines_and_wrong_secrets_count_on_every_worker(tm
         await rolf.wait_closed(30)
     finally:
         door.process.kill()
+
+
+@pytest.mark.slow
+async def test_a_refusal_the_front_decides_is_told_in_the_boards_language(tmp_path) -> None:
+    """A worker's caller refused a node by the front (a linked board's lines busy, with their
+    count) is told in the board's language, as one process tells them; the log is English."""
+    path = every_way_config(tmp_path, board="max_calls = 1\n")
+    path.write_text(path.read_text() + '[words]\nlanguage = "de"\n')
+    door = await serve(path)
+    try:
+        await door.wait_logged(r"worker 1: serving")
+        port = way_port(door, "RLOGIN")
+        rolf = await linked_caller(port, ABC, "Rolf")
+        await rolf.wait_for("Deine Wahl")
+        reader, writer = await send(port, handshake(ABC.secret, f"[{ABC.tag}]Rita"))
+        assert await refusal(reader) == (
+            b"\x01Die einzige Leitung von Another Board ist belegt. Bitte ruf spater wieder an.\r\n"
+        )
+        writer.close()
+        await door.wait_logged(r"refused RLOGIN from 127\.0\.0\.1: All 1 of Another Board's")
+        await stopped(door)
+        await rolf.wait_closed(30)
+    finally:
+        door.process.kill()

@@ -464,7 +464,11 @@ class Front:
             board=board,
         )
         if refusal is not None:
-            link.channel.send({"answer": message["ask"], "value": {"refused": refusal}})
+            # In English for the worker's log, and as the caller is told it (the board's
+            # language: a count in it can't be looked up again in a worker's catalog).
+            said = told(refusal, self.config.words.words(None))
+            value = {"refused": str(refusal), "said": said}
+            link.channel.send({"answer": message["ask"], "value": value})
             return
         self._next_call += 1
         user = message.get("user")

@@ -59,6 +59,7 @@ from door.running.control import Controlled
 from door.running.handoff import Channel, Message, Requests
 from door.running.ways import Handed, Ways
 from door.store.hashing import HASHING, arbitrate
+from door.words.told import Said
 
 T = TypeVar("T")
 
@@ -189,7 +190,8 @@ class WorkerNodes(Nodes):
         if not isinstance(answer, dict):  # the front has gone
             raise NoNode(self.closing or SHUTDOWN_MESSAGE)
         if "refused" in answer:
-            raise NoNode(str(answer["refused"]))
+            said = str(answer.get("said") or answer["refused"])
+            raise NoNode(Said(lambda: said, english=str(answer["refused"])))
         return int(answer["node"]), int(answer["call"])
 
     def _given_back(self, asking: asyncio.Future[Any]) -> None:

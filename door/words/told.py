@@ -34,9 +34,13 @@ class Said(str):
 
     words: Callable[[], str]
 
-    def __new__(cls, words: Callable[[], str]) -> Said:
-        with speaking(ENGLISH_WORDS):
-            said = super().__new__(cls, words())
+    def __new__(cls, words: Callable[[], str], english: str | None = None) -> Said:
+        """``english``: the text's English, when ``words`` can't make it (it gives a text
+        said already, in another process, in the language it is to be told in)."""
+        if english is None:
+            with speaking(ENGLISH_WORDS):
+                english = words()
+        said = super().__new__(cls, english)
         said.words = words
         return said
 
