@@ -46,6 +46,7 @@ from door.views.board import (
     plain_lines,
 )
 from door.views.commands import PLAY, command_of, spelled
+from door.views.pages import status_word
 from door.views.pointer import draw_pointer, reminder_lines
 from door.views.refusals import refusal_words
 from door.views.terse import Sight, describe_play, pile_text, sight, status_text
@@ -937,24 +938,6 @@ def ordinal(number: int) -> str:
         forms = {1: N_("{number}st"), 2: N_("{number}nd"), 3: N_("{number}rd")}
         form = forms.get(number % 10, N_("{number}th"))
     return _(form).format(number=number)
-
-
-# What a game's status is called where the screen names it.
-STATUS_WORDS = {
-    Status.PLAYING: N_("playing"),
-    Status.WON: N_("won"),
-    Status.STUCK: N_("stuck"),
-    Status.RESIGNED: N_("resigned"),
-}
-
-
-def status_word(status: Status) -> str:
-    """``status`` in the caller's words.
-
-    >>> status_word(Status.RESIGNED)
-    'resigned'
-    """
-    return _(STATUS_WORDS[status])
 
 
 async def _hint(
