@@ -211,3 +211,32 @@ def test_the_scoreboards_keep_a_row_a_player_on_a_narrow_screen():
         standing_lines(standings, look.width)[:2],
     ):
         assert len(lay_out(lines, look)) == len(lines)  # a row each, none wrapped
+
+
+async def test_a_won_games_long_message_on_the_narrow_board_keeps_its_rows_whole(door):
+    """At 40x25 the win's message takes three rows and the footnote goes up above them: the
+    message's first row is not drawn over the footnote's (its end showed after the message)."""
+    caller = await sign_up(door, size=(40, 25))
+    level = door.config.level(WON_LEVEL)
+    game = Game.deal(level.variant, WON_DEAL)
+    line = winning_line(door)
+    for command in line[:-1]:
+        game.play(command)
+    user = await door.store.find_user("Alice")
+    await door.store.start_game(user.id, level, game, practice=True)
+    await caller.key("X")
+    await caller.wait_for("Resume your saved game")
+    await caller.key("R")
+    await caller.wait_for(r"Command \(\? for help\)")
+    await caller.type(line[-1])
+    await caller.wait_for("Press Enter to go on")
+    game.play(line[-1])
+    rows = [row.rstrip() for row in caller.screen.display]
+    at = next(number for number, row in enumerate(rows) if "You won!" in row)
+    assert rows[at - 1] == " Practice: this game never reaches the"
+    said = " ".join(row.strip() for row in rows[at : at + 3])
+    assert said == (
+        f"You won! Final score {game.score} in {game.moves} moves. "
+        "Practice: it is not on the high scores."
+    ), rows
+    await caller.hang_up()

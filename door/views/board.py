@@ -827,10 +827,11 @@ def _bottom(
     # they leave it free (they do once a game is won).
     free = not screen.text_at(g.last_column_row)[: g.sidebar_col - 1].strip()
     lines = lines[-3:] if g.short and len(lines) > 2 and free else lines[-2:]
-    # A long message takes the footnote's row: the footnote goes up a row if the columns
-    # leave it free (they do once a game is won), since it may say what the deal was.
+    # A long message takes the footnote's row (and a third line the one above): the footnote
+    # goes up above the message if the columns leave that row free (they do once a game is
+    # won), since it may say what the deal was.
     footnote_row = g.footnote_row
-    row = footnote_row if len(lines) < 2 else footnote_row - 1
+    row = footnote_row - max(0, len(lines) - 1)
     if footnote and (row == footnote_row or not screen.text_at(row).strip()):
         shown = wrap(footnote, room)[0] if g.short else footnote[:room]
         screen.put(row, 2, shown, LABEL if look.ansi else PLAIN)
