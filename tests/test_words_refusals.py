@@ -72,7 +72,7 @@ async def test_a_refused_play_is_told_in_the_callers_language_with_its_cards(tmp
         with speaking(door.config.words.words("de")):
             looks = (Look(), Look(suit_letters=True))  # as the caller's screen shows suits
             said = {refusal_words(refusal.value, look) for look in looks}
-        assert "4♦ passt nicht auf J♦: Spalte 4 braucht eine schwarze 10" in said
+        assert "4♦ passt nicht auf J♦: Spalte 4 braucht eine schwarze Karte mit Wert 10" in said
         await caller.type(REFUSED)
         await caller.wait_for("|".join(map(shown, said)))
         assert "can't go on" not in caller.display()
