@@ -25,8 +25,6 @@ from door.views.pages import (
     FIRST_ROW,
     Entry,
     PageLine,
-    Term,
-    Text,
     draw_rows,
     high_score_lines,
     level_line,
@@ -37,26 +35,13 @@ from door.views.pages import (
     welcome_lines,
 )
 from door.views.texts import help_lines, rules_lines
+from tests.support.screens import words_of
 
 RIGHT_EDGE = 79  # the last column text may use on an 80-column screen
 LOOKS = (Look(ansi=True), Look(ansi=False))
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LONG_NAME = "The Very Long Name Of A Bulletin Board System That Goes On And On"[:60]
 ALIAS = "A" * 20
-
-
-def source_words(lines: list[PageLine]) -> list[str]:
-    words: list[str] = []
-    for line in lines:
-        if isinstance(line, Entry):
-            words += [line.key, *line.text.split()]
-        elif isinstance(line, Term):
-            words += [*line.term.split(), *line.text.split()]
-        elif isinstance(line, Text):
-            words += line.text.split()
-        else:
-            words += line.split()
-    return words
 
 
 def shown_pages(lines: list[PageLine], look: Look) -> list[list[str]]:
@@ -79,7 +64,7 @@ def assert_laid_out(lines: list[PageLine]) -> int:
             for row in page:
                 assert len(row.rstrip()) <= RIGHT_EDGE, row
         words = [word for page in pages for row in page for word in row.split()]
-        assert words == source_words(lines)
+        assert words == words_of(lines)
     return len(pages)
 
 

@@ -26,9 +26,7 @@ from door.views.contests import table_lines
 from door.views.daily import board_lines
 from door.views.pages import (
     FIRST_ROW,
-    Entry,
     PageLine,
-    Term,
     Text,
     draw_rows,
     high_score_lines,
@@ -39,6 +37,7 @@ from door.views.pages import (
 from door.views.pointer import reminder_lines
 from door.views.texts import help_lines, rules_lines
 from door.words import Catalogs, _, speaking
+from tests.support.screens import words_of
 
 GERMAN = Catalogs.read().words("de")
 WINDOWS = ((80, 24), (40, 24), (40, 25))
@@ -110,20 +109,6 @@ def test_the_board_draws_in_german_within_the_window(window: tuple[int, int], ho
             assert rows[g.prompt_row - 1].strip() == prompt.strip() == "Befehl (? für Hilfe):"
 
 
-def source_words(lines: list[PageLine]) -> list[str]:
-    words: list[str] = []
-    for line in lines:
-        if isinstance(line, Entry):
-            words += [line.key, *line.text.split()]
-        elif isinstance(line, Term):
-            words += [*line.term.split(), *line.text.split()]
-        elif isinstance(line, Text):
-            words += line.text.split()
-        elif isinstance(line, str):
-            words += line.split()
-    return words
-
-
 def assert_shown_whole(lines: list[PageLine], window: tuple[int, int]) -> None:
     """Every page of ``lines`` within the window, and every word of them shown whole and
     in order."""
@@ -142,7 +127,7 @@ def assert_shown_whole(lines: list[PageLine], window: tuple[int, int]) -> None:
                 for row in rows[FIRST_ROW - 1 : FIRST_ROW - 1 + page_rows(look)]
                 for word in row.split()
             ]
-        assert shown == source_words(lines)
+        assert shown == words_of(lines)
 
 
 @pytest.mark.parametrize("window", WINDOWS)

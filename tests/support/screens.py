@@ -6,6 +6,7 @@ from door.views.pages import Entry, Term, Text
 
 
 def words_of(lines) -> list[str]:
+    """The words a page's lines say, in order (a Styled line, never wrapped, says none here)."""
     words: list[str] = []
     for line in lines:
         if isinstance(line, Entry):
@@ -14,6 +15,6 @@ def words_of(lines) -> list[str]:
             words += [*line.term.split(), *line.text.split()]
         elif isinstance(line, Text):
             words += line.text.split()
-        else:
+        elif isinstance(line, str):
             words += line.split()
     return words
