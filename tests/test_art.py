@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -33,11 +30,11 @@ from tests.support.art import (
     with_art,
 )
 from tests.support.door_server import door_config, open_door
+from tests.support.served_door import check_config
 from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.visits import sign_up_on
 from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
 
-ROOT = Path(__file__).resolve().parent.parent
 
 HOSTILE = (b"\x1b[6n", b"\x1b[c", b"\x1b]", b"\x1bP", b"SAUCE", b"COMNT", b"pwned", b"\x1a")
 
@@ -278,16 +275,7 @@ async def test_a_won_game_shows_the_sysops_art_beside_the_sidebar(tmp_path) -> N
 def test_check_config_lists_the_art_and_its_problems(tmp_path: Path) -> None:
     art_folder(tmp_path / "art", {"welcome.ans": WELCOME, "menu.ans": MENU})
     (tmp_path / "sysop.toml").write_text('[art]\nfolder = "art"\n')
-    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    result = subprocess.run(
-        [sys.executable, "-m", "door", "check-config", "--config", "sysop.toml"],
-        cwd=tmp_path,
-        env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = check_config(tmp_path / "sysop.toml")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1] == (

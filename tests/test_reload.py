@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,7 @@ from door.config import Config, ServerConfig, load_config
 from door.running.reload import compare
 from door.store import Store
 from tests.support.live_door import ROOT, write_config
-from tests.support.served_door import WAIT, serve
+from tests.support.served_door import WAIT, check_config, serve
 from tests.support.visits import DEAL, play, sign_up, start_deal
 
 LEVEL_4 = """
@@ -84,13 +82,7 @@ async def test_sighup_under_load_drops_nobody_and_offers_the_new_level(tmp_path)
 
         # A file that does not check is refused with check-config's words; nothing changes.
         config.write_text(text.replace("draw = 1\npasses = 1", "draw = 2\npasses = 1"))
-        checked = subprocess.run(
-            [sys.executable, "-m", "door", "check-config", "--config", str(config)],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            timeout=WAIT,
-        )
+        checked = check_config(config, timeout=WAIT)
         assert checked.returncode == 1
         mark = door.signal(signal.SIGHUP)
         log = (await door.wait_logged("settings not reloaded", mark))[mark:]

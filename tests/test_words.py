@@ -8,9 +8,6 @@ what a sysop's catalog lacks.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +21,7 @@ from door.store import Store
 from door.words import Catalogs, _, speaking
 from door.words.catalogs import LOCALE, problems, read_catalog, shipped_languages, template
 from door.words.refresh import ENGINE_KEYWORDS
+from tests.support.served_door import check_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -127,16 +125,7 @@ def test_check_config_says_what_a_sysops_catalog_lacks(tmp_path: Path) -> None:
     with (words / "de.po").open("wb") as file:
         write_po(file, catalog)
     (tmp_path / "sysop.toml").write_text('[words]\nfolder = "words"\n')
-    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    result = subprocess.run(
-        [sys.executable, "-m", "door", "check-config", "--config", "sysop.toml"],
-        cwd=tmp_path,
-        env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = check_config(tmp_path / "sysop.toml")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1].startswith("Words: de.po: ")

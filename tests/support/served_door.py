@@ -16,6 +16,20 @@ from tests.support import door_log
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def check_config(config: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``canfield-door check-config`` on ``config``, run from its folder as a sysop runs it."""
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return subprocess.run(
+        [sys.executable, "-m", "door", "check-config", "--config", config.name],
+        cwd=config.parent,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def start_door(
     tmp_path: Path, config: Path = ROOT / "sysop.toml", listening: str = "listening on"
 ) -> tuple[subprocess.Popen, int]:
