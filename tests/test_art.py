@@ -35,7 +35,6 @@ from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.visits import sign_up_on
 from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
 
-
 HOSTILE = (b"\x1b[6n", b"\x1b[c", b"\x1b]", b"\x1bP", b"SAUCE", b"COMNT", b"pwned", b"\x1a")
 
 
