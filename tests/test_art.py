@@ -18,7 +18,6 @@ import pytest
 from ansi.art import MOST_DROPPED, MOST_ROWS, read_art, split_sauce
 from door.art import SCREENS, art_problems
 from door.config import ConfigError, load_config
-from door.engine import Game
 from tests.support.art import (
     CONTEST,
     GOODBYE,
@@ -33,7 +32,7 @@ from tests.support.door_server import door_config, open_door
 from tests.support.served_door import check_config
 from tests.support.telnet_caller import Caller, DroppingCaller
 from tests.support.visits import sign_up_on
-from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
+from tests.support.winning import saved_one_play_from_a_win
 
 HOSTILE = (b"\x1b[6n", b"\x1b[c", b"\x1b]", b"\x1bP", b"SAUCE", b"COMNT", b"pwned", b"\x1a")
 
@@ -247,18 +246,12 @@ async def test_a_won_game_shows_the_sysops_art_beside_the_sidebar(tmp_path) -> N
     try:
         caller = await Caller.connect(door.port)
         await sign_up_on(caller, "Winner")
-        level = door.config.level(WON_LEVEL)
-        game = Game.deal(level.variant, WON_DEAL)
-        line = winning_line(door)
-        for command in line[:-1]:
-            game.play(command)
-        user = await door.store.find_user("Winner")
-        await door.store.start_game(user.id, level, game, practice=True)
+        _game, last = await saved_one_play_from_a_win(door, "Winner")
         await caller.key("X")
         await caller.wait_for("Resume your saved game")
         await caller.key("R")
         await caller.wait_for(r"Command \(\? for help\)")
-        await caller.type(line[-1])
+        await caller.type(last)
         screen = await caller.wait_for("You won!")
         assert "Y O U   W O N" not in screen
         rows = [number for number in range(1, 25) if "WON ART" in caller.row(number)]

@@ -14,7 +14,7 @@ from tests.support.keyplay import Player, key_bytes
 from tests.support.telnet_caller import Caller
 from tests.support.tour import Tour, tour
 from tests.support.visits import DEAL, sign_up, start_deal
-from tests.support.winning import WON_DEAL, WON_LEVEL, winning_line
+from tests.support.winning import WON_DEAL, WON_LEVEL, saved_one_play_from_a_win, winning_line
 
 WELCOME_END = "Type your alias to log in, or NEW to sign up."
 
@@ -217,20 +217,14 @@ async def test_a_won_games_long_message_on_the_narrow_board_keeps_its_rows_whole
     """At 40x25 the win's message takes three rows and the footnote goes up above them: the
     message's first row is not drawn over the footnote's (its end showed after the message)."""
     caller = await sign_up(door, size=(40, 25))
-    level = door.config.level(WON_LEVEL)
-    game = Game.deal(level.variant, WON_DEAL)
-    line = winning_line(door)
-    for command in line[:-1]:
-        game.play(command)
-    user = await door.store.find_user("Alice")
-    await door.store.start_game(user.id, level, game, practice=True)
+    game, last = await saved_one_play_from_a_win(door, "Alice")
     await caller.key("X")
     await caller.wait_for("Resume your saved game")
     await caller.key("R")
     await caller.wait_for(r"Command \(\? for help\)")
-    await caller.type(line[-1])
+    await caller.type(last)
     await caller.wait_for("Press Enter to go on")
-    game.play(line[-1])
+    game.play(last)
     rows = [row.rstrip() for row in caller.screen.display]
     at = next(number for number, row in enumerate(rows) if "You won!" in row)
     assert rows[at - 1] == " Practice: this game never reaches the"

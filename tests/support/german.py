@@ -14,13 +14,12 @@ import unicodedata
 from pathlib import Path
 
 from door.config import Config
-from door.engine import Game
 from door.words import Catalogs
 from door.words.catalogs import LOCALE, read_catalog, template
 from tests.support.door_server import SHIPPED_CONFIG
 from tests.support.telnet_caller import Caller
-from tests.support.tour import DEAL, WON_DEAL, WON_LEVEL, Tour, quiet, refused_commands
-from tests.support.tour import winning_line as won_line
+from tests.support.tour import DEAL, Tour, quiet, refused_commands
+from tests.support.winning import saved_one_play_from_a_win
 
 # A German sysop's own words in sysop.toml: the board's and the levels' names are theirs, in
 # the board's language, not the door's.
@@ -205,17 +204,11 @@ async def german_visit(door, visit: GermanTour, alias: str) -> None:
     await visit.see(None, "Your choice")
 
     # A won game: the last play of a winning line, then the banner.
-    level = door.config.level(WON_LEVEL)
-    game = Game.deal(level.variant, WON_DEAL)
-    line = won_line()
-    for command in line[:-1]:
-        game.play(command)
-    user = await door.store.find_user(alias)
-    await door.store.start_game(user.id, level, game, practice=True)
+    _game, last = await saved_one_play_from_a_win(door, alias)
     await visit.press("main menu with a saved game", "X")
     await caller.key("R")
     await visit.see("a game one play from a win", "Command (? for help)")
-    await caller.type(line[-1])
+    await caller.type(last)
     await visit.see("the win banner", "You won!", "Press Enter to go on")
     await caller.key("\r")
     await visit.see("main menu after a win", "Your choice")

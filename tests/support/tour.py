@@ -9,26 +9,16 @@ settings, the scoreboards and statistics, goodbye.
 from __future__ import annotations
 
 import asyncio
-import functools
 import re
 
 from door.engine import Game, IllegalMove
-from door.engine.solver import solve
 from door.levels import SHIPPED_LEVELS
 from tests.support.telnet_caller import Caller
 from tests.support.visits import DEAL, sign_up_on
+from tests.support.winning import saved_one_play_from_a_win
 
 DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
-WON_DEAL, WON_LEVEL = 10, 2  # a deal whose winning line at level 2 is short
 QUIET = 0.3  # seconds without a byte after which a screen is taken as drawn
-
-
-@functools.cache
-def winning_line() -> tuple[str, ...]:
-    variant = SHIPPED_LEVELS[WON_LEVEL - 1].variant
-    verdict = solve(Game.deal(variant, WON_DEAL), max_seconds=20)
-    assert verdict.result == "won"
-    return tuple(verdict.line)
 
 
 async def quiet(caller: Caller, since: int | None = None, timeout: float = 15.0) -> None:
@@ -142,18 +132,12 @@ async def tour(door, caller: Caller, alias: str, *, games: bool = True) -> Tour:
 async def _games(door, caller: Caller, alias: str, visit: Tour) -> None:
 
     # A won game: the last play of a winning line, then the banner.
-    level = door.config.level(WON_LEVEL)
-    game = Game.deal(level.variant, WON_DEAL)
-    line = winning_line()
-    for command in line[:-1]:
-        game.play(command)
-    user = await door.store.find_user(alias)
-    await door.store.start_game(user.id, level, game, practice=True)
+    _game, last = await saved_one_play_from_a_win(door, alias)
     await caller.key("X")
     await visit.wait("main menu with a saved game", "Resume your saved game")
     await caller.key("R")
     await visit.wait("a game one play from a win", r"Command \(\? for help\)")
-    await caller.type(line[-1])
+    await caller.type(last)
     await visit.wait("the win banner", "You won!")
     await caller.key("\r")
     await visit.wait("main menu after a win", "Well played")
