@@ -237,3 +237,33 @@ async def test_aliases_that_deceive_are_refused(tmp_path) -> None:
         assert await door.store.counts() == (4, 0)
     finally:
         await door.close()
+
+
+@pytest.mark.slow
+async def test_a_resting_alias_is_told_how_long_in_the_boards_language(tmp_path) -> None:
+    (tmp_path / "sysop.toml").write_text('[words]\nlanguage = "de"\n')
+    clock = Clock()
+    door = await open_door(
+        door_config(tmp_path, tmp_path / "sysop.toml", max_per_address=64), clock=clock
+    )
+    try:
+        await door.store.create_user("Alice", GOOD)
+        for n in range(FREE_ALIAS_FAILURES + 1):
+            caller = await Caller.connect(door.port)
+            await caller.wait_for("Dein Name", WAIT)
+            await caller.type("alice")
+            await caller.wait_for("Passwort für", WAIT)
+            await caller.type(f"guess number {n}")
+            await caller.wait_for("Falsches Passwort", WAIT)
+            await caller.hang_up()
+        caller = await Caller.connect(door.port)
+        await caller.wait_for("Dein Name", WAIT)
+        await caller.type("Alice")
+        await caller.wait_for("Versuch es in", WAIT)
+        assert (
+            "Zu viele falsche Passwörter in letzter Zeit. Versuch es in 15 Sekunden noch einmal."
+            in " ".join(caller.display().split())
+        )
+        await caller.hang_up()
+    finally:
+        await door.close()

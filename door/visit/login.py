@@ -9,7 +9,7 @@ import asyncio
 import logging
 
 from ansi.text import sanitize
-from door.net.clocks import describe_seconds
+from door.net.clocks import span
 from door.store.accounts import (
     alias_key,
 )
@@ -23,7 +23,7 @@ from door.visit.art import art_for
 from door.visit.context import Visit, caller_address
 from door.visit.screens import ask_line, wait_key
 from door.visit.signup import ALIAS_LENGTH, PASSWORD_LENGTH, sign_up
-from door.words import _
+from door.words import _, ngettext
 
 log = logging.getLogger("door")
 
@@ -68,9 +68,7 @@ async def log_in(visit: Visit) -> User | None:
                 # Wrong passwords from many calls: the alias (or the address) rests a while.
                 failures += 1
                 log.info("node %d: log-in as %s refused for now", visit.node, sanitize(alias))
-                message = _("Too many wrong passwords lately. Try again in {wait}.").format(
-                    wait=describe_seconds(wait)
-                )
+                message = _try_again_in(wait)
                 continue
             password = await ask_line(
                 visit,
@@ -118,3 +116,22 @@ async def claim_node(visit: Visit, user: User) -> bool:
         log.info("node %d: %s took over node %d", visit.node, sanitize(user.alias), other)
     nodes.log_in(visit.node, user.id)
     return True
+
+
+def _try_again_in(seconds: float) -> str:
+    """Why the alias rests, and for how long: a whole sentence for each unit (a span glued
+    into a sentence would stay English in another language)."""
+    count, in_minutes = span(seconds)
+    if in_minutes:
+        text = ngettext(
+            "Too many wrong passwords lately. Try again in {count} minute.",
+            "Too many wrong passwords lately. Try again in {count} minutes.",
+            count,
+        )
+    else:
+        text = ngettext(
+            "Too many wrong passwords lately. Try again in {count} second.",
+            "Too many wrong passwords lately. Try again in {count} seconds.",
+            count,
+        )
+    return text.format(count=count)
