@@ -99,9 +99,7 @@ def problems(catalog: Catalog, expected: Catalog | None = None) -> list[str]:
         if not strings or not all(strings):
             found.append(f"missing: {shown!r}")
             continue
-        # A singular may leave out the count ("eine Karte"), so the forms are held together.
-        wanted = frozenset().union(*map(placeholders, english))
-        given = frozenset().union(*map(placeholders, strings))
+        wanted, given = _fields(english), _fields(strings)
         if given != wanted:
             lost, added = sorted(wanted - given), sorted(given - wanted)
             what = (
@@ -120,10 +118,15 @@ def _placeholders_kept(catalog: Catalog) -> Catalog:
         expected = template().get(message.id) if message.id else None
         if expected is None or not message.string:
             continue
-        wanted = frozenset().union(*map(placeholders, _forms(expected.id)))
-        if frozenset().union(*map(placeholders, _forms(message.string))) != wanted:
+        if _fields(_forms(message.string)) != _fields(_forms(expected.id)):
             message.string = "" if isinstance(message.id, str) else ("",) * len(message.string)
     return catalog
+
+
+def _fields(forms: list[str]) -> frozenset[str]:
+    """The ``{placeholders}`` of a text's forms, held together (a singular may leave out
+    the count: "eine Karte")."""
+    return frozenset().union(*map(placeholders, forms))
 
 
 def _forms(text: str | tuple[str, ...] | list[str]) -> list[str]:
