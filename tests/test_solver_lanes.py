@@ -61,8 +61,8 @@ async def test_a_search_nobody_waits_for_is_stopped() -> None:
     try:
         searches = [asyncio.create_task(pool.solve(LONG, BUDGET)) for _ in range(2)]
         await asyncio.sleep(1.0)
-        workers = solver_processes(os.getpid())
-        assert workers
+        searching = solver_processes(os.getpid())
+        assert searching
         for search in searches:  # the callers hang up
             search.cancel()
         ended = await asyncio.gather(*searches, return_exceptions=True)
@@ -72,10 +72,10 @@ async def test_a_search_nobody_waits_for_is_stopped() -> None:
         verdict = await asyncio.wait_for(pool.solve(QUICK, BUDGET), BUDGET / 2)
         assert verdict.result == "won"
         for _ in range(100):
-            if not any(alive(pid) for pid in workers):
+            if not any(alive(pid) for pid in searching):
                 break
             await asyncio.sleep(0.05)
-        assert not any(alive(pid) for pid in workers)
+        assert not any(alive(pid) for pid in searching)
     finally:
         pool.close()
         await pool.wait_closed()

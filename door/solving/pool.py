@@ -198,7 +198,7 @@ class SolverPool:
                 # Nobody waits for this search any more: stop it, not just forget it.
                 _kill(lane.forget())
                 raise
-            except (OSError, ValueError):
+            except (OSError, TypeError, ValueError):
                 # The process died (out of memory, killed, or ended by close), answered
                 # what is no verdict, or could not be started.
                 if not self._closed:
