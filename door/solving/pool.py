@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import door
 from door.config import Config
@@ -83,8 +83,8 @@ class _Child(asyncio.SubprocessProtocol):
         """Send ``question``; the line it answers with (empty if the process ended first)."""
         assert self.transport is not None
         self._answer = asyncio.get_running_loop().create_future()
-        stdin = self.transport.get_pipe_transport(0)
-        if not isinstance(stdin, asyncio.WriteTransport) or stdin.is_closing():
+        stdin = cast(asyncio.WriteTransport | None, self.transport.get_pipe_transport(0))
+        if stdin is None or stdin.is_closing():
             return b""
         stdin.write(question)  # a broken pipe closes it, and its stdout ends too
         self._hand_over()
@@ -104,8 +104,8 @@ class _Child(asyncio.SubprocessProtocol):
             self.transport.close()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.SubprocessTransport)
-        self.transport = transport
+        # A subprocess transport (uvloop's is not a subclass of asyncio's: no isinstance).
+        self.transport = cast(asyncio.SubprocessTransport, transport)
 
     @property
     def gone(self) -> bool:
