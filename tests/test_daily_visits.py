@@ -151,3 +151,4 @@ async def test_the_days_deal_is_the_first_winnable_from_its_start(tmp_path, day)
             assert await choose_deal_of_the_day(pool, store, config, day) == chosen
     finally:
         pool.close()
+        await pool.wait_closed()

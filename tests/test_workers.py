@@ -22,9 +22,10 @@ from door.net.nodes import TAKEN_OVER_MESSAGE, TOO_MANY_MESSAGE
 from door.running.control import control_path
 from tests.support.rlogin import ABC, handshake, linked_caller, refusal, send
 from tests.support.served_door import ROOT, Serving, serve
+from tests.support.solver_processes import is_solver, solver_processes
 from tests.support.ssh import sign_up_as_new, ssh_caller
 from tests.support.telnet_caller import Caller
-from tests.support.visits import log_in, sign_up, sign_up_on
+from tests.support.visits import log_in, sign_up, sign_up_on, start_deal
 from tests.support.web_caller import web_caller
 
 pytestmark = pytest.mark.slow  # a real serve, its workers forked
@@ -188,6 +189,39 @@ async def test_the_background_jobs_run_in_one_worker_alone(tmp_path) -> None:
             await asyncio.sleep(0.1)
         assert children(workers[1]) == []
         await stopped(door)
+    finally:
+        door.process.kill()
+
+
+def parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+async def test_each_worker_s_callers_are_answered_by_its_own_solver_processes(tmp_path) -> None:
+    path = config(tmp_path)
+    level = 'name = "Hinted"\ndraw = 1\npasses = 0\nhints = "solver"\n'
+    path.write_text(path.read_text() + f"[game]\ndefault_level = 1\n[[levels]]\n{level}")
+    door = await serve(path)
+    try:
+        await door.wait_logged(r"worker 0: serving")
+        await door.wait_logged(r"worker 1: serving")
+        # One caller on each worker (the fewest callers'), each asking the solver.
+        callers = [await sign_up(door, "Alice"), await sign_up(door, "Bobby")]
+        await door.wait_logged(r"worker 0: node \d: connect from")
+        await door.wait_logged(r"worker 1: node \d: connect from")
+        for caller in callers:
+            await start_deal(caller, 1)
+            await caller.type("HINT")
+            await caller.wait_for(r"Hint: \S+(?: \S+)? \(a winning line", timeout=30)
+        # The solver's processes are the workers' children (the front, which reaps its own
+        # children, never sees them), one at least in each worker.
+        workers = set(workers_of(door).values())
+        solver = solver_processes(door.process.pid)
+        assert {parent(pid) for pid in solver} == workers
+        assert "solver process died" not in door.logged()
+        await stopped(door)
+        assert not any(is_solver(pid) for pid in solver)
     finally:
         door.process.kill()
 
@@ -377,9 +411,12 @@ async def test_the_web_port_s_pages_and_guards_hold_through_the_workers(tmp_path
         # in calls, a third is refused there as one process refuses it.
         caller = await web_caller(web_port)
         await caller.wait_for("Your alias")
-        async with aiohttp.ClientSession() as second, aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
-        ) as flood:
+        async with (
+            aiohttp.ClientSession() as second,
+            aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+            ) as flood,
+        ):
             url = f"http://127.0.0.1:{web_port}/telnet"
             held = await second.ws_connect(url, protocols=("base64",))
             reader, writer = await asyncio.open_connection("127.0.0.1", web_port)

@@ -1,13 +1,17 @@
-"""The solver at work for the door, in worker processes, so that the event loop never waits.
+"""The solver at work for the door, in processes of its own, so that the event loop never waits.
 
 A search is CPU-bound and may run for the whole budget (``[solver] seconds``); run in the
 server's process it would freeze every caller's screen meanwhile. :class:`SolverPool` sends
-each position (its JSON dict, which pickles cheaply) to a worker process, started the first
-time it is needed and shut down with the server. It keeps two lanes of one worker each: one
-for the background search (:attr:`SolverPool.background`), one for callers, so a caller
-never waits behind the background (on a one-core machine the two share one worker). A
-search whose caller stopped waiting (hung up, say) is stopped at once: its worker is ended
-and the lane starts a fresh one, where any search queued behind it runs again.
+each position to a solver process (:mod:`door.solving.child`: the position as a JSON line on
+its stdin, the verdict back as one on its stdout), started when there is a search to do and
+ended once it has had none for :data:`IDLE_SECONDS`: most of the time nothing is solved, and
+then the solver costs no memory. It keeps two lanes of one process each: one for the
+background search (:attr:`SolverPool.background`), one for callers, so a caller never waits
+behind the background (on a one-core machine the two share one lane). A search whose caller
+stopped waiting (hung up, say) is stopped at once: its process is killed, and any search
+queued behind it runs in a fresh one. A process that dies (out of memory, killed) answers
+"undecided" and its lane starts afresh. A solver process ends by itself when its stdin
+closes, so the door's end (even by SIGKILL) is its end too.
 
 :class:`Solving` is what the door asks: verdicts with the sysop's budget, winnable deals for
 the levels that deal only those, and the deal of the day. Started with the server, it keeps
@@ -19,21 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
-import signal
-import threading
-import time
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
 from datetime import date
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
+import door
 from door.config import Config
-from door.engine.solver import Result, Verdict, solve
+from door.engine.solver import Result, Verdict
 from door.levels import Level
+from door.solving.child import question_line, read_verdict
 from door.solving.daily import Solver, choose_deal_of_the_day, close_past_days
 from door.solving.winnable import find_winnable
 from door.store import DailyDeal, Store
@@ -42,7 +45,13 @@ from door.tasks import Supervised
 log = logging.getLogger("door")
 
 WORKERS = 2
-"""Worker processes: one for the background search, one for callers' questions."""
+"""Solver processes at most: one for the background search, one for callers' questions."""
+
+IDLE_SECONDS = 30.0
+"""A lane's process ends after so long without a search (the next search starts another)."""
+
+END_SECONDS = 5.0
+"""How long a process let go (its stdin closed) may take to end before it is killed."""
 
 CALLER_WAIT = 60.0
 """Seconds a caller waits for a winnable deal at most, before being dealt any deal."""
@@ -50,50 +59,114 @@ CALLER_WAIT = 60.0
 RECHECK_SECONDS = 60.0
 """How often the background looks again without being asked (a new day, say)."""
 
-WATCH_SECONDS = 2.0
-"""How often a worker checks that the door's process is still there."""
+CHILD_MODULE = "door.solving.child"
+# Where `python -m` finds the door package the door itself runs (a checkout or site-packages),
+# whatever directory the door was started in.
+PACKAGE_ROOT = Path(door.__file__).resolve().parent.parent
 
-
-def _end_with(door_pid: int) -> None:
-    """In a worker process: exit when the door's process is gone, even killed with SIGKILL.
-
-    Workers wait on a queue that they themselves hold open, so without this a door killed
-    hard would leave them (and the forkserver) behind for good. They ignore Ctrl-C and the
-    hang-up signal, which a terminal sends its whole process group: the door decides when
-    its workers end, and a worker killed under it would leave the pool broken.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-
-    def watch() -> None:
-        while True:
-            time.sleep(WATCH_SECONDS)
-            try:
-                os.kill(door_pid, 0)
-            except ProcessLookupError:
-                os._exit(0)
-            except PermissionError:
-                pass  # alive, under another user: keep watching
-
-    threading.Thread(target=watch, name="door-watch", daemon=True).start()
-
-
-def _solve(position: dict[str, Any], seconds: float) -> Verdict:
-    """In a worker process: the solver's verdict on one position."""
-    return solve(position, max_seconds=seconds)
-
+UNDECIDED = Verdict(Result.UNKNOWN, (), 0, 0.0)
 
 CALLERS, BACKGROUND = "callers", "background"
 
 
-class SolverPool:
-    """Verdicts from worker processes, in two lanes; see the module. ``close`` ends the
-    workers, a search under way too."""
+class _Child(asyncio.SubprocessProtocol):
+    """A solver process as the door sees it: its answers, line by line, and its end."""
 
-    def __init__(self, workers: int = WORKERS) -> None:
+    def __init__(self) -> None:
+        self.transport: asyncio.SubprocessTransport | None = None
+        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._read = bytearray()
+        self._answer: asyncio.Future[bytes] | None = None
+        self._silent = False  # its stdout closed: no more answers
+
+    async def ask(self, question: bytes) -> bytes:
+        """Send ``question``; the line it answers with (empty if the process ended first)."""
+        assert self.transport is not None
+        self._answer = asyncio.get_running_loop().create_future()
+        stdin = cast(asyncio.WriteTransport | None, self.transport.get_pipe_transport(0))
+        if stdin is None or stdin.is_closing():
+            return b""
+        stdin.write(question)  # a broken pipe closes it, and its stdout ends too
+        self._hand_over()
+        return await self._answer
+
+    def let_go(self) -> None:
+        """Close its stdin, which ends it; kill it if it lingers."""
+        if self.transport is not None and not self.transport.is_closing():
+            stdin = self.transport.get_pipe_transport(0)
+            if stdin is not None:
+                stdin.close()
+            asyncio.get_running_loop().call_later(END_SECONDS, self.transport.close)
+
+    def kill(self) -> None:
+        """End it now, a search under way too (asyncio's child watcher reaps it)."""
+        if self.transport is not None:
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # A subprocess transport (uvloop's is not a subclass of asyncio's: no isinstance).
+        self.transport = cast(asyncio.SubprocessTransport, transport)
+
+    @property
+    def gone(self) -> bool:
+        """Whether it can answer no more (it died, or is ending)."""
+        return self._silent or self.transport is None or self.transport.is_closing()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self._read += data
+        self._hand_over()
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self._silent = True
+            self._hand_over()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The process has ended and its pipes are closed."""
+        self._silent = True
+        self._hand_over()
+        if self.transport is not None:
+            self.transport.close()
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def _hand_over(self) -> None:
+        if self._answer is None or self._answer.done():
+            return
+        end = self._read.find(b"\n") + 1
+        if end:
+            self._answer.set_result(bytes(self._read[:end]))
+            del self._read[:end]
+        elif self._silent:
+            self._answer.set_result(b"")
+
+
+class _Lane:
+    """One lane's solver process (while it has one) and the searches waiting for it."""
+
+    def __init__(self) -> None:
+        self.turn = asyncio.Lock()  # one search at a time; the others wait here
+        self.child: _Child | None = None
+        self.idle: asyncio.TimerHandle | None = None  # lets the process go unless a search comes
+
+    def forget(self) -> _Child | None:
+        """The lane's process, which the next search will not use: it starts another."""
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        child, self.child = self.child, None
+        return child
+
+
+class SolverPool:
+    """Verdicts from solver processes, in two lanes; see the module. ``close`` ends the
+    processes, a search under way too. ``idle_seconds``: see :data:`IDLE_SECONDS`."""
+
+    def __init__(self, workers: int = WORKERS, *, idle_seconds: float = IDLE_SECONDS) -> None:
         self._workers = max(1, min(workers, os.cpu_count() or 1, WORKERS))
-        self._executors: dict[str, ProcessPoolExecutor] = {}
-        self._stopped: set[int] = set()  # ids of executors ended because nobody waited
+        self._idle_seconds = idle_seconds
+        self._lanes = {CALLERS: _Lane(), BACKGROUND: _Lane()}
+        self._children: set[_Child] = set()  # every process not yet ended
         self._closed = False
 
     @property
@@ -101,66 +174,84 @@ class SolverPool:
         """The pool as the background search asks it: its own lane."""
         return _BackgroundLane(self)
 
-    def _pool(self, lane: str) -> ProcessPoolExecutor:
-        if self._closed:
-            raise RuntimeError("the solver pool is shut down")
-        executor = self._executors.get(lane)
-        if executor is None:
-            # forkserver: workers start clean, not forked from a process with threads
-            # (the store's) that might hold a lock at the fork.
-            context = multiprocessing.get_context("forkserver")
-            executor = ProcessPoolExecutor(
-                1, mp_context=context, initializer=_end_with, initargs=(os.getpid(),)
-            )
-            self._executors[lane] = executor
-        return executor
-
     async def solve(
         self, position: Mapping[str, Any], seconds: float, *, background: bool = False
     ) -> Verdict:
         """The solver's verdict on ``position`` (docs/rules.md §18) within ``seconds``, in the
-        callers' lane (or the ``background``'s, where there are two workers)."""
-        lane = BACKGROUND if background and self._workers > 1 else CALLERS
-        while True:
-            executor = self._pool(lane)
-            future = executor.submit(_solve, dict(position), seconds)
+        callers' lane (or the ``background``'s, where there are two lanes)."""
+        if self._closed:
+            raise RuntimeError("the solver pool is shut down")
+        lane = self._lanes[BACKGROUND if background and self._workers > 1 else CALLERS]
+        async with lane.turn:
+            if self._closed:  # shut down while this search waited its turn
+                return UNDECIDED
+            if lane.idle is not None:
+                lane.idle.cancel()
+                lane.idle = None
+            if lane.child is not None and lane.child.gone:  # died while idle
+                log.warning("a solver process died; its lane starts afresh")
+                _kill(lane.forget())
             try:
-                return await asyncio.wrap_future(future)
+                child = lane.child or await self._start(lane)
+                verdict = read_verdict(await child.ask(question_line(position, seconds)))
             except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    # Nobody waits for this search any more: stop it, not just forget it.
-                    if not future.cancelled():
-                        self._stop(lane, executor)
-                    raise
-                if id(executor) not in self._stopped:
-                    raise
-                # Queued behind a search that was stopped: run again in a fresh worker.
-            except (BrokenProcessPool, OSError):
-                if id(executor) in self._stopped and not self._closed:
-                    continue  # behind a search that was stopped: run again
-                # A worker died (out of memory, killed, or ended by close) or could not be
-                # started: answer "undecided", and start afresh next time.
+                # Nobody waits for this search any more: stop it, not just forget it.
+                _kill(lane.forget())
+                raise
+            except (OSError, TypeError, ValueError):
+                # The process died (out of memory, killed, or ended by close), answered
+                # what is no verdict, or could not be started.
                 if not self._closed:
-                    log.warning("a solver worker died; the solver pool is restarted")
-                if self._executors.get(lane) is executor:
-                    del self._executors[lane]
-                    executor.shutdown(wait=False, cancel_futures=True)
-                return Verdict(Result.UNKNOWN, (), 0, 0.0)
+                    log.warning("a solver process died; its lane starts afresh")
+                _kill(lane.forget())
+                return UNDECIDED
+            lane.idle = asyncio.get_running_loop().call_later(self._idle_seconds, _let_go, lane)
+            return verdict
 
-    def _stop(self, lane: str, executor: ProcessPoolExecutor) -> None:
-        """End ``executor``'s worker (a search nobody waits for); the lane starts anew."""
-        self._stopped.add(id(executor))
-        if self._executors.get(lane) is executor:
-            del self._executors[lane]
-        _end(executor)
+    async def _start(self, lane: _Lane) -> _Child:
+        # Its stderr is the door's (a crash shows in the door's log), unless that is a
+        # terminal: in door mode, most likely the caller's screen.
+        _, child = await asyncio.get_running_loop().subprocess_exec(
+            _Child,
+            sys.executable,
+            "-m",
+            CHILD_MODULE,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL if os.isatty(2) else None,
+            cwd=PACKAGE_ROOT,
+        )
+        self._children.add(child)
+        child.ended.add_done_callback(lambda _: self._children.discard(child))
+        lane.child = child
+        return child
 
     def close(self) -> None:
-        """Shut the workers down now, without waiting for a search to use up its budget."""
+        """End the solver processes now, without waiting for a search to use up its budget."""
         self._closed = True
-        executors, self._executors = list(self._executors.values()), {}
-        for executor in executors:
-            _end(executor)
+        for lane in self._lanes.values():
+            lane.forget()
+        for child in self._children:
+            child.kill()
+
+    async def wait_closed(self) -> None:
+        """Wait until the processes :meth:`close` ended are gone, reaped and their pipes
+        closed (before the event loop closes)."""
+        ending = [child.ended for child in self._children]
+        if ending:
+            await asyncio.wait(ending, timeout=END_SECONDS)
+
+
+def _let_go(lane: _Lane) -> None:
+    """``lane`` has been idle long enough: its process ends."""
+    child = lane.forget()
+    if child is not None:
+        child.let_go()
+
+
+def _kill(child: _Child | None) -> None:
+    if child is not None:
+        child.kill()
 
 
 class _BackgroundLane:
@@ -171,18 +262,6 @@ class _BackgroundLane:
 
     async def solve(self, position: Mapping[str, Any], seconds: float) -> Verdict:
         return await self._pool.solve(position, seconds, background=True)
-
-
-def _end(executor: ProcessPoolExecutor) -> None:
-    """Shut ``executor`` down now, its worker processes ended mid-search if need be."""
-    # ProcessPoolExecutor has no public way to stop a task already running; its worker
-    # processes are ended here so that shutdown need not wait out a long search.
-    # An executor already shut down (a second search behind the same one stopped) has None.
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        with suppress(OSError, ValueError):
-            process.terminate()
 
 
 class Solving:
@@ -284,6 +363,7 @@ class Solving:
                 await asyncio.wait_for(self._wake.wait(), RECHECK_SECONDS)
 
     async def close(self) -> None:
-        """Stop the background and the workers (before the store closes)."""
+        """Stop the background and the solver processes (before the store closes)."""
         await self._job.close()
         self.pool.close()
+        await self.pool.wait_closed()
