@@ -25,6 +25,7 @@ from door.views.board import PROMPT, Look, draw_board, geometry, sidebar_lines
 from door.views.commands import COMMANDS
 from door.views.contests import table_lines
 from door.views.daily import board_lines
+from door.views.layout import wrap
 from door.views.pages import (
     FIRST_ROW,
     PageLine,
@@ -268,3 +269,24 @@ def test_the_bulletin_and_the_web_page_speak_the_boards_language() -> None:
     assert "<h2>Spiel des Tages</h2><p>Heute wurde noch kein Spiel ausgeteilt.</p>" in html
     english = render_html(Bulletin("Board", NOW, (board,), standings), None)
     assert '<html lang="en">' in english and "Deal of the day" in english
+
+
+def test_a_message_of_three_rows_leaves_no_piece_of_the_keys_beside_it() -> None:
+    """On a narrow board a message of three rows takes the last of the columns' rows, the
+    last of the keys' reminder's too: the whole row, no piece of a key beside its words."""
+    window = (40, 24)
+    game = played(Variant())
+    g = geometry(*window, len(game.tableau))
+    assert g is not None
+    message = "Diese Nachricht ist so lang, dass sie auf dem schmalen Brett drei Zeilen braucht."
+    lines = wrap(message, window[0] - 3)
+    assert len(lines) == 3
+    for hot in (True, False):
+        with speaking(GERMAN):
+            reminder = reminder_lines(
+                len(game.tableau), hot=hot, hints=True, width=g.reminder_width
+            )
+            screen = ScreenBuffer(*window)
+            draw_board(screen, game, "Stufe 1", look_of(window), message, reminder=reminder)
+        rows = rows_of(screen)
+        assert [row.strip() for row in rows[g.last_column_row - 1 : g.message_row]] == lines

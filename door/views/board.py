@@ -849,6 +849,8 @@ def _bottom(
         # The row under the columns is free for a second row of a long message.
         message_rows = (g.message_row - 2, g.message_row - 1, g.message_row)
         for row, line in zip(message_rows[-len(lines) :], lines, strict=True):
+            if row == g.last_column_row:  # the whole row, no piece of the keys' reminder left
+                line = line.ljust(g.width - 2)
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
     if prompt == PROMPT:
         prompt = _(PROMPT)
