@@ -22,8 +22,10 @@ from door.scoreboard_page import render_html
 from door.store.contests import ContestStanding
 from door.store.records import DailyResult, HighScore, Standing
 from door.views.board import PROMPT, Look, draw_board, geometry, sidebar_lines
+from door.views.commands import COMMANDS
 from door.views.contests import table_lines
 from door.views.daily import board_lines
+from door.views.layout import wrap
 from door.views.pages import (
     FIRST_ROW,
     PageLine,
@@ -40,6 +42,7 @@ from door.words import Catalogs, _, speaking
 from tests.support.screens import words_of
 
 GERMAN = Catalogs.read().words("de")
+ENGLISH = Catalogs.read().words("en")
 WINDOWS = ((80, 24), (40, 24), (40, 25))
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 ALIAS = "A" * 20
@@ -107,6 +110,49 @@ def test_the_board_draws_in_german_within_the_window(window: tuple[int, int], ho
                 shown = row[g.reminder_col - 1 :].strip()
                 assert not shown or shown in [line.strip() for line in reminder], shown
             assert rows[g.prompt_row - 1].strip() == prompt.strip() == "Befehl (? für Hilfe):"
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_board_reminds_of_every_key_in_either_language(
+    window: tuple[int, int], language: str
+) -> None:
+    """Every key of the reminder on the board, with its words, in the classic window and
+    the narrow ones: a reminder longer than its rows leaves out its heading, never a key."""
+    width, height = window
+    words = GERMAN if language == "de" else ENGLISH
+    for level in LEVELS:
+        hints = level.hints != "off"
+        game = played(level.variant)
+        g = geometry(width, height, len(game.tableau))
+        assert g is not None
+        for hot in (True, False):
+            with speaking(words):
+                reminder = reminder_lines(
+                    len(game.tableau), hot=hot, hints=hints, width=g.reminder_width
+                )
+                keys = [
+                    " ".join(_(command.reminder).split())
+                    for command in COMMANDS
+                    if command.reminder and (hints or not command.hints)
+                ]
+                screen = ScreenBuffer(width, height)
+                draw_board(screen, game, level.name, look_of(window), reminder=reminder)
+            rows = rows_of(screen)
+            assert_within(rows, width)
+            shown = [
+                " ".join(row[g.reminder_col - 1 :].split())
+                for row in rows[g.reminder_top - 1 : g.last_column_row]
+            ]
+            for line in reminder[1:]:  # all but the heading, each on a row of its own
+                assert " ".join(line.split()) in shown, (window, language, line, shown)
+            for key in keys:  # each key with its words, whole, perhaps beside another's
+                assert any(re.search(rf"(^| ){re.escape(key)}( |$)", row) for row in shown), (
+                    window,
+                    language,
+                    key,
+                    shown,
+                )
 
 
 def assert_shown_whole(lines: list[PageLine], window: tuple[int, int]) -> None:
@@ -223,3 +269,24 @@ def test_the_bulletin_and_the_web_page_speak_the_boards_language() -> None:
     assert "<h2>Spiel des Tages</h2><p>Heute wurde noch kein Spiel ausgeteilt.</p>" in html
     english = render_html(Bulletin("Board", NOW, (board,), standings), None)
     assert '<html lang="en">' in english and "Deal of the day" in english
+
+
+def test_a_message_of_three_rows_leaves_no_piece_of_the_keys_beside_it() -> None:
+    """On a narrow board a message of three rows takes the last of the columns' rows, the
+    last of the keys' reminder's too: the whole row, no piece of a key beside its words."""
+    window = (40, 24)
+    game = played(Variant())
+    g = geometry(*window, len(game.tableau))
+    assert g is not None
+    message = "Diese Nachricht ist so lang, dass sie auf dem schmalen Brett drei Zeilen braucht."
+    lines = wrap(message, window[0] - 3)
+    assert len(lines) == 3
+    for hot in (True, False):
+        with speaking(GERMAN):
+            reminder = reminder_lines(
+                len(game.tableau), hot=hot, hints=True, width=g.reminder_width
+            )
+            screen = ScreenBuffer(*window)
+            draw_board(screen, game, "Stufe 1", look_of(window), message, reminder=reminder)
+        rows = rows_of(screen)
+        assert [row.strip() for row in rows[g.last_column_row - 1 : g.message_row]] == lines

@@ -1,10 +1,10 @@
 """The door speaks German everywhere: a whole visit on a board whose sysop.toml says
 ``[words] language = "de"``, and the same for a caller who chose German on an English
-board, in a phone's window and the classic one, for UTF-8, CP437 and ASCII terminals.
+board, in a phone's windows and the classic one, for UTF-8, CP437 and ASCII terminals.
 
 On every screen kept: no English left (a text of the catalog, or a word German never uses),
-every row within the window, and no word cut (each word of a narrow window's pages is one
-the classic window shows too).
+every row within the window, no word cut (each word of a narrow window's pages is one the
+classic window shows too), and on every board each key of the reminder with its words.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from door.views.commands import COMMANDS
+from door.words import Catalogs, _, speaking
 from tests.support.door_server import door_config, open_door
 from tests.support.german import (
     GermanTour,
     connect,
     english_left,
+    folded,
     german_sign_up,
     german_sysop_toml,
     german_visit,
@@ -28,9 +31,13 @@ from tests.support.german import (
 )
 
 CHARSETS = ("utf-8", "cp437", "ascii")
-SIZES = ((40, 25), (80, 24))
+SIZES = ((40, 24), (40, 25), (80, 24))
 PASSWORD = "geheim-eins1"
 BOARD = re.compile(r"Reserve S\b")  # a board: its sidebar has a short form in a narrow window
+GERMAN = Catalogs.read().words("de")
+# The boards of the tour whose message leaves the columns' rows alone (a refusal's of three
+# rows takes the last of them, on a narrow board, from the keys' reminder too).
+BOARDS_AT_REST = ("a game one play from a win", "the board", "a play", "the play undone")
 
 
 def problems_of(visit: GermanTour, size: tuple[int, int], ignore: frozenset[str]) -> list[str]:
@@ -48,7 +55,28 @@ def problems_of(visit: GermanTour, size: tuple[int, int], ignore: frozenset[str]
         wide = [row for row in screen if len(row) != size[0] or row[-1] != " "]
         if wide:
             found.append(f"{size}, {name}: rows past the window: {wide[:3]}")
+        missing = keys_missing(screen) if name in BOARDS_AT_REST else []
+        if missing:
+            found.append(f"{size}, {name}: keys not reminded of: {missing}")
     return found
+
+
+def keys_missing(screen: list[str]) -> list[str]:
+    """The entries of the board's keys' reminder (in German, a key and its words) that no row
+    of ``screen`` shows whole: those of every level (the tour's boards are level 2's, which
+    offers no hints)."""
+    with speaking(GERMAN):
+        keys = [
+            " ".join(_(command.reminder).split())
+            for command in COMMANDS
+            if command.reminder and not command.hints
+        ]
+    rows = [folded(" ".join(row.split())) for row in screen]
+    return [
+        key
+        for key in keys
+        if not any(re.search(rf"(^| ){re.escape(folded(key))}( |$)", row) for row in rows)
+    ]
 
 
 def page_words(visit: GermanTour) -> set[str]:
@@ -63,10 +91,10 @@ def page_words(visit: GermanTour) -> set[str]:
 
 
 def cut_words(visits: dict[tuple[int, int], GermanTour]) -> list[str]:
-    """The words of the narrow window's pages the classic window never shows: a word cut in
+    """The words of the narrow windows' pages the classic window never shows: a word cut in
     two at the window's edge shows as two such."""
     classic = page_words(visits[80, 24])
-    narrow = page_words(visits[40, 25])
+    narrow = page_words(visits[40, 24]) | page_words(visits[40, 25])
     return sorted(word for word in narrow - classic if not re.fullmatch(r"\(\d+/\d+\)", word))
 
 

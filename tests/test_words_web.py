@@ -258,3 +258,26 @@ async def test_the_busy_web_port_and_a_foreign_page_are_told_in_the_board_s_lang
         assert closing.extra == "Der WebSocket dieser Door ist nicht für Seiten dieser Website da."
     finally:
         await board.close()
+
+
+async def test_a_request_s_head_too_long_is_refused_in_the_board_s_language(tmp_path) -> None:
+    padding = b"".join(b"X-Padding-%d: %s\r\n" % (n, b"p" * 1000) for n in range(20))
+    told = {
+        "de": "Die Kopfzeilen einer Anfrage dürfen höchstens 16 KB groß sein.\r\n",
+        "en": "A request's headers are 16 KB at most.\r\n",
+    }
+    for language, board_of in (("de", german_board), ("en", english_board)):
+        folder = tmp_path / language
+        folder.mkdir()
+        board = await open_board(board_of(folder))
+        try:
+            assert board.ways.web is not None
+            reader, writer = await asyncio.open_connection("127.0.0.1", board.ways.web.port)
+            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n" % padding)
+            answer = await asyncio.wait_for(reader.read(), 5)
+            writer.close()
+            head, _blank, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 431 ") and b"charset=utf-8" in head
+            assert body.decode("utf-8") == told[language]
+        finally:
+            await board.close()

@@ -58,8 +58,8 @@ from door.net.library_internals import held_after_upgrade
 from door.net.listening import AddressLog
 from door.net.nodes import TOO_MANY_MESSAGE, address_key
 from door.net.telnet_guard import TokenBucket
-from door.words import N_
-from door.words.told import told
+from door.words import N_, _
+from door.words.told import Said, told
 
 log = logging.getLogger("door")
 
@@ -75,7 +75,9 @@ FRAME_BURST = 256
 # A request's head at most: a browser's is under 2 KB, and the door sets no cookies.
 HEAD_MOST = 16 * 1024
 BUSY_MESSAGE = N_("The door has too many web connections just now. Please try again in a minute.")
-HEAD_TOO_LONG_MESSAGE = f"A request's headers are {HEAD_MOST // 1024} KB at most."
+HEAD_TOO_LONG_MESSAGE = Said(
+    lambda: _("A request's headers are {size} KB at most.").format(size=HEAD_MOST // 1024)
+)
 _HEAD_END = (b"\r\n\r\n", b"\n\n")
 
 
@@ -300,7 +302,8 @@ class GuardedConnection(asyncio.Protocol):
             )
             assert self.transport is not None
             status = "431 Request Header Fields Too Large"
-            self.transport.write(refusal_response(status, HEAD_TOO_LONG_MESSAGE))
+            refusal = told(HEAD_TOO_LONG_MESSAGE, self.table.words())
+            self.transport.write(refusal_response(status, refusal))
             self.transport.close()
             return False
         if not self._framing.in_head:

@@ -145,8 +145,16 @@ CLASSIC = Geometry(
     BANNER_ROW,
     SIDEBAR - 1,
 )
-SIDEBAR_ROOM = 13  # the narrow sidebar's width: a short name and value, as "Score -1234"
+# The narrow sidebar's width: a short name and value, as "Score -1234", and two entries of
+# the keys' reminder under it on a row, as "? Hilfe Q Ende".
+SIDEBAR_ROOM = 14
 SHORT_NAME_WIDTH = 6
+
+
+def _narrow_sidebar_col(columns: int) -> int:
+    """Where the narrow sidebar starts: two blanks after the last column's cards (its
+    slot's blank and one more)."""
+    return RESERVE_COL + COLUMN_WIDTH * columns - 1
 
 
 def geometry(width: int, height: int, columns: int) -> Geometry | None:
@@ -158,15 +166,15 @@ def geometry(width: int, height: int, columns: int) -> Geometry | None:
     (True, True)
     >>> narrow = geometry(40, 25, 4)
     >>> narrow.sidebar_col, narrow.value_width, narrow.last_column_row, narrow.prompt_row
-    (27, 7, 21, 24)
+    (26, 8, 21, 24)
     >>> narrow.reminder_top, narrow.reminder_rows, narrow.reminder_width
-    (13, 9, 13)
+    (13, 9, 14)
     >>> geometry(40, 25, 5) is None, geometry(46, 25, 5) is not None
     (True, True)
     """
     if width >= WIDTH and height >= HEIGHT:
         return CLASSIC
-    sidebar_col = RESERVE_COL + COLUMN_WIDTH * columns  # after the last column's slot
+    sidebar_col = _narrow_sidebar_col(columns)
     if width - sidebar_col < SIDEBAR_ROOM:
         return None
     last_column_row = height - 4
@@ -201,7 +209,7 @@ def columns_needed(columns: int) -> int:
     >>> columns_needed(4), columns_needed(10)
     (40, 76)
     """
-    return max(40, RESERVE_COL + COLUMN_WIDTH * columns + SIDEBAR_ROOM)
+    return max(40, _narrow_sidebar_col(columns) + SIDEBAR_ROOM)
 
 
 TITLE = Style(WHITE, BLUE, True)
@@ -363,7 +371,9 @@ def _frame(
     sidebar's names and the keys' ``reminder``, in ``words`` (the language spoken). Drawn
     once (each board starts from it), never written to after."""
     frame = ScreenBuffer(g.width, g.height)
-    if len(reminder) > g.reminder_rows:  # a short window: its first lines, and the last
+    if len(reminder) > g.reminder_rows:  # a short window: the keys without their heading,
+        reminder = reminder[1:]
+    if len(reminder) > g.reminder_rows:  # and in a shorter one their first lines and the last
         reminder = (*reminder[: g.reminder_rows - 1], reminder[-1])
     for offset, line in enumerate(reminder):
         frame.put(g.reminder_top + offset, g.reminder_col, line, INFO)
@@ -643,9 +653,9 @@ def draw_board(
 
     ``caption`` goes at the right of the title (which game this is) and ``footnote`` on the
     row under the columns (the game's seal, or its deal once it is over, or that it is
-    practice); ``reminder``, the keys' reminder's lines (``pointer.reminder_lines``), in the
-    sidebar's free rows. A board drawn again after each play is better kept by a
-    :class:`BoardPainter`, which draws only what changed.
+    practice); ``reminder``, the keys' reminder's lines (``pointer.reminder_lines``: a
+    heading, then the keys), in the sidebar's free rows. A board drawn again after each
+    play is better kept by a :class:`BoardPainter`, which draws only what changed.
     """
     BoardPainter().draw(
         screen,
@@ -839,6 +849,8 @@ def _bottom(
         # The row under the columns is free for a second row of a long message.
         message_rows = (g.message_row - 2, g.message_row - 1, g.message_row)
         for row, line in zip(message_rows[-len(lines) :], lines, strict=True):
+            if row == g.last_column_row:  # the whole row, no piece of the keys' reminder left
+                line = line.ljust(g.width - 2)
             screen.put(row, 2, line, message_style if look.ansi else PLAIN)
     if prompt == PROMPT:
         prompt = _(PROMPT)

@@ -203,7 +203,7 @@ def keys_reminder(
     targets = _("  {piles} or {foundation}")
     if not hot and narrow:
         # TRANSLATORS: at most 13 characters, the two spaces kept (the narrow board's reminder)
-        targets = _("  {piles} or {foundation} Enter")
+        targets = _("  {piles}/{foundation} Enter")
     elif not hot:
         # TRANSLATORS: at most 17 characters, the two spaces kept (the board's keys reminder)
         targets = _("  {piles} or {foundation}, Enter")
