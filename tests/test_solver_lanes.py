@@ -155,3 +155,25 @@ def test_a_solver_process_ends_when_its_stdin_closes_even_mid_search() -> None:
             assert child.wait(5) == 0
         finally:
             child.kill()
+
+
+def test_a_solver_process_whose_door_is_gone_when_it_answers_ends_quietly() -> None:
+    # The door killed mid-search: its end of the answers' pipe may be closed before the
+    # process has seen the end of its questions. It ends as at the end of its questions,
+    # with nothing on stderr (the door's log): no traceback of a broken pipe.
+    with subprocess.Popen(
+        [sys.executable, "-m", CHILD_MODULE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=PACKAGE_ROOT,
+    ) as child:
+        try:
+            assert child.stdin is not None and child.stdout is not None
+            child.stdout.close()  # nobody reads the answer any more
+            child.stdin.write(question_line(QUICK, BUDGET))
+            child.stdin.flush()
+            assert child.wait(30) == 0
+            assert child.stderr is not None and child.stderr.read() == b""
+        finally:
+            child.kill()

@@ -80,8 +80,14 @@ def main() -> None:
     answers = sys.stdout.buffer
     while True:
         position, seconds = read_question(questions.get())
-        answers.write(verdict_line(solve(position, max_seconds=seconds)))
-        answers.flush()
+        verdict = verdict_line(solve(position, max_seconds=seconds))
+        try:
+            answers.write(verdict)
+            answers.flush()
+        except BrokenPipeError:
+            # The door is gone (killed, say) before the end of stdin was seen: end quietly,
+            # as then, not with a traceback on the door's log.
+            os._exit(0)
 
 
 if __name__ == "__main__":
