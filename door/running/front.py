@@ -227,8 +227,6 @@ class Front:
 
             # Made here, once, not by every worker at once.
             self._fingerprint = load_host_key(config.host_key).get_fingerprint("sha256")
-        if config.web.port is not None:
-            import door.net.web  # noqa: F401
         for way, (host, port) in wanted.items():
             if port is None:
                 continue
