@@ -39,8 +39,9 @@ async def no_contests(door) -> bool:
 @pytest.mark.parametrize(
     ("opens", "length", "said"),
     [
-        # An opening already past: its seals exist only from now.
-        (local_minute(datetime.now(UTC) - timedelta(hours=2)), "1d", "has passed"),
+        # An opening already past: its seals exist only from now. The time is worked out
+        # as the test runs, not in its id: every xdist worker must collect the same ids.
+        pytest.param(timedelta(hours=-2), "1d", "has passed", id="two hours ago-1d-has passed"),
         ("9999-12-31 23:00", "1d", "too far ahead"),
         ("now", "9999999d", "longer than a contest may run (90 days at most)"),
         ("now", "99999d", "longer than a contest may run"),
@@ -50,8 +51,10 @@ async def no_contests(door) -> bool:
     ],
 )
 async def test_a_wrong_time_is_refused_in_words_and_nothing_is_declared(
-    live, opens, length, said
+    live, opens: str | timedelta, length, said
 ) -> None:
+    if isinstance(opens, timedelta):
+        opens = local_minute(datetime.now(UTC) + opens)
     status, _, err = await sysop(
         live, "contest", "declare", "Cup", *LEVEL, "--opens", opens, "--for", length
     )
